@@ -1,0 +1,24 @@
+// Command muster-scheduler is the upstream kube-scheduler with Muster's gang
+// plugin registered. Run it as a secondary scheduler with a
+// KubeSchedulerConfiguration whose profile is named muster-scheduler (see
+// manifests/scheduler/config.yaml); it takes every kube-scheduler flag.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+)
+
+func main() {
+	command := app.NewSchedulerCommand(
+		app.WithPlugin(gangplugin.Name, gangplugin.New),
+	)
+	os.Exit(cli.Run(command))
+}

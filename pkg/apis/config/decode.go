@@ -1,0 +1,54 @@
+package config
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// DecodeGangArgs turns the args the framework hands a plugin into defaulted,
+// validated GangArgs. obj is nil (no pluginConfig), a *runtime.Unknown (args of
+// an out-of-tree plugin) or a *GangArgs (tests). pluginName prefixes error paths.
+func DecodeGangArgs(obj runtime.Object, pluginName string) (*GangArgs, error) {
+	args := &GangArgs{}
+	switch o := obj.(type) {
+	case nil:
+	case *GangArgs:
+		o.DeepCopyInto(args)
+	case *runtime.Unknown:
+		if err := decodeStrict(o, args); err != nil {
+			return nil, fmt.Errorf("decoding args of plugin %s: %w", pluginName, err)
+		}
+	default:
+		return nil, fmt.Errorf("args of plugin %s: want GangArgs, got %T", pluginName, obj)
+	}
+	SetDefaultsGangArgs(args)
+	if err := ValidateGangArgs(field.NewPath("pluginConfig", pluginName, "args"), args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+func decodeStrict(u *runtime.Unknown, into any) error {
+	if len(u.Raw) == 0 {
+		return nil
+	}
+	raw := u.Raw
+	if u.ContentType == runtime.ContentTypeYAML {
+		var err error
+		if raw, err = yaml.YAMLToJSONStrict(raw); err != nil {
+			return err
+		}
+	}
+	strict, err := json.UnmarshalStrict(raw, into)
+	if err != nil {
+		return err
+	}
+	if len(strict) > 0 {
+		return fmt.Errorf("%v", strict[0])
+	}
+	return nil
+}

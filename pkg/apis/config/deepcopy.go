@@ -1,0 +1,35 @@
+package config
+
+import "k8s.io/apimachinery/pkg/runtime"
+
+// DeepCopyInto copies a into out.
+func (a *GangArgs) DeepCopyInto(out *GangArgs) {
+	*out = *a
+	out.TypeMeta = a.TypeMeta
+	if a.ScheduleTimeoutSeconds != nil {
+		v := *a.ScheduleTimeoutSeconds
+		out.ScheduleTimeoutSeconds = &v
+	}
+	if a.BackoffSeconds != nil {
+		v := *a.BackoffSeconds
+		out.BackoffSeconds = &v
+	}
+	if a.MaxGangMembers != nil {
+		v := *a.MaxGangMembers
+		out.MaxGangMembers = &v
+	}
+	if a.StatusSyncMillis != nil {
+		v := *a.StatusSyncMillis
+		out.StatusSyncMillis = &v
+	}
+}
+
+// DeepCopyObject implements runtime.Object, as plugin args must.
+func (a *GangArgs) DeepCopyObject() runtime.Object {
+	if a == nil {
+		return nil
+	}
+	out := new(GangArgs)
+	a.DeepCopyInto(out)
+	return out
+}

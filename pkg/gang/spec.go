@@ -1,0 +1,201 @@
+package gang
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
+)
+
+// Source says where a gang's spec was read from.
+type Source string
+
+const (
+	// SourcePodGroup is a scheduler-plugins PodGroup object.
+	SourcePodGroup Source = "PodGroup"
+	// SourceLabels is the member pods' own labels and annotations (no CRD).
+	SourceLabels Source = "Labels"
+)
+
+// Key identifies a gang: gangs are namespaced.
+type Key struct {
+	Namespace string
+	Name      string
+}
+
+func (k Key) String() string { return k.Namespace + "/" + k.Name }
+
+// Spec is a gang's effective, validated spec.
+type Spec struct {
+	Key    Key
+	Source Source
+	// MinMember members must be placed together before any of them binds.
+	MinMember int32
+	// MaxMember is the most members that may be placed; members beyond it wait.
+	MaxMember int32
+	// Timeout bounds how long placed members wait for the rest of the quorum.
+	Timeout time.Duration
+	// Created orders gangs of equal priority: older gangs first.
+	Created time.Time
+}
+
+// Defaults fill what a gang's source leaves unset, and bound what it may ask.
+type Defaults struct {
+	// ScheduleTimeout applies when the source sets no timeout.
+	ScheduleTimeout time.Duration
+	// MaxGangMembers is the largest min or max a gang may ask for; larger values
+	// are rejected as bad input rather than waited on forever.
+	MaxGangMembers int32
+}
+
+// FieldError is bad gang input. It names the object and the field so that the
+// event or condition it becomes tells the user exactly what to fix.
+type FieldError struct {
+	Object string // e.g. "PodGroup team-a/train" or "Pod team-a/train-0"
+	Field  string // e.g. "spec.minMember" or "metadata.annotations[muster.dev/min-member]"
+	Detail string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Object, e.Field, e.Detail)
+}
+
+// GroupOf returns the gang a pod belongs to, if any. A pod that carries both
+// gang labels with different names is bad input.
+func GroupOf(pod *v1.Pod) (Key, Source, bool, error) {
+	pg, hasPG := pod.Labels[PodGroupLabel]
+	lg, hasLG := pod.Labels[GroupLabel]
+	switch {
+	case hasPG && hasLG && pg != lg:
+		return Key{}, "", false, &FieldError{
+			Object: podObject(pod),
+			Field:  "metadata.labels",
+			Detail: fmt.Sprintf("%s=%q and %s=%q name different gangs; use one", PodGroupLabel, pg, GroupLabel, lg),
+		}
+	case hasPG:
+		if pg == "" {
+			return Key{}, "", false, &FieldError{Object: podObject(pod), Field: "metadata.labels[" + PodGroupLabel + "]", Detail: "must name a PodGroup"}
+		}
+		return Key{Namespace: pod.Namespace, Name: pg}, SourcePodGroup, true, nil
+	case hasLG:
+		if lg == "" {
+			return Key{}, "", false, &FieldError{Object: podObject(pod), Field: "metadata.labels[" + GroupLabel + "]", Detail: "must name the gang"}
+		}
+		return Key{Namespace: pod.Namespace, Name: lg}, SourceLabels, true, nil
+	}
+	return Key{}, "", false, nil
+}
+
+// SpecFromPodGroup reads a scheduler-plugins PodGroup. max comes from the
+// MaxMemberAnnotation and defaults to min (a rigid gang).
+func SpecFromPodGroup(pg *schedv1alpha1.PodGroup, d Defaults) (Spec, error) {
+	obj := "PodGroup " + pg.Namespace + "/" + pg.Name
+	s := Spec{
+		Key:       Key{Namespace: pg.Namespace, Name: pg.Name},
+		Source:    SourcePodGroup,
+		MinMember: pg.Spec.MinMember,
+		Timeout:   d.ScheduleTimeout,
+		Created:   pg.CreationTimestamp.Time,
+	}
+	if pg.Spec.ScheduleTimeoutSeconds != nil {
+		if *pg.Spec.ScheduleTimeoutSeconds < 0 {
+			return Spec{}, &FieldError{Object: obj, Field: "spec.scheduleTimeoutSeconds", Detail: fmt.Sprintf("must not be negative, got %d", *pg.Spec.ScheduleTimeoutSeconds)}
+		}
+		if *pg.Spec.ScheduleTimeoutSeconds > 0 {
+			s.Timeout = time.Duration(*pg.Spec.ScheduleTimeoutSeconds) * time.Second
+		}
+	}
+	s.MaxMember = s.MinMember
+	if v, ok := pg.Annotations[MaxMemberAnnotation]; ok {
+		n, err := parseCount(v)
+		if err != nil {
+			return Spec{}, &FieldError{Object: obj, Field: annotationField(MaxMemberAnnotation), Detail: err.Error()}
+		}
+		s.MaxMember = n
+	}
+	return s, s.validate(obj, "spec.minMember", annotationField(MaxMemberAnnotation), d)
+}
+
+// SpecFromPod reads a CRD-free gang's spec from one member's annotations.
+// max defaults to min; the timeout to the scheduler's default.
+func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
+	obj := podObject(pod)
+	s := Spec{Key: key, Source: SourceLabels, Timeout: d.ScheduleTimeout, Created: pod.CreationTimestamp.Time}
+	v, ok := pod.Annotations[MinMemberAnnotation]
+	if !ok {
+		return Spec{}, &FieldError{Object: obj, Field: annotationField(MinMemberAnnotation), Detail: "is required on members of a gang labelled " + GroupLabel}
+	}
+	n, err := parseCount(v)
+	if err != nil {
+		return Spec{}, &FieldError{Object: obj, Field: annotationField(MinMemberAnnotation), Detail: err.Error()}
+	}
+	s.MinMember, s.MaxMember = n, n
+	if v, ok := pod.Annotations[MaxMemberAnnotation]; ok {
+		if s.MaxMember, err = parseCount(v); err != nil {
+			return Spec{}, &FieldError{Object: obj, Field: annotationField(MaxMemberAnnotation), Detail: err.Error()}
+		}
+	}
+	if v, ok := pod.Annotations[ScheduleTimeoutAnnotation]; ok {
+		secs, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be a whole number of seconds, got %q", v)}
+		case secs < 0:
+			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must not be negative, got %d", secs)}
+		case secs > 0:
+			s.Timeout = time.Duration(secs) * time.Second
+		}
+	}
+	return s, s.validate(obj, annotationField(MinMemberAnnotation), annotationField(MaxMemberAnnotation), d)
+}
+
+// Agrees reports whether two members' specs describe the same gang. Creation
+// times differ between members and do not count.
+func (s Spec) Agrees(o Spec) bool {
+	return s.Key == o.Key && s.Source == o.Source && s.MinMember == o.MinMember &&
+		s.MaxMember == o.MaxMember && s.Timeout == o.Timeout
+}
+
+// Disagreement describes how member pod's spec differs from the gang's spec,
+// naming the pod and the field.
+func Disagreement(pod *v1.Pod, own, gang Spec, gangFrom string) error {
+	field, mine, theirs := "", "", ""
+	switch {
+	case own.MinMember != gang.MinMember:
+		field, mine, theirs = annotationField(MinMemberAnnotation), fmt.Sprint(own.MinMember), fmt.Sprint(gang.MinMember)
+	case own.MaxMember != gang.MaxMember:
+		field, mine, theirs = annotationField(MaxMemberAnnotation), fmt.Sprint(own.MaxMember), fmt.Sprint(gang.MaxMember)
+	default:
+		field, mine, theirs = annotationField(ScheduleTimeoutAnnotation), own.Timeout.String(), gang.Timeout.String()
+	}
+	return &FieldError{Object: podObject(pod), Field: field,
+		Detail: fmt.Sprintf("%s disagrees with %s of gang %s (set by %s); members of a gang must agree", mine, theirs, gang.Key, gangFrom)}
+}
+
+func (s Spec) validate(obj, minField, maxField string, d Defaults) error {
+	switch {
+	case s.MinMember < 1:
+		return &FieldError{Object: obj, Field: minField, Detail: fmt.Sprintf("must be at least 1, got %d", s.MinMember)}
+	case d.MaxGangMembers > 0 && s.MinMember > d.MaxGangMembers:
+		return &FieldError{Object: obj, Field: minField, Detail: fmt.Sprintf("%d exceeds the scheduler's maxGangMembers (%d)", s.MinMember, d.MaxGangMembers)}
+	case s.MaxMember < s.MinMember:
+		return &FieldError{Object: obj, Field: maxField, Detail: fmt.Sprintf("max %d is less than min %d", s.MaxMember, s.MinMember)}
+	case d.MaxGangMembers > 0 && s.MaxMember > d.MaxGangMembers:
+		return &FieldError{Object: obj, Field: maxField, Detail: fmt.Sprintf("%d exceeds the scheduler's maxGangMembers (%d)", s.MaxMember, d.MaxGangMembers)}
+	}
+	return nil
+}
+
+func parseCount(v string) (int32, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("must be a whole number, got %q", v)
+	}
+	return int32(n), nil
+}
+
+func annotationField(name string) string { return "metadata.annotations[" + name + "]" }
+
+func podObject(pod *v1.Pod) string { return "Pod " + pod.Namespace + "/" + pod.Name }

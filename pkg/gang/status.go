@@ -1,0 +1,94 @@
+package gang
+
+import "fmt"
+
+// Observed is a gang's members as the API server shows them.
+type Observed struct {
+	Counts
+	Running   int
+	Succeeded int
+	Failed    int
+}
+
+// Phases, the scheduler-plugins PodGroup phase names.
+const (
+	PhasePending    = "Pending"
+	PhaseScheduling = "Scheduling"
+	PhaseRunning    = "Running"
+	PhaseUnknown    = "Unknown"
+	PhaseFinished   = "Finished"
+	PhaseFailed     = "Failed"
+)
+
+// ConditionScheduled is the PodGroup condition type Muster maintains: True once
+// min members are placed, False with a reason a user can act on otherwise.
+const ConditionScheduled = "Scheduled"
+
+// Reasons for ConditionScheduled, shown in kubectl output.
+const (
+	ReasonInvalidSpec     = "InvalidSpec"
+	ReasonAwaitingQuorum  = "AwaitingQuorum"
+	ReasonUnschedulable   = "Unschedulable"
+	ReasonBackingOff      = "BackingOff"
+	ReasonWaitingForRoom  = "WaitingForRoom"
+	ReasonQuorumPlaced    = "QuorumPlaced"
+	ReasonAtMax           = "AtMax"
+	ReasonMembersLost     = "MembersLost"
+	ReasonMissingPodGroup = "PodGroupNotFound"
+)
+
+// Summary is a gang's status in one line of state and one of words.
+type Summary struct {
+	Phase   string
+	Placed  bool // the Scheduled condition's status
+	Reason  string
+	Message string
+}
+
+// Summarize derives the gang's phase and Scheduled condition. everPlaced says
+// whether the quorum was placed before (so that losing members is reported as
+// such); lastFailure is the scheduler's latest reason the quorum could not be
+// placed, empty if none.
+func (s Spec) Summarize(o Observed, everPlaced bool, lastFailure string) Summary {
+	min := int(s.MinMember)
+	sum := Summary{}
+	switch {
+	case o.Succeeded >= min:
+		sum.Phase = PhaseFinished
+	case o.Failed > 0 && o.Members+o.Succeeded < min:
+		sum.Phase = PhaseFailed
+	case o.Running >= min:
+		sum.Phase = PhaseRunning
+	case o.Placed >= min:
+		sum.Phase = PhaseScheduling
+	case everPlaced:
+		sum.Phase = PhaseUnknown
+	default:
+		sum.Phase = PhasePending
+	}
+
+	switch {
+	case o.Placed >= int(s.MaxMember):
+		sum.Placed, sum.Reason = true, ReasonAtMax
+		sum.Message = fmt.Sprintf("%d of max %d members placed", o.Placed, s.MaxMember)
+	case o.Placed >= min || o.Succeeded >= min:
+		sum.Placed, sum.Reason = true, ReasonQuorumPlaced
+		sum.Message = fmt.Sprintf("%d members placed (min %d, max %d)", o.Placed, s.MinMember, s.MaxMember)
+		if o.Members > o.Placed && o.Placed < int(s.MaxMember) {
+			sum.Message += fmt.Sprintf("; %d more wait for room", o.Members-o.Placed)
+		}
+	case everPlaced:
+		sum.Reason = ReasonMembersLost
+		sum.Message = fmt.Sprintf("only %d of min %d members remain placed; the gang lost members", o.Placed, s.MinMember)
+	case o.Members < min:
+		sum.Reason = ReasonAwaitingQuorum
+		sum.Message = fmt.Sprintf("waiting for quorum: %d of %d members exist", o.Members, s.MinMember)
+	case lastFailure != "":
+		sum.Reason = ReasonUnschedulable
+		sum.Message = lastFailure
+	default:
+		sum.Reason = ReasonWaitingForRoom
+		sum.Message = fmt.Sprintf("%d of %d members placed, %d holding reservations", o.Placed, s.MinMember, o.Waiting)
+	}
+	return sum
+}

@@ -1,0 +1,198 @@
+package gang
+
+import (
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Tracker holds what the API server does not show about gangs in flight: which
+// members wait at Permit holding a reservation, which were permitted but are
+// not yet seen bound, and which gangs back off after a failed attempt. All of
+// it is rebuilt from nothing after a restart: waiting members were never bound,
+// so forgetting them leaks nothing.
+type Tracker struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	gangs map[Key]*inflight
+}
+
+type inflight struct {
+	waiting      map[types.UID]struct{}
+	permitted    map[types.UID]struct{}
+	firstWait    time.Time
+	backoffUntil time.Time
+	lastFailure  string
+}
+
+// NewTracker returns an empty tracker; now is the clock (time.Now if nil).
+func NewTracker(now func() time.Time) *Tracker {
+	if now == nil {
+		now = time.Now
+	}
+	return &Tracker{now: now, gangs: map[Key]*inflight{}}
+}
+
+func (t *Tracker) get(k Key) *inflight {
+	g := t.gangs[k]
+	if g == nil {
+		g = &inflight{waiting: map[types.UID]struct{}{}, permitted: map[types.UID]struct{}{}}
+		t.gangs[k] = g
+	}
+	return g
+}
+
+// Live reports whether a pod counts as a member: it exists, is not being
+// deleted and has not terminated.
+func Live(p *v1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed
+}
+
+// Count counts a gang's members from the pods the API server lists for it,
+// adding what only the tracker knows. Members permitted earlier that now show
+// as bound stop being tracked here. exclude (may be empty) is left out of the
+// counts: the member the caller is deciding for.
+func (t *Tracker) Count(k Key, pods []*v1.Pod, exclude types.UID) Counts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.gangs[k]
+	var c Counts
+	for _, p := range pods {
+		if !Live(p) {
+			continue
+		}
+		if p.UID == exclude {
+			continue
+		}
+		c.Members++
+		switch {
+		case p.Spec.NodeName != "":
+			c.Placed++
+			if g != nil {
+				delete(g.permitted, p.UID)
+			}
+		case g == nil:
+		case has(g.permitted, p.UID):
+			c.Placed++
+		case has(g.waiting, p.UID):
+			c.Waiting++
+		}
+	}
+	return c
+}
+
+func has(m map[types.UID]struct{}, uid types.UID) bool { _, ok := m[uid]; return ok }
+
+// Wait records that a member holds a reservation at Permit and returns when the
+// gang's first waiting member started, which bounds everyone's wait.
+func (t *Tracker) Wait(k Key, uid types.UID) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.get(k)
+	if len(g.waiting) == 0 {
+		g.firstWait = t.now()
+	}
+	g.waiting[uid] = struct{}{}
+	return g.firstWait
+}
+
+// PermitAll moves every waiting member (and uid, if not empty) to permitted and
+// returns the ones that were waiting, for the caller to allow.
+func (t *Tracker) PermitAll(k Key, uid types.UID) []types.UID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.get(k)
+	out := make([]types.UID, 0, len(g.waiting))
+	for w := range g.waiting {
+		out = append(out, w)
+		g.permitted[w] = struct{}{}
+	}
+	clear(g.waiting)
+	g.firstWait = time.Time{}
+	if uid != "" {
+		g.permitted[uid] = struct{}{}
+	}
+	g.lastFailure, g.backoffUntil = "", time.Time{}
+	return out
+}
+
+// Release forgets a member's reservation (it was unreserved or failed to bind).
+// It reports whether the member was waiting and since when the gang waited.
+func (t *Tracker) Release(k Key, uid types.UID) (wasWaiting bool, since time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.gangs[k]
+	if g == nil {
+		return false, time.Time{}
+	}
+	wasWaiting, since = has(g.waiting, uid), g.firstWait
+	delete(g.waiting, uid)
+	delete(g.permitted, uid)
+	if len(g.waiting) == 0 {
+		g.firstWait = time.Time{}
+	}
+	return wasWaiting, since
+}
+
+// Fail records a failed attempt to place the gang's quorum: the gang backs off
+// until now+backoff with reason, and the members still waiting are returned for
+// the caller to reject so that nothing stays reserved.
+func (t *Tracker) Fail(k Key, reason string, backoff time.Duration) []types.UID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.get(k)
+	g.lastFailure = reason
+	g.backoffUntil = t.now().Add(backoff)
+	out := make([]types.UID, 0, len(g.waiting))
+	for w := range g.waiting {
+		out = append(out, w)
+	}
+	clear(g.waiting)
+	g.firstWait = time.Time{}
+	return out
+}
+
+// BackingOff returns the failure reason while the gang backs off, and how long is left.
+func (t *Tracker) BackingOff(k Key) (string, time.Duration, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.gangs[k]
+	if g == nil {
+		return "", 0, false
+	}
+	left := g.backoffUntil.Sub(t.now())
+	if left <= 0 {
+		return "", 0, false
+	}
+	return g.lastFailure, left, true
+}
+
+// Unblock ends a gang's backoff early: the cluster changed in a way that may
+// let it fit (room freed, a node added), so waiting out the backoff would only
+// delay it. The last failure stays as the gang's status until it is placed.
+func (t *Tracker) Unblock(k Key) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if g := t.gangs[k]; g != nil {
+		g.backoffUntil = time.Time{}
+	}
+}
+
+// LastFailure is the latest reason the gang's quorum could not be placed.
+func (t *Tracker) LastFailure(k Key) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if g := t.gangs[k]; g != nil {
+		return g.lastFailure
+	}
+	return ""
+}
+
+// Forget drops a gang that has no members left.
+func (t *Tracker) Forget(k Key) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.gangs, k)
+}

@@ -1,0 +1,453 @@
+// Package gang is the MusterGang scheduler plugin: all-or-nothing placement of
+// a gang's min members, elastic growth up to max, a quorum gate at PreEnqueue,
+// gang-aware queue order and PodGroup status. The decisions themselves live in
+// pkg/gang; this package adapts them to the framework's extension points.
+package gang
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
+
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/gang"
+)
+
+// Name is the plugin's name in KubeSchedulerConfiguration.
+const Name = "MusterGang"
+
+// gangIndex indexes pods by the gang they belong to, so a gang's members are
+// found without scanning every pod.
+const gangIndex = "muster.dev/gang"
+
+// Gang is the MusterGang plugin.
+type Gang struct {
+	handle   fwk.Handle
+	defaults gang.Defaults
+	backoff  time.Duration
+
+	tracker    *gang.Tracker
+	pods       cache.Indexer
+	podLister  corelisters.PodLister
+	podGroups  schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	status     *statusWriter
+	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
+	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
+}
+
+var (
+	_ fwk.PreEnqueuePlugin  = &Gang{}
+	_ fwk.QueueSortPlugin   = &Gang{}
+	_ fwk.PreFilterPlugin   = &Gang{}
+	_ fwk.PostFilterPlugin  = &Gang{}
+	_ fwk.PermitPlugin      = &Gang{}
+	_ fwk.ReservePlugin     = &Gang{}
+	_ fwk.PostBindPlugin    = &Gang{}
+	_ fwk.EnqueueExtensions = &Gang{}
+)
+
+// New builds the plugin from its args.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := config.DecodeGangArgs(obj, Name)
+	if err != nil {
+		return nil, err
+	}
+	logger := klog.FromContext(ctx).WithValues("plugin", Name)
+	pl := &Gang{
+		handle: h,
+		defaults: gang.Defaults{
+			ScheduleTimeout: time.Duration(*args.ScheduleTimeoutSeconds) * time.Second,
+			MaxGangMembers:  *args.MaxGangMembers,
+		},
+		backoff: time.Duration(*args.BackoffSeconds) * time.Second,
+		tracker: gang.NewTracker(nil),
+	}
+
+	podInformer := h.SharedInformerFactory().Core().V1().Pods()
+	if err := podInformer.Informer().AddIndexers(cache.Indexers{gangIndex: indexByGang}); err != nil {
+		return nil, fmt.Errorf("indexing pods by gang: %w", err)
+	}
+	pl.pods = podInformer.Informer().GetIndexer()
+	pl.podLister = podInformer.Lister()
+
+	pl.podGroups, err = startPodGroupInformer(ctx, h.KubeConfig())
+	if err != nil {
+		return nil, err
+	}
+	if pl.podGroups == nil {
+		logger.Info("PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not served; only CRD-free gangs (label " + gang.GroupLabel + ") can be scheduled")
+	}
+
+	pl.status = newStatusWriter(h, pl, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
+	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    pl.touchPod,
+		UpdateFunc: func(_, o any) { pl.touchPod(o) },
+		DeleteFunc: pl.touchPod,
+	}); err != nil {
+		return nil, fmt.Errorf("watching gang members: %w", err)
+	}
+	go pl.status.run(ctx)
+	return pl, nil
+}
+
+// Name returns the plugin name.
+func (pl *Gang) Name() string { return Name }
+
+func indexByGang(obj any) ([]string, error) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return nil, nil
+	}
+	key, _, isGang, err := gang.GroupOf(pod)
+	if err != nil || !isGang {
+		return nil, nil
+	}
+	return []string{key.String()}, nil
+}
+
+// members lists a gang's pods as the informer sees them.
+func (pl *Gang) members(key gang.Key) []*v1.Pod {
+	objs, err := pl.pods.ByIndex(gangIndex, key.String())
+	if err != nil {
+		return nil
+	}
+	pods := make([]*v1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p, ok := o.(*v1.Pod); ok {
+			pods = append(pods, p)
+		}
+	}
+	return pods
+}
+
+// resolve finds the gang a pod belongs to and its effective spec. isGang is
+// false for ordinary pods. A non-nil error is bad input, already naming the
+// object and field.
+func (pl *Gang) resolve(pod *v1.Pod) (spec gang.Spec, isGang bool, err error) {
+	key, source, isGang, err := gang.GroupOf(pod)
+	if !isGang || err != nil {
+		return gang.Spec{Key: key}, err != nil, err
+	}
+	switch source {
+	case gang.SourcePodGroup:
+		spec, err = pl.podGroupSpec(pod, key)
+	default:
+		spec, err = pl.labelSpec(pod, key, pl.members(key))
+	}
+	if err != nil {
+		return gang.Spec{Key: key, Source: source}, true, err
+	}
+	pl.gangSince.Store(key, spec.Created)
+	return spec, true, nil
+}
+
+func (pl *Gang) podGroupSpec(pod *v1.Pod, key gang.Key) (gang.Spec, error) {
+	field := "metadata.labels[" + gang.PodGroupLabel + "]"
+	if pl.podGroups == nil {
+		return gang.Spec{}, &gang.FieldError{Object: "Pod " + pod.Namespace + "/" + pod.Name, Field: field,
+			Detail: "names PodGroup " + key.Name + " but the PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not installed; install manifests/crds or use the " + gang.GroupLabel + " label"}
+	}
+	pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		return gang.Spec{}, &gang.FieldError{Object: "Pod " + pod.Namespace + "/" + pod.Name, Field: field,
+			Detail: "PodGroup " + key.String() + " does not exist"}
+	}
+	if err != nil {
+		return gang.Spec{}, err
+	}
+	return gang.SpecFromPodGroup(pg, pl.defaults)
+}
+
+// labelSpec reads a CRD-free gang's spec. The oldest member sets the gang's
+// spec; any member whose annotations disagree with it is bad input.
+func (pl *Gang) labelSpec(pod *v1.Pod, key gang.Key, members []*v1.Pod) (gang.Spec, error) {
+	own, err := gang.SpecFromPod(pod, key, pl.defaults)
+	if err != nil {
+		return gang.Spec{}, err
+	}
+	ref := pod
+	for _, m := range members {
+		if gang.Live(m) && olderPod(m, ref) {
+			ref = m
+		}
+	}
+	if ref == pod {
+		return own, nil
+	}
+	refSpec, err := gang.SpecFromPod(ref, key, pl.defaults)
+	if err != nil {
+		return gang.Spec{}, fmt.Errorf("gang %s takes its spec from its oldest member: %w", key, err)
+	}
+	if !own.Agrees(refSpec) {
+		return gang.Spec{}, gang.Disagreement(pod, own, refSpec, "Pod "+ref.Namespace+"/"+ref.Name)
+	}
+	return refSpec, nil
+}
+
+func olderPod(a, b *v1.Pod) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// PreEnqueue is the quorum gate: members of a gang with fewer than min
+// members, or of a gang already at max, wait gated, neither retried in a loop
+// nor reported Unschedulable (so no autoscaler scales for them).
+func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	spec, isGang, err := pl.resolve(pod)
+	if !isGang {
+		return nil
+	}
+	if err != nil {
+		pl.status.invalid(spec.Key, pod, err)
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), "")
+	verdict, msg := spec.Admit(counts)
+	pl.status.touch(spec.Key)
+	if verdict == gang.Admit {
+		return nil
+	}
+	pl.status.gated(pod, msg)
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+}
+
+// Less orders the queue by priority, then gang age, keeping a gang's members together.
+func (pl *Gang) Less(a, b fwk.QueuedEntityInfo) bool {
+	return gang.Less(pl.queueKey(a), pl.queueKey(b))
+}
+
+func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
+	k := gang.QueueKey{Priority: e.GetPriority(), Since: e.GetTimestamp(), Enqueued: e.GetTimestamp()}
+	pi, ok := e.(interface{ GetPodInfo() fwk.PodInfo })
+	if !ok {
+		return k
+	}
+	key, _, isGang, err := gang.GroupOf(pi.GetPodInfo().GetPod())
+	if !isGang || err != nil {
+		return k
+	}
+	k.Gang = key.String()
+	if since, ok := pl.gangSince.Load(key); ok {
+		k.Since = since.(time.Time)
+	}
+	return k
+}
+
+// PreFilter fails fast for a gang that is backing off, and, when a gang's
+// attempt starts, checks once that the cluster has room for the whole quorum
+// so no member reserves anything for a gang that cannot fit.
+func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	spec, isGang, err := pl.resolve(pod)
+	if !isGang {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	if err != nil {
+		pl.status.invalid(spec.Key, pod, err)
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
+	}
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
+	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
+		return nil, nil
+	}
+	need := int64(spec.MinMember) - int64(counts.Placed)
+	if room := roomFor(klog.FromContext(ctx), pod, nodes, need); room < need {
+		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed); the cluster has room for %d members like %s",
+			spec.Key, need, spec.MinMember, counts.Placed, room, pod.Name)
+		pl.fail(ctx, spec.Key, msg)
+		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+	}
+	return nil, nil
+}
+
+// PreFilterExtensions is nil: the plugin has no Filter to update incrementally.
+func (pl *Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// roomFor counts, up to limit, how many copies of pod fit on nodes by resources,
+// node selection and taints. It errs on the side of room (it ignores pod
+// affinity and ports) because Filter still decides each member for real.
+func roomFor(logger klog.Logger, pod *v1.Pod, nodes []fwk.NodeInfo, limit int64) int64 {
+	demand := gang.DemandOf(pod)
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	var room int64
+	for _, ni := range nodes {
+		node := ni.Node()
+		if node == nil || node.Spec.Unschedulable {
+			continue
+		}
+		if ok, _ := affinity.Match(node); !ok {
+			continue
+		}
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logger, node.Spec.Taints, pod.Spec.Tolerations, noScheduleTaints, false); untolerated {
+			continue
+		}
+		alloc, req := ni.GetAllocatable(), ni.GetRequested()
+		allocScalars, reqScalars := alloc.GetScalarResources(), req.GetScalarResources()
+		room += demand.CopiesIn(gang.Free{
+			MilliCPU: alloc.GetMilliCPU() - req.GetMilliCPU(),
+			Memory:   alloc.GetMemory() - req.GetMemory(),
+			Pods:     int64(alloc.GetAllowedPodNumber() - len(ni.GetPods())),
+			Scalar:   func(n v1.ResourceName) int64 { return allocScalars[n] - reqScalars[n] },
+		})
+		if room >= limit {
+			return room
+		}
+	}
+	return room
+}
+
+func noScheduleTaints(t *v1.Taint) bool {
+	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+}
+
+// PostFilter runs when a member fits no node. Before the quorum is placed that
+// fails the whole attempt: every waiting member is rejected so nothing stays
+// reserved, and the gang backs off.
+func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	spec, isGang, err := pl.resolve(pod)
+	if !isGang || err != nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
+	// The framework also runs PostFilter when PreFilter failed; a gang this
+	// plugin already failed (and is backing off) must not be failed again.
+	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
+		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
+	}
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
+	if spec.QuorumPlaced(counts) {
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
+	}
+	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)",
+		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting)
+	pl.fail(ctx, spec.Key, msg)
+	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+}
+
+// fail ends a gang's attempt: reject every waiting member, back off, and wake
+// the members when the backoff ends.
+func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
+	for _, uid := range pl.tracker.Fail(key, msg, pl.backoff) {
+		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
+			wp.Reject(Name, msg)
+		}
+	}
+	pl.status.touch(key)
+	if _, pending := pl.activating.LoadOrStore(key, struct{}{}); !pending {
+		time.AfterFunc(pl.backoff, func() {
+			pl.activating.Delete(key)
+			pl.activate(klog.FromContext(ctx), key, "")
+		})
+	}
+}
+
+// activate moves a gang's unplaced members to the active queue.
+func (pl *Gang) activate(logger klog.Logger, key gang.Key, except types.UID) {
+	pods := map[string]*v1.Pod{}
+	for _, m := range pl.members(key) {
+		if m.Spec.NodeName == "" && m.UID != except && gang.Live(m) {
+			pods[m.Namespace+"/"+m.Name] = m
+		}
+	}
+	if len(pods) > 0 {
+		pl.handle.Activate(logger, pods)
+	}
+}
+
+// Permit holds members until min of them (counting bound ones) have nodes,
+// then lets them all bind at once; elastic members beyond min bind directly.
+func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.Status, time.Duration) {
+	spec, isGang, err := pl.resolve(pod)
+	if !isGang {
+		return nil, 0
+	}
+	if err != nil {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error()), 0
+	}
+	defer pl.status.touch(spec.Key)
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
+	switch spec.Permit(counts) {
+	case gang.PermitRejectOverMax:
+		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s is at its max: %d of %d members placed", spec.Key, counts.Placed, spec.MaxMember)), 0
+	case gang.PermitBind:
+		pl.tracker.PermitAll(spec.Key, pod.UID)
+		return nil, 0
+	case gang.PermitBindAll:
+		for _, uid := range pl.tracker.PermitAll(spec.Key, pod.UID) {
+			if wp := pl.handle.GetWaitingPod(uid); wp != nil {
+				wp.Allow(Name)
+			}
+		}
+		return nil, 0
+	}
+	first := pl.tracker.Wait(spec.Key, pod.UID)
+	pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
+	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("gang %s: waiting for %d more members to be placed", spec.Key, int(spec.MinMember)-counts.Placed-counts.Waiting-1)),
+		spec.Remaining(first, time.Now())
+}
+
+// Reserve has nothing to hold beyond what Permit tracks.
+func (pl *Gang) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
+
+// Unreserve runs when a member loses its node: rejected at Permit (timeout),
+// or failed to bind. Before the quorum is placed that releases the whole gang.
+func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) {
+	key, _, isGang, err := gang.GroupOf(pod)
+	if !isGang || err != nil {
+		return
+	}
+	wasWaiting, since := pl.tracker.Release(key, pod.UID)
+	if !wasWaiting {
+		return
+	}
+	spec, _, err := pl.resolve(pod)
+	if err != nil {
+		pl.fail(ctx, key, err.Error())
+		return
+	}
+	counts := pl.tracker.Count(key, pl.members(key), pod.UID)
+	if spec.QuorumPlaced(counts) {
+		return
+	}
+	msg := fmt.Sprintf("gang %s could not place its quorum: member %s lost its reservation (%d of min %d placed)", key, pod.Name, counts.Placed, spec.MinMember)
+	if !since.IsZero() && time.Since(since) >= spec.Timeout {
+		msg = fmt.Sprintf("gang %s could not place its quorum within its %s timeout (%d of min %d placed, %d waited)", key, spec.Timeout, counts.Placed, spec.MinMember, counts.Waiting+1)
+	}
+	pl.fail(ctx, key, msg)
+}
+
+// PostBind refreshes the gang's status.
+func (pl *Gang) PostBind(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	if key, _, isGang, _ := gang.GroupOf(pod); isGang {
+		pl.status.touch(key)
+	}
+}
+
+func (pl *Gang) touchPod(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return
+	}
+	if key, _, isGang, _ := gang.GroupOf(pod); isGang {
+		pl.status.touch(key)
+	}
+}

@@ -1,0 +1,243 @@
+package gang
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+
+	"github.com/muster-project/muster/pkg/gang"
+)
+
+// Event reasons Muster records on pods and PodGroups.
+const (
+	EventInvalidGang = "InvalidGangSpec"
+	EventGangGated   = "GangGated"
+)
+
+// reasonGated is the PodScheduled reason of members held at PreEnqueue: the
+// one the API server uses for scheduling gates, which autoscalers skip.
+const reasonGated = v1.PodReasonSchedulingGated
+
+// statusWriter writes what the plugin decides back to the API: PodGroup status
+// (phase, counts, a Scheduled condition in words), de-duplicated events, and
+// the PodScheduled condition of gated members. Plugin hooks only mark gangs
+// dirty; the writes happen here, batched at most once per period per gang,
+// off the scheduling path.
+type statusWriter struct {
+	h      fwk.Handle
+	pl     *Gang
+	period time.Duration
+	pgs    versioned.Interface
+
+	mu     sync.Mutex
+	dirty  map[gang.Key]struct{}
+	gate   map[types.UID]gatedPod
+	last   map[gang.Key]written
+	placed map[gang.Key]bool // the quorum was placed at some point
+	told   map[types.UID]string
+}
+
+type gatedPod struct {
+	pod *v1.Pod
+	msg string
+}
+
+type written struct {
+	sum   gang.Summary
+	obs   gang.Observed
+	since metav1.Time
+}
+
+func newStatusWriter(h fwk.Handle, pl *Gang, period time.Duration) *statusWriter {
+	w := &statusWriter{h: h, pl: pl, period: period,
+		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
+		placed: map[gang.Key]bool{}, told: map[types.UID]string{}}
+	if cfg := h.KubeConfig(); cfg != nil && pl.podGroups != nil {
+		w.pgs, _ = podGroupClient(cfg)
+	}
+	return w
+}
+
+func (w *statusWriter) touch(k gang.Key) {
+	w.mu.Lock()
+	w.dirty[k] = struct{}{}
+	w.mu.Unlock()
+}
+
+// gated records that a member waits at the quorum gate, to be shown on the pod.
+func (w *statusWriter) gated(pod *v1.Pod, msg string) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Reason == reasonGated && c.Message == msg {
+			return
+		}
+	}
+	w.mu.Lock()
+	w.gate[pod.UID] = gatedPod{pod: pod, msg: msg}
+	w.mu.Unlock()
+}
+
+// invalid reports bad gang input on the pod, once per distinct message.
+func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
+	w.mu.Lock()
+	seen := w.told[pod.UID] == err.Error()
+	w.told[pod.UID] = err.Error()
+	w.dirty[k] = struct{}{}
+	w.mu.Unlock()
+	if !seen {
+		w.h.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, EventInvalidGang, "Scheduling", err.Error())
+	}
+	w.gated(pod, err.Error())
+}
+
+func (w *statusWriter) run(ctx context.Context) {
+	t := time.NewTicker(w.period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.flush(ctx)
+		}
+	}
+}
+
+func (w *statusWriter) flush(ctx context.Context) {
+	w.mu.Lock()
+	dirty, gate := w.dirty, w.gate
+	w.dirty, w.gate = map[gang.Key]struct{}{}, map[types.UID]gatedPod{}
+	w.mu.Unlock()
+	for _, g := range gate {
+		w.writeGated(ctx, g)
+	}
+	for k := range dirty {
+		w.sync(ctx, k)
+	}
+}
+
+func (w *statusWriter) writeGated(ctx context.Context, g gatedPod) {
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{{
+		Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reasonGated, Message: g.msg, LastTransitionTime: metav1.Now(),
+	}}}})
+	_, err := w.h.ClientSet().CoreV1().Pods(g.pod.Namespace).Patch(ctx, g.pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		klog.FromContext(ctx).V(3).Info("Could not mark gated gang member", "pod", klog.KObj(g.pod), "err", err)
+	}
+}
+
+// sync recomputes one gang's status and writes it when it changed.
+func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
+	logger := klog.FromContext(ctx)
+	members := w.pl.members(k)
+	var (
+		spec gang.Spec
+		err  error
+		pg   runtime.Object // the object events are about
+		ref  *v1.ObjectReference
+	)
+	if w.pl.podGroups != nil {
+		if obj, getErr := w.pl.podGroups.PodGroups(k.Namespace).Get(k.Name); getErr == nil {
+			spec, err = gang.SpecFromPodGroup(obj, w.pl.defaults)
+			ref = &v1.ObjectReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID}
+			pg = ref
+			if obj.Status.Phase == gang.PhaseScheduling || obj.Status.Phase == gang.PhaseRunning {
+				w.placed[k] = true // survives a scheduler restart through the object itself
+			}
+		}
+	}
+	if ref == nil {
+		var oldest *v1.Pod
+		for _, m := range members {
+			if gang.Live(m) && (oldest == nil || olderPod(m, oldest)) {
+				oldest = m
+			}
+		}
+		if oldest == nil {
+			w.forget(k)
+			return
+		}
+		pg = oldest
+		if _, src, _, _ := gang.GroupOf(oldest); src == gang.SourceLabels {
+			spec, err = w.pl.labelSpec(oldest, k, members)
+		} else {
+			spec, err = gang.Spec{}, &gang.FieldError{Object: "Pod " + oldest.Namespace + "/" + oldest.Name, Field: "metadata.labels[" + gang.PodGroupLabel + "]", Detail: "PodGroup " + k.String() + " does not exist"}
+		}
+	}
+
+	var sum gang.Summary
+	obs := gang.Observed{Counts: w.pl.tracker.Count(k, members, "")}
+	for _, m := range members {
+		switch m.Status.Phase {
+		case v1.PodRunning:
+			obs.Running++
+		case v1.PodSucceeded:
+			obs.Succeeded++
+		case v1.PodFailed:
+			obs.Failed++
+		}
+	}
+	if err != nil {
+		sum = gang.Summary{Phase: gang.PhasePending, Reason: gang.ReasonInvalidSpec, Message: err.Error()}
+	} else {
+		failure := w.pl.tracker.LastFailure(k)
+		sum = spec.Summarize(obs, w.placed[k], failure)
+		if spec.QuorumPlaced(obs.Counts) {
+			w.placed[k] = true
+		}
+	}
+
+	prev, had := w.last[k]
+	if had && prev.sum == sum && prev.obs == obs {
+		return
+	}
+	since := prev.since
+	if !had || prev.sum.Placed != sum.Placed || prev.sum.Reason != sum.Reason {
+		since = metav1.Now()
+	}
+	w.last[k] = written{sum: sum, obs: obs, since: since}
+
+	if !had || prev.sum.Reason != sum.Reason || prev.sum.Message != sum.Message {
+		kind := v1.EventTypeNormal
+		switch sum.Reason {
+		case gang.ReasonInvalidSpec, gang.ReasonUnschedulable, gang.ReasonMembersLost:
+			kind = v1.EventTypeWarning
+		}
+		w.h.EventRecorder().Eventf(pg, nil, kind, sum.Reason, "Scheduling", "%s", sum.Message)
+	}
+	if ref == nil || w.pgs == nil {
+		return
+	}
+	status := v1.ConditionFalse
+	if sum.Placed {
+		status = v1.ConditionTrue
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{
+		"phase":     sum.Phase,
+		"scheduled": obs.Placed,
+		"running":   obs.Running,
+		"succeeded": obs.Succeeded,
+		"failed":    obs.Failed,
+		"conditions": []metav1.Condition{{
+			Type: gang.ConditionScheduled, Status: metav1.ConditionStatus(status), Reason: sum.Reason, Message: sum.Message, LastTransitionTime: since,
+		}},
+	}})
+	if _, err := w.pgs.SchedulingV1alpha1().PodGroups(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+		logger.V(2).Info("Could not write PodGroup status", "podGroup", klog.KRef(k.Namespace, k.Name), "err", err)
+		delete(w.last, k) // try again on the next change
+	}
+}
+
+func (w *statusWriter) forget(k gang.Key) {
+	delete(w.last, k)
+	delete(w.placed, k)
+	w.pl.tracker.Forget(k)
+}

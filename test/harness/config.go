@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MusterProfile is the scheduler name of Muster's profile.
+const MusterProfile = "muster-scheduler"
+
+// GangArgs are the MusterGang args a test sets; zero fields keep the defaults.
+type GangArgs struct {
+	ScheduleTimeoutSeconds int64
+	BackoffSeconds         int64
+	MaxGangMembers         int32
+	StatusSyncMillis       int64
+}
+
+// MusterConfig returns a KubeSchedulerConfiguration with the muster-scheduler
+// profile, reading the API server through kubeconfig, without leader election.
+func MusterConfig(kubeconfig string, a GangArgs) string {
+	var args []string
+	add := func(name string, v int64) {
+		if v != 0 {
+			args = append(args, fmt.Sprintf("      %s: %d", name, v))
+		}
+	}
+	add("scheduleTimeoutSeconds", a.ScheduleTimeoutSeconds)
+	add("backoffSeconds", a.BackoffSeconds)
+	add("maxGangMembers", int64(a.MaxGangMembers))
+	add("statusSyncMillis", a.StatusSyncMillis)
+	argText := "{}"
+	if len(args) > 0 {
+		argText = "\n" + strings.Join(args, "\n")
+	}
+	return fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+clientConnection:
+  kubeconfig: %q
+  qps: 5000
+  burst: 5000
+profiles:
+- schedulerName: %s
+  plugins:
+    queueSort:
+      enabled: [{name: MusterGang}]
+      disabled: [{name: "*"}]
+    preEnqueue:
+      enabled: [{name: MusterGang}]
+    preFilter:
+      enabled: [{name: MusterGang}]
+    postFilter:
+      enabled: [{name: MusterGang}]
+      disabled: [{name: DefaultPreemption}]
+    permit:
+      enabled: [{name: MusterGang}]
+    reserve:
+      enabled: [{name: MusterGang}]
+    postBind:
+      enabled: [{name: MusterGang}]
+  pluginConfig:
+  - name: MusterGang
+    args: %s
+`, kubeconfig, MusterProfile, argText)
+}
+
+// DefaultConfig returns a KubeSchedulerConfiguration with only the upstream
+// default profile (the baseline Muster is measured against).
+func DefaultConfig(kubeconfig string) string {
+	return fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+clientConnection:
+  kubeconfig: %q
+  qps: 5000
+  burst: 5000
+profiles:
+- schedulerName: default-scheduler
+`, kubeconfig)
+}

@@ -1,0 +1,168 @@
+// Package harness runs a real control plane in-process for Muster's
+// integration tests, benchmarks and demo: an embedded etcd, the upstream
+// kube-apiserver test server, Muster's CRDs, and muster-scheduler (or the
+// default scheduler) built from the upstream kube-scheduler app. Nodes are
+// plain Node objects; pods are bound, not run.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/component-base/configz"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/test/integration/framework"
+	"k8s.io/kubernetes/test/utils/ktesting"
+	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
+	"sigs.k8s.io/yaml"
+
+	"github.com/muster-project/muster/manifests"
+	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+)
+
+func init() {
+	// Several servers in one process would each re-apply logging settings.
+	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
+}
+
+// Env is a running control plane.
+type Env struct {
+	Config    *rest.Config
+	Client    kubernetes.Interface
+	PodGroups versioned.Interface
+	dir       string
+}
+
+// Start brings up etcd (once per process), a kube-apiserver with its own
+// storage prefix, and installs Muster's CRDs. Everything stops with tb's cleanup.
+func Start(tb ktesting.TB) (*Env, error) {
+	if _, err := startEtcd(); err != nil {
+		return nil, err
+	}
+	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
+		framework.DefaultTestServerFlags(), framework.SharedEtcd())
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver: %w", err)
+	}
+	tb.Cleanup(srv.TearDownFn)
+	cfg := rest.CopyConfig(srv.ClientConfig)
+	cfg.QPS, cfg.Burst = 5000, 5000
+	env := &Env{Config: cfg, dir: tb.TempDir()}
+	if env.Client, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	jsonCfg := rest.CopyConfig(cfg)
+	jsonCfg.ContentType = "application/json"
+	if env.PodGroups, err = versioned.NewForConfig(jsonCfg); err != nil {
+		return nil, err
+	}
+	if err := env.installCRDs(context.Background()); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+func (e *Env) installCRDs(ctx context.Context) error {
+	cs, err := apiextensionsclient.NewForConfig(e.Config)
+	if err != nil {
+		return err
+	}
+	crds, err := manifests.CRDs()
+	if err != nil {
+		return err
+	}
+	for _, raw := range crds {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+			return fmt.Errorf("decoding CRD: %w", err)
+		}
+		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
+		}
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for _, c := range got.Status.Conditions {
+				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s not established: %w", crd.Name, err)
+		}
+	}
+	return nil
+}
+
+// Kubeconfig writes a kubeconfig file for the API server and returns its path.
+func (e *Env) Kubeconfig() (string, error) {
+	path := filepath.Join(e.dir, "kubeconfig")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	c := e.Config
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAData, CertificateAuthority: c.CAFile, TLSServerName: c.ServerName, InsecureSkipTLSVerify: c.Insecure}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: c.BearerToken, TokenFile: c.BearerTokenFile,
+		ClientCertificateData: c.CertData, ClientCertificate: c.CertFile, ClientKeyData: c.KeyData, ClientKey: c.KeyFile}
+	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "admin"}
+	kc.CurrentContext = "local"
+	return path, clientcmd.WriteToFile(*kc, path)
+}
+
+// Scheduler is a running scheduler.
+type Scheduler struct {
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+// Stop stops the scheduler and waits for it to exit; it may be called again.
+func (s *Scheduler) Stop() {
+	s.once.Do(func() {
+		s.cancel()
+		<-s.done
+		configz.Delete("componentconfig")
+	})
+}
+
+// StartScheduler runs a scheduler with Muster's plugins registered, configured
+// by the KubeSchedulerConfiguration text config (see Config).
+func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, error) {
+	path := filepath.Join(e.dir, fmt.Sprintf("scheduler-%d.yaml", time.Now().UnixNano()))
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	opts := options.NewOptions()
+	opts.ConfigFile = path
+	opts.SecureServing.BindPort = 0
+	ctx, cancel := context.WithCancel(ctx)
+	cc, sched, err := app.Setup(ctx, opts, app.WithPlugin(gangplugin.Name, gangplugin.New))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s := &Scheduler{cancel: cancel, done: make(chan error, 1)}
+	go func() { s.done <- app.Run(ctx, cc, sched) }()
+	return s, nil
+}

@@ -1,0 +1,180 @@
+// Package integration tests muster-scheduler against a real kube-apiserver
+// (embedded etcd, in-process), with the scheduler running in-process too.
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/muster-project/muster/test/harness"
+)
+
+const ns = "team-a"
+
+// setup starts a control plane and muster-scheduler with args, and a namespace.
+func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	env, err := harness.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
+		t.Fatal(err)
+	}
+	sched := startScheduler(t, ctx, env, args)
+	return ctx, env, sched
+}
+
+func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) *harness.Scheduler {
+	t.Helper()
+	kc, err := env.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args.StatusSyncMillis == 0 {
+		args.StatusSyncMillis = 100
+	}
+	s, err := env.StartScheduler(ctx, harness.MusterConfig(kc, args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// waitPod polls a pod until cond holds.
+func waitPod(t *testing.T, ctx context.Context, env *harness.Env, name string, what string, cond func(*v1.Pod) bool) *v1.Pod {
+	t.Helper()
+	var last *v1.Pod
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = p
+		return cond(p), nil
+	})
+	if err != nil {
+		t.Fatalf("pod %s/%s: waiting for %s: %v; last status %+v", ns, name, what, err, last.Status.Conditions)
+	}
+	return last
+}
+
+// scheduledCondition returns the pod's PodScheduled condition.
+func scheduledCondition(p *v1.Pod) *v1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == v1.PodScheduled {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func hasScheduledReason(reason, msgPart string) func(*v1.Pod) bool {
+	return func(p *v1.Pod) bool {
+		c := scheduledCondition(p)
+		return c != nil && c.Status == v1.ConditionFalse && c.Reason == reason && strings.Contains(c.Message, msgPart)
+	}
+}
+
+var podGroupGVR = schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Version: "v1alpha1", Resource: "podgroups"}
+
+// podGroupStatus reads a PodGroup's status as the API stores it, Muster's
+// extra fields included.
+func podGroupStatus(ctx context.Context, env *harness.Env, name string) (map[string]any, error) {
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		return nil, err
+	}
+	u, err := dc.Resource(podGroupGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	st, _ := u.Object["status"].(map[string]any)
+	return st, nil
+}
+
+// waitCondition waits until the PodGroup's Scheduled condition has reason and
+// its message contains msgPart, and returns the status.
+func waitCondition(t *testing.T, ctx context.Context, env *harness.Env, name, reason, msgPart string) map[string]any {
+	t.Helper()
+	var st map[string]any
+	var msg, got string
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if st, err = podGroupStatus(ctx, env, name); err != nil {
+			return false, nil
+		}
+		conds, _ := st["conditions"].([]any)
+		for _, c := range conds {
+			m := c.(map[string]any)
+			if m["type"] == "Scheduled" {
+				got, msg = m["reason"].(string), m["message"].(string)
+				return got == reason && strings.Contains(msg, msgPart), nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("PodGroup %s/%s: want Scheduled reason %s with %q, last %s %q (status %v)", ns, name, reason, msgPart, got, msg, st)
+	}
+	return st
+}
+
+// events lists the events about an object with the given reason.
+func eventsFor(ctx context.Context, env *harness.Env, kind, name, reason string) []string {
+	list, err := env.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == kind && e.Regarding.Name == name && e.Reason == reason {
+			out = append(out, e.Note)
+		}
+	}
+	return out
+}
+
+func waitEvent(t *testing.T, ctx context.Context, env *harness.Env, kind, name, reason, part string) {
+	t.Helper()
+	var seen []string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		seen = eventsFor(ctx, env, kind, name, reason)
+		for _, n := range seen {
+			if strings.Contains(n, part) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("%s %s/%s: no %s event containing %q; saw %q", kind, ns, name, reason, part, seen)
+	}
+}
+
+// stays asserts that cond keeps holding for d.
+func stays(t *testing.T, d time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		ok, err := cond()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Fatalf("%s stopped holding", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
