@@ -32,7 +32,10 @@ const (
 // may not, says why in words.
 func (s Spec) Admit(c Counts) (Admission, string) {
 	if c.Members < int(s.MinMember) {
-		return AwaitQuorum, fmt.Sprintf("gang %s waits for quorum: %d of %d members exist", s.Key, c.Members, s.MinMember)
+		// No live count here: this message lands on every member's condition,
+		// and rewriting all of them per arriving member would cost O(n^2) writes.
+		// The gang's status and events carry the count.
+		return AwaitQuorum, fmt.Sprintf("gang %s waits for quorum: fewer than %d members exist", s.Key, s.MinMember)
 	}
 	if c.Placed >= int(s.MaxMember) {
 		return AwaitRoomUnderMax, fmt.Sprintf("gang %s is at its max: %d of %d members placed; this member waits until one leaves", s.Key, c.Placed, s.MaxMember)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type Env struct {
 // storage prefix, and installs Muster's CRDs. Everything stops with tb's cleanup.
 func Start(tb ktesting.TB) (*Env, error) {
 	if _, err := startEtcd(); err != nil {
+		return nil, err
+	}
+	if err := ensureCertFixtureDir(); err != nil {
 		return nil, err
 	}
 	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
@@ -112,6 +116,40 @@ func (e *Env) installCRDs(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+var (
+	certOnce sync.Once
+	certErr  error
+)
+
+// ensureCertFixtureDir gives the upstream API server test server somewhere to
+// cache its self-signed serving certificate. It writes it beside its own
+// source file, in a testdata directory that vendoring leaves out and that
+// must not be written to; it honours Bazel's TEST_SRCDIR/TEST_WORKSPACE by
+// looking under $TEST_SRCDIR/$TEST_WORKSPACE/<its source dir>/testdata
+// instead, so those point at a temporary directory, once per process.
+func ensureCertFixtureDir() error {
+	certOnce.Do(func() {
+		const apiserverPkg = "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+		pkg := apiserverPkg
+		if _, self, _, ok := goruntime.Caller(0); ok && filepath.IsAbs(self) {
+			// This file is test/harness/harness.go; the module root is two up.
+			pkg = filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(self))), "vendor", apiserverPkg)
+		}
+		dir, err := os.MkdirTemp("", "muster-apiserver-certs")
+		if err != nil {
+			certErr = err
+			return
+		}
+		const workspace = "muster"
+		if certErr = os.MkdirAll(filepath.Join(dir, workspace, pkg, "testdata"), 0o700); certErr != nil {
+			return
+		}
+		os.Setenv("TEST_SRCDIR", dir)
+		os.Setenv("TEST_WORKSPACE", workspace)
+	})
+	return certErr
 }
 
 // Kubeconfig writes a kubeconfig file for the API server and returns its path.

@@ -45,6 +45,7 @@ type Gang struct {
 	podGroups  schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
 	status     *statusWriter
 	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
+	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
 }
 
@@ -93,7 +94,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 
 	pl.status = newStatusWriter(h, pl, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    pl.touchPod,
+		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
 		UpdateFunc: func(_, o any) { pl.touchPod(o) },
 		DeleteFunc: pl.touchPod,
 	}); err != nil {
@@ -220,6 +221,7 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	verdict, msg := spec.Admit(counts)
 	pl.status.touch(spec.Key)
 	if verdict == gang.Admit {
+		pl.status.admitted(pod.UID)
 		return nil
 	}
 	pl.status.gated(pod, msg)
@@ -397,7 +399,11 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		return nil, 0
 	}
 	first := pl.tracker.Wait(spec.Key, pod.UID)
-	pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
+	if counts.Waiting == 0 {
+		// The gang's attempt starts: bring members sitting out a backoff
+		// forward once, rather than once per waiting member.
+		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
+	}
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("gang %s: waiting for %d more members to be placed", spec.Key, int(spec.MinMember)-counts.Placed-counts.Waiting-1)),
 		spec.Remaining(first, time.Now())
 }
@@ -449,5 +455,27 @@ func (pl *Gang) touchPod(obj any) {
 	}
 	if key, _, isGang, _ := gang.GroupOf(pod); isGang {
 		pl.status.touch(key)
+	}
+}
+
+// quorumArrived wakes a gang's gated members when a new member completes its
+// quorum. The framework only turns unscheduled pod additions into queue events
+// with the GenericWorkload feature, so the gate is lifted here instead.
+func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok || pod.Spec.NodeName != "" {
+		return
+	}
+	spec, isGang, err := pl.resolve(pod)
+	if !isGang || err != nil {
+		return
+	}
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), "")
+	if counts.Members < int(spec.MinMember) {
+		pl.quorate.Delete(spec.Key)
+		return
+	}
+	if _, done := pl.quorate.LoadOrStore(spec.Key, struct{}{}); !done {
+		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
 	}
 }

@@ -47,8 +47,9 @@ type statusWriter struct {
 }
 
 type gatedPod struct {
-	pod *v1.Pod
-	msg string
+	pod   *v1.Pod
+	msg   string
+	since time.Time
 }
 
 type written struct {
@@ -81,7 +82,19 @@ func (w *statusWriter) gated(pod *v1.Pod, msg string) {
 		}
 	}
 	w.mu.Lock()
-	w.gate[pod.UID] = gatedPod{pod: pod, msg: msg}
+	since := time.Now()
+	if prev, ok := w.gate[pod.UID]; ok {
+		since = prev.since
+	}
+	w.gate[pod.UID] = gatedPod{pod: pod, msg: msg, since: since}
+	w.mu.Unlock()
+}
+
+// admitted drops a pending gated mark: the member passed the gate before the
+// mark was written, so writing it would only cost an API call and an update event.
+func (w *statusWriter) admitted(uid types.UID) {
+	w.mu.Lock()
+	delete(w.gate, uid)
 	w.mu.Unlock()
 }
 
@@ -112,9 +125,19 @@ func (w *statusWriter) run(ctx context.Context) {
 }
 
 func (w *statusWriter) flush(ctx context.Context) {
+	// Gated marks are written only once they have stood for a whole period:
+	// in a burst, members usually pass the gate within moments of each other.
+	cutoff := time.Now().Add(-w.period)
 	w.mu.Lock()
-	dirty, gate := w.dirty, w.gate
-	w.dirty, w.gate = map[gang.Key]struct{}{}, map[types.UID]gatedPod{}
+	dirty := w.dirty
+	w.dirty = map[gang.Key]struct{}{}
+	var gate []gatedPod
+	for uid, g := range w.gate {
+		if g.since.Before(cutoff) {
+			gate = append(gate, g)
+			delete(w.gate, uid)
+		}
+	}
 	w.mu.Unlock()
 	for _, g := range gate {
 		w.writeGated(ctx, g)

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/muster-project/muster/pkg/demo"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/test/harness"
+)
+
+const (
+	demoCap          = 90 * time.Second
+	demoBackoff      = 2   // seconds
+	demoStatusMillis = 200 // PodGroup status sync period
+)
+
+func newDemoCommand() *cobra.Command {
+	nodes := 48
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run an in-process control plane and muster-scheduler and submit a bursty mix of gangs",
+		Long: `demo starts etcd, kube-apiserver and muster-scheduler in this process, registers a
+simulated pool of 8-GPU nodes, and submits gangs in waves: single-pod jobs,
+4-member gangs, a large pre-training gang, an elastic gang (min < max) and one
+gang too big for the cluster. It prints progress once a second and then a table
+of how long each gang took to reach min and max, or why it waits.
+
+It exits non-zero if a gang that fits did not reach min (or the elastic gang
+its max), or if the gang that cannot fit got any member bound.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDemo(ctx, cmd.OutOrStdout(), nodes)
+		},
+	}
+	cmd.Flags().IntVar(&nodes, "nodes", nodes, fmt.Sprintf("number of simulated 8-GPU nodes (at least %d)", demo.MinNodes))
+	return cmd
+}
+
+// printer serialises lines from the progress ticker and the submitter.
+type printer struct {
+	mu   sync.Mutex
+	out  io.Writer
+	last demo.Progress // the last progress printed
+}
+
+// progress prints a progress line and remembers what it said.
+func (p *printer) progress(elapsed time.Duration, pr demo.Progress) {
+	p.mu.Lock()
+	p.last = pr
+	p.mu.Unlock()
+	p.printf("%s\n", demo.ProgressLine(elapsed, pr))
+}
+
+func (p *printer) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.out, format, args...)
+}
+
+func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
+	scen, err := demo.NewScenario(nodes)
+	if err != nil {
+		return err
+	}
+	if err := scen.Check(); err != nil {
+		return fmt.Errorf("scenario: %w", err)
+	}
+	p := &printer{out: out}
+	begin := time.Now()
+
+	tb := harness.NewProcessTB("muster-demo")
+	defer func() {
+		silenceLogging()
+		tb.Close()
+	}()
+	defer func() {
+		// The upstream test servers report fatal setup errors by panicking
+		// through the TB.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("control plane: %v", r)
+		}
+	}()
+
+	p.printf("Starting etcd, kube-apiserver and muster-scheduler in-process...\n")
+	env, err := harness.Start(tb)
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := env.Kubeconfig()
+	if err != nil {
+		return err
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, demo.Namespace); err != nil {
+		return err
+	}
+	if err := createNodes(ctx, env, scen); err != nil {
+		return err
+	}
+	sched, err := env.StartScheduler(ctx, harness.MusterConfig(kubeconfig, harness.GangArgs{
+		BackoffSeconds: demoBackoff, StatusSyncMillis: demoStatusMillis}))
+	if err != nil {
+		return fmt.Errorf("starting muster-scheduler: %w", err)
+	}
+	defer sched.Stop()
+
+	board := demo.NewBoard(scen.Gangs)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := watchPods(watchCtx, env, board); err != nil {
+		return err
+	}
+	// Stopping the components makes them complain about each other.
+	defer silenceLogging()
+	var gpus int64
+	var pools []string
+	for _, pl := range scen.Pools {
+		gpus += int64(pl.Nodes) * pl.GPUs
+		pools = append(pools, fmt.Sprintf("%d x %s (%d x %s)", pl.Nodes, pl.Name, pl.GPUs, pl.Product))
+	}
+	p.printf("Control plane up in %.1fs. Cluster: %s = %d GPUs.\n", time.Since(begin).Seconds(), strings.Join(pools, ", "), gpus)
+	p.printf("Submitting %d gangs (%d pods) in %d waves, %.1fs apart.\n\n", len(scen.Gangs), scen.TotalMembers(), scen.Waves(), demo.WaveInterval.Seconds())
+
+	start := time.Now()
+	deadline := start.Add(demoCap)
+	runCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+
+	// Progress, once a second, until the run ends.
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-t.C:
+				p.progress(time.Since(start), board.Progress())
+			}
+		}
+	}()
+
+	submitErr := make(chan error, 1)
+	go func() { submitErr <- submit(runCtx, env, scen, board, p, start) }()
+
+	var reasons map[string]string
+	settled := false
+	for !settled {
+		select {
+		case err := <-submitErr:
+			if err != nil {
+				cancel()
+				<-progressDone
+				return err
+			}
+			submitErr = nil
+		case <-runCtx.Done():
+			settled = true // out of time (or interrupted): report what there is
+			continue
+		case <-time.After(100 * time.Millisecond):
+		}
+		if submitErr != nil || !board.Settled() {
+			continue
+		}
+		// Everything that fits is placed; wait until the gangs that do not
+		// fit say why.
+		reasons = waitReasons(runCtx, env, board.Results())
+		settled = reasonsGiven(board.Results(), reasons)
+		if !settled {
+			select {
+			case <-runCtx.Done():
+				settled = true
+			case <-time.After(400 * time.Millisecond):
+			}
+		}
+	}
+	cancel()
+	<-progressDone
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted")
+	}
+
+	results := board.Results()
+	reasons = waitReasons(ctx, env, results)
+	for i := range results {
+		results[i].Reason = reasons[results[i].Gang.Name]
+	}
+	if pr := board.Progress(); pr != p.last {
+		p.progress(time.Since(start), pr)
+	}
+	if time.Now().After(deadline) {
+		p.printf("Stopped at the %s cap.\n", demoCap)
+	} else {
+		p.printf("Settled after %.1fs.\n", time.Since(start).Seconds())
+	}
+	p.printf("\n")
+	p.mu.Lock()
+	werr := demo.WriteTable(out, results)
+	p.mu.Unlock()
+	if werr != nil {
+		return werr
+	}
+	p.printf("\nTimes run from a gang's last member creation until min / max members were bound\n" +
+		"(0.00s if that happened while its last members were still being created).\n")
+	if problems := demo.Verdict(results); len(problems) > 0 {
+		return errors.New("demo failed: " + strings.Join(problems, "; "))
+	}
+	p.printf("OK: every gang that fits reached min (elastic gangs their max); the gang too big for the cluster bound nothing and says why.\n")
+	return nil
+}
+
+func createNodes(ctx context.Context, env *harness.Env, scen demo.Scenario) error {
+	for _, n := range scen.Nodes() {
+		kv := make([]string, 0, 2*len(n.Labels))
+		for k, v := range n.Labels {
+			kv = append(kv, k, v)
+		}
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n.Name, n.GPUs, kv...)); err != nil {
+			return fmt.Errorf("creating node %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// watchPods feeds the board from a pod watch: each member's first sighting
+// with a node is its bind time.
+func watchPods(ctx context.Context, env *harness.Env, board *demo.Board) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(env.Client, 0, informers.WithNamespace(demo.Namespace))
+	inf := factory.Core().V1().Pods().Informer()
+	seen := func(obj any) {
+		pod, ok := obj.(*v1.Pod)
+		if !ok || pod.Spec.NodeName == "" {
+			return
+		}
+		now := time.Now()
+		if name := gangName(pod); name != "" {
+			board.Bound(name, pod.Name, now)
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    seen,
+		UpdateFunc: func(_, obj any) { seen(obj) },
+	}); err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("pod watch: %v did not sync", typ)
+		}
+	}
+	return nil
+}
+
+func gangName(pod *v1.Pod) string {
+	if n := pod.Labels[gang.PodGroupLabel]; n != "" {
+		return n
+	}
+	return pod.Labels[gang.GroupLabel]
+}
+
+// submit creates the scenario's gangs in waves, WaveInterval apart whether or
+// not the previous wave's pods are all created yet. Gangs of one wave are
+// created concurrently, each one's members in a burst.
+func submit(ctx context.Context, env *harness.Env, scen demo.Scenario, board *demo.Board, p *printer, start time.Time) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(scen.Gangs))
+	for w := 0; w < scen.Waves(); w++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(start.Add(time.Duration(w) * demo.WaveInterval))):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		var names []string
+		for _, g := range scen.Gangs {
+			if g.Wave != w {
+				continue
+			}
+			desc := fmt.Sprintf("%s (%s x %d GPU", g.Name, plural(g.Members, "pod"), g.GPUs)
+			if g.Min != g.Members || g.Max != g.Members {
+				desc += fmt.Sprintf(", min %d max %d", g.Min, g.Max)
+			}
+			names = append(names, desc+")")
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := createGang(ctx, env, g); err != nil {
+					errs <- err
+					return
+				}
+				board.Created(g.Name, time.Now())
+			}()
+		}
+		p.printf("[%5.1fs] wave %d: %s\n", time.Since(start).Seconds(), w+1, strings.Join(names, ", "))
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func createGang(ctx context.Context, env *harness.Env, g demo.Gang) error {
+	var members []harness.Member
+	switch g.Source {
+	case demo.SourcePodGroup:
+		max := int32(g.Max)
+		if g.Max == g.Min {
+			max = 0
+		}
+		pg := harness.PodGroup(demo.Namespace, g.Name, int32(g.Min), max, 0)
+		if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(demo.Namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating PodGroup %s: %w", g.Name, err)
+		}
+		members = harness.PodGroupMembers(demo.Namespace, g.Name, g.Members, g.GPUs)
+	default:
+		members = harness.LabelMembers(demo.Namespace, g.Name, g.Members, g.GPUs, g.Min, g.Max)
+	}
+	// Members arrive in a burst, as from a job controller: several at once.
+	work := make(chan harness.Member)
+	errs := make(chan error, createWorkers)
+	var wg sync.WaitGroup
+	for range createWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for m := range work {
+				pod := m.Pod()
+				pod.Spec.NodeSelector = map[string]string{demo.LabelAgentPool: g.Pool}
+				if _, err := env.Client.CoreV1().Pods(m.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
+					select {
+					case errs <- fmt.Errorf("creating pod %s: %w", m.Name, err):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for _, m := range members {
+		work <- m
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// createWorkers is how many members of one gang are created concurrently.
+const createWorkers = 8
+
+var podGroupGVR = schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Version: "v1alpha1", Resource: "podgroups"}
+
+// waitReasons reads, for each gang not at min, why it waits: the PodGroup's
+// Scheduled condition, or for a CRD-free gang an unbound member's
+// PodScheduled condition.
+func waitReasons(ctx context.Context, env *harness.Env, results []demo.Result) map[string]string {
+	out := map[string]string{}
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		return out
+	}
+	for _, r := range results {
+		if r.AtMin() {
+			continue
+		}
+		g := r.Gang
+		if g.Source == demo.SourcePodGroup {
+			u, err := dc.Resource(podGroupGVR).Namespace(demo.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+			if err != nil {
+				continue
+			}
+			st, _ := u.Object["status"].(map[string]any)
+			conds, _ := st["conditions"].([]any)
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == gang.ConditionScheduled {
+					reason, _ := m["reason"].(string)
+					msg, _ := m["message"].(string)
+					out[g.Name] = reason + ": " + msg
+				}
+			}
+			continue
+		}
+		pods, err := env.Client.CoreV1().Pods(demo.Namespace).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, g.Name)})
+		if err != nil {
+			continue
+		}
+		for _, pod := range pods.Items {
+			if pod.Spec.NodeName != "" {
+				continue
+			}
+			for _, c := range pod.Status.Conditions {
+				if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Message != "" {
+					out[g.Name] = c.Reason + ": " + c.Message
+				}
+			}
+			if out[g.Name] != "" {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// reasonsGiven says every gang that cannot fit reports the reason it must.
+func reasonsGiven(results []demo.Result, reasons map[string]string) bool {
+	for _, r := range results {
+		if !r.Gang.Fits && !strings.Contains(reasons[r.Gang.Name], r.Gang.WaitReason) {
+			return false
+		}
+	}
+	return true
+}

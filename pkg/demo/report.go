@@ -1,0 +1,203 @@
+package demo
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// Board follows the gangs while the demo runs: when each gang's last member
+// was created and when each member was first seen bound. It is safe for
+// concurrent use (a pod watch feeds it while the submitter and the progress
+// printer read it).
+type Board struct {
+	mu      sync.Mutex
+	gangs   []Gang
+	index   map[string]int
+	created []time.Time            // last member creation, zero until then
+	bound   []map[string]time.Time // pod name -> first seen bound
+}
+
+// NewBoard returns a board for gangs.
+func NewBoard(gangs []Gang) *Board {
+	b := &Board{gangs: gangs, index: map[string]int{}, created: make([]time.Time, len(gangs)), bound: make([]map[string]time.Time, len(gangs))}
+	for i, g := range gangs {
+		b.index[g.Name] = i
+		b.bound[i] = map[string]time.Time{}
+	}
+	return b
+}
+
+// Created records that the gang's last member was created at.
+func (b *Board) Created(gang string, at time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if i, ok := b.index[gang]; ok {
+		b.created[i] = at
+	}
+}
+
+// Bound records that pod of gang was seen bound at; the first sighting counts.
+func (b *Board) Bound(gang, pod string, at time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i, ok := b.index[gang]
+	if !ok {
+		return
+	}
+	if _, seen := b.bound[i][pod]; !seen {
+		b.bound[i][pod] = at
+	}
+}
+
+// Progress is a point-in-time count over all gangs.
+type Progress struct {
+	Bound, Pods  int // pods bound / created or to be created
+	AtMin, Gangs int // gangs with at least min members bound / all gangs
+}
+
+// Progress counts bound pods and gangs at min.
+func (b *Board) Progress() Progress {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := Progress{Gangs: len(b.gangs)}
+	for i, g := range b.gangs {
+		p.Pods += g.Members
+		p.Bound += len(b.bound[i])
+		if len(b.bound[i]) >= g.Min {
+			p.AtMin++
+		}
+	}
+	return p
+}
+
+// Settled says every gang that should reach min has, and every gang that
+// should reach max has too.
+func (b *Board) Settled() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, g := range b.gangs {
+		n := len(b.bound[i])
+		if (g.Fits && n < g.Min) || (g.FitsMax && n < g.Max) {
+			return false
+		}
+	}
+	return true
+}
+
+// Results returns one result per gang, in scenario order, without reasons.
+func (b *Board) Results() []Result {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Result, len(b.gangs))
+	for i, g := range b.gangs {
+		times := make([]time.Time, 0, len(b.bound[i]))
+		for _, t := range b.bound[i] {
+			times = append(times, t)
+		}
+		slices.SortFunc(times, func(x, y time.Time) int { return x.Compare(y) })
+		r := Result{Gang: g, Placed: len(times), Created: b.created[i]}
+		if g.Min > 0 && len(times) >= g.Min {
+			r.MinAt = times[g.Min-1]
+		}
+		if g.Max > 0 && len(times) >= g.Max {
+			r.MaxAt = times[g.Max-1]
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// Result is how one gang fared.
+type Result struct {
+	Gang    Gang
+	Placed  int       // members bound
+	Created time.Time // the gang's last member creation
+	MinAt   time.Time // when min members were bound; zero if never
+	MaxAt   time.Time // when max members were bound; zero if never
+	Reason  string    // why the gang is not at min, if it is not
+}
+
+// AtMin says the gang reached min.
+func (r Result) AtMin() bool { return !r.MinAt.IsZero() }
+
+// AtMax says the gang reached max.
+func (r Result) AtMax() bool { return !r.MaxAt.IsZero() }
+
+// ToMin is the time from the last member's creation to min members bound.
+func (r Result) ToMin() (time.Duration, bool) { return Since(r.Created, r.MinAt) }
+
+// ToMax is the time from the last member's creation to max members bound.
+func (r Result) ToMax() (time.Duration, bool) { return Since(r.Created, r.MaxAt) }
+
+// Since is at-from, or false if either is unknown. An elastic gang can reach
+// min while its last members are still being created; that counts as 0.
+func Since(from, at time.Time) (time.Duration, bool) {
+	if from.IsZero() || at.IsZero() {
+		return 0, false
+	}
+	return max(0, at.Sub(from)), true
+}
+
+// Duration formats a measured duration in seconds, or "-" if there is none.
+func Duration(d time.Duration, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// ProgressLine is the once-a-second line printed while the demo runs.
+func ProgressLine(elapsed time.Duration, p Progress) string {
+	return fmt.Sprintf("[%5.1fs] pods bound %3d/%d   gangs at min %2d/%d", elapsed.Seconds(), p.Bound, p.Pods, p.AtMin, p.Gangs)
+}
+
+// WriteTable writes the result table.
+func WriteTable(w io.Writer, results []Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GANG\tSOURCE\tMIN\tMAX\tPLACED\tTO MIN\tTO MAX\tREASON")
+	for _, r := range results {
+		reason := "-"
+		if !r.AtMin() {
+			reason = oneLine(r.Reason)
+			if reason == "" {
+				reason = "(no reason reported)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\t%s\n", r.Gang.Name, r.Gang.Source, r.Gang.Min, r.Gang.Max,
+			r.Placed, r.Gang.Members, Duration(r.ToMin()), Duration(r.ToMax()), reason)
+	}
+	return tw.Flush()
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Verdict lists what went wrong: a gang that should fit did not reach min (or,
+// if it should, max), or a gang that cannot fit got members bound. Empty means
+// the demo passed.
+func Verdict(results []Result) []string {
+	var problems []string
+	for _, r := range results {
+		g := r.Gang
+		switch {
+		case g.Fits && !r.AtMin():
+			problems = append(problems, fmt.Sprintf("gang %s should fit but placed %d of min %d", g.Name, r.Placed, g.Min))
+		case g.FitsMax && !r.AtMax():
+			problems = append(problems, fmt.Sprintf("gang %s should reach max but placed %d of max %d", g.Name, r.Placed, g.Max))
+		case !g.Fits && r.Placed > 0:
+			problems = append(problems, fmt.Sprintf("gang %s cannot fit but got %d members bound", g.Name, r.Placed))
+		case !g.Fits && !strings.Contains(r.Reason, g.WaitReason):
+			problems = append(problems, fmt.Sprintf("gang %s waits without saying %q (reason %q)", g.Name, g.WaitReason, r.Reason))
+		}
+		if r.Placed > g.Max {
+			problems = append(problems, fmt.Sprintf("gang %s placed %d members, more than its max %d", g.Name, r.Placed, g.Max))
+		}
+	}
+	return problems
+}

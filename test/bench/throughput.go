@@ -1,0 +1,452 @@
+// Package bench measures muster-scheduler's throughput against the upstream
+// default scheduler on the in-process control plane of test/harness. The Go
+// benchmark (BenchmarkThroughput) and the muster-bench command share it.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/muster-project/muster/test/harness"
+)
+
+const (
+	// NodePrefix names the benchmark's nodes: bench-node-0..n-1.
+	NodePrefix = "bench-node"
+	// GPUsPerNode is every benchmark node's GPU count; each pod asks for one.
+	GPUsPerNode = 8
+	// DefaultProfile is the upstream default scheduler's profile name.
+	DefaultProfile = "default-scheduler"
+)
+
+// Scenario is one way of scheduling the pods.
+type Scenario struct {
+	Name string
+	// GangSize is the size (min = max) of the CRD-free gangs the pods form
+	// under muster-scheduler; 0 means plain pods under the default profile.
+	GangSize int
+}
+
+var (
+	// Plain is the baseline: ungrouped pods under the upstream default profile.
+	Plain = Scenario{Name: "plain"}
+	// Gang8 is the pods in CRD-free gangs of 8 under muster-scheduler.
+	Gang8 = Scenario{Name: "gang8", GangSize: 8}
+	// Gang64 is the pods in CRD-free gangs of 64 under muster-scheduler.
+	Gang64 = Scenario{Name: "gang64", GangSize: 64}
+)
+
+// Scenarios returns the three standard scenarios in report order.
+func Scenarios() []Scenario { return []Scenario{Plain, Gang8, Gang64} }
+
+// Config sizes a run; zero fields take the defaults.
+type Config struct {
+	Nodes            int           // default 1000
+	Pods             int           // default 2000; rounded down to whole gangs
+	Creators         int           // concurrent pod creators, default 16
+	StatusSyncMillis int64         // MusterGang statusSyncMillis, default 1000
+	Timeout          time.Duration // for all pods to bind, default 5m
+}
+
+func (c Config) withDefaults() Config {
+	if c.Nodes <= 0 {
+		c.Nodes = 1000
+	}
+	if c.Pods <= 0 {
+		c.Pods = 2000
+	}
+	if c.Creators <= 0 {
+		c.Creators = 16
+	}
+	if c.StatusSyncMillis <= 0 {
+		c.StatusSyncMillis = 1000
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Minute
+	}
+	return c
+}
+
+// Result holds one scenario run's figures.
+type Result struct {
+	Scenario  string
+	Namespace string
+	Pods      int // pods created
+	Gangs     int // gangs created (0 for plain)
+	Bound     int // pods seen bound
+	// Elapsed runs from the first pod creation call to the last bind seen.
+	Elapsed    time.Duration
+	PodsPerSec float64
+	// Latencies are, for gangs, one per gang that reached its min: the time
+	// of its min-th bind minus the time its last member's create call
+	// returned; for plain pods, one per bound pod: bind minus create return.
+	Latencies []time.Duration
+	P50, P99  time.Duration
+}
+
+// EnsureNodes makes sure nodes bench-node-0..n-1 exist (GPUsPerNode GPUs
+// each), creating the missing ones with a few goroutines.
+func EnsureNodes(ctx context.Context, c kubernetes.Interface, n int) error {
+	list, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	have := make(map[string]bool, len(list.Items))
+	for _, node := range list.Items {
+		have[node.Name] = true
+	}
+	names := make(chan string)
+	errc := make(chan error, 8)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range names {
+				if err := harness.CreateNode(ctx, c, harness.GPUNode(name, GPUsPerNode)); err != nil && !apierrors.IsAlreadyExists(err) {
+					select {
+					case errc <- fmt.Errorf("creating node %s: %w", name, err):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("%s-%d", NodePrefix, i)
+		if have[name] {
+			continue
+		}
+		select {
+		case names <- name:
+		case err := <-errc:
+			close(names)
+			wg.Wait()
+			return err
+		}
+	}
+	close(names)
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
+
+// podSet is the pods of a run and what the benchmark saw happen to them.
+type podSet struct {
+	pods  []*v1.Pod
+	gang  []int // pod index -> gang index (-1 for plain)
+	gangs [][]int
+	index map[string]int
+
+	mu        sync.Mutex
+	created   []time.Time
+	bound     []time.Time
+	nBound    int
+	gangBound []int
+	gangMin   []time.Time // when each gang's min-th bind was seen
+	allBound  chan struct{}
+}
+
+func buildPods(ns string, sc Scenario, n int) *podSet {
+	s := &podSet{index: map[string]int{}, allBound: make(chan struct{})}
+	add := func(p *v1.Pod, g int) {
+		s.index[p.Name] = len(s.pods)
+		s.pods = append(s.pods, p)
+		s.gang = append(s.gang, g)
+	}
+	if sc.GangSize <= 0 {
+		for i := 0; i < n; i++ {
+			add(harness.Member{Namespace: ns, Name: fmt.Sprintf("p-%d", i), Scheduler: DefaultProfile, GPUs: 1}.Pod(), -1)
+		}
+	} else {
+		for g := 0; g < n/sc.GangSize; g++ {
+			var idx []int
+			for _, m := range harness.LabelMembers(ns, fmt.Sprintf("g-%d", g), sc.GangSize, 1, sc.GangSize, sc.GangSize) {
+				idx = append(idx, len(s.pods))
+				add(m.Pod(), g)
+			}
+			s.gangs = append(s.gangs, idx)
+		}
+	}
+	s.created = make([]time.Time, len(s.pods))
+	s.bound = make([]time.Time, len(s.pods))
+	s.gangBound = make([]int, len(s.gangs))
+	s.gangMin = make([]time.Time, len(s.gangs))
+	return s
+}
+
+// observe records the first time a pod is seen with a node.
+func (s *podSet) observe(obj any) {
+	now := time.Now()
+	p, ok := obj.(*v1.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return
+	}
+	i, ok := s.index[p.Name]
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.bound[i].IsZero() {
+		return
+	}
+	s.bound[i] = now
+	if g := s.gang[i]; g >= 0 {
+		s.gangBound[g]++
+		if s.gangBound[g] == len(s.gangs[g]) { // min = gang size
+			s.gangMin[g] = now
+		}
+	}
+	s.nBound++
+	if s.nBound == len(s.pods) {
+		close(s.allBound)
+	}
+}
+
+// Run runs scenario sc once on env: it makes sure the nodes exist, starts the
+// scenario's scheduler in a fresh namespace, creates the pods concurrently,
+// waits for every bind, then stops the scheduler and deletes the pods, so
+// runs can follow each other in one process. It returns the figures it got
+// with any error (a timeout leaves a partial Result).
+func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Result, err error) {
+	cfg = cfg.withDefaults()
+	res.Scenario = sc.Name
+	if err := EnsureNodes(ctx, env.Client, cfg.Nodes); err != nil {
+		return res, err
+	}
+	nsObj, err := env.Client.CoreV1().Namespaces().Create(ctx,
+		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-" + sc.Name + "-"}}, metav1.CreateOptions{})
+	if err != nil {
+		return res, err
+	}
+	ns := nsObj.Name
+	res.Namespace = ns
+	set := buildPods(ns, sc, cfg.Pods)
+	res.Pods, res.Gangs = len(set.pods), len(set.gangs)
+	defer func() {
+		if cerr := deletePods(context.WithoutCancel(ctx), env.Client, ns); cerr != nil && err == nil {
+			err = fmt.Errorf("deleting the pods of namespace %s: %w", ns, cerr)
+		}
+	}()
+
+	// Watch the namespace's pods before any exist.
+	factory := informers.NewSharedInformerFactoryWithOptions(env.Client, 0, informers.WithNamespace(ns))
+	inf := factory.Core().V1().Pods().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    set.observe,
+		UpdateFunc: func(_, obj any) { set.observe(obj) },
+	}); err != nil {
+		return res, err
+	}
+	stop := make(chan struct{})
+	defer factory.Shutdown()
+	defer close(stop)
+	factory.Start(stop)
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return res, errors.New("pod informer did not sync")
+	}
+
+	// Start the scenario's scheduler and wait until it binds a warm-up pod,
+	// so its start-up is not part of the measurement.
+	kc, err := env.Kubeconfig()
+	if err != nil {
+		return res, err
+	}
+	profile, config := DefaultProfile, harness.DefaultConfig(kc)
+	if sc.GangSize > 0 {
+		profile, config = harness.MusterProfile, harness.MusterConfig(kc, harness.GangArgs{StatusSyncMillis: cfg.StatusSyncMillis})
+	}
+	sched, err := env.StartScheduler(ctx, config)
+	if err != nil {
+		return res, err
+	}
+	defer sched.Stop()
+	if err := warmUp(ctx, env.Client, ns, profile); err != nil {
+		return res, err
+	}
+
+	// Create every pod with cfg.Creators goroutines, in order, so a gang's
+	// members arrive together.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	var createErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range cfg.Creators {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, set.pods[i], metav1.CreateOptions{}); err != nil {
+					errOnce.Do(func() { createErr = fmt.Errorf("creating pod %s/%s: %w", ns, set.pods[i].Name, err); cancel() })
+					continue
+				}
+				t := time.Now()
+				set.mu.Lock()
+				set.created[i] = t
+				set.mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range set.pods {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if createErr != nil {
+		return res, createErr
+	}
+
+	var waitErr error
+	select {
+	case <-set.allBound:
+	case <-time.After(cfg.Timeout):
+		waitErr = fmt.Errorf("%s: timed out after %v waiting for binds", sc.Name, cfg.Timeout)
+	case <-ctx.Done():
+		waitErr = ctx.Err()
+	}
+	if waitErr == nil {
+		// Let the scheduler post its events before it is stopped, so
+		// stopping it does not cancel requests in flight (and log about it).
+		settleEvents(ctx, env.Client, ns)
+	}
+	sched.Stop()
+
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	res.Bound = set.nBound
+	var last time.Time
+	for _, t := range set.bound {
+		if t.After(last) {
+			last = t
+		}
+	}
+	if res.Bound > 0 {
+		res.Elapsed = last.Sub(start)
+		res.PodsPerSec = float64(res.Bound) / res.Elapsed.Seconds()
+	}
+	if sc.GangSize > 0 {
+		for g, members := range set.gangs {
+			if set.gangMin[g].IsZero() {
+				continue
+			}
+			var lastCreated time.Time
+			for _, i := range members {
+				if set.created[i].After(lastCreated) {
+					lastCreated = set.created[i]
+				}
+			}
+			res.Latencies = append(res.Latencies, set.gangMin[g].Sub(lastCreated))
+		}
+	} else {
+		for i, t := range set.bound {
+			if !t.IsZero() {
+				res.Latencies = append(res.Latencies, t.Sub(set.created[i]))
+			}
+		}
+	}
+	res.P50, res.P99 = Percentile(res.Latencies, 0.50), Percentile(res.Latencies, 0.99)
+	if waitErr == nil && res.Bound != res.Pods {
+		waitErr = fmt.Errorf("%s: %d of %d pods bound", sc.Name, res.Bound, res.Pods)
+	}
+	if waitErr != nil {
+		waitErr = fmt.Errorf("%w (%d of %d pods bound, %d of %d gangs at min)", waitErr, res.Bound, res.Pods, len(res.Latencies), res.Gangs)
+	}
+	return res, waitErr
+}
+
+// GangsAtMin is how many gangs reached their min (plain runs: 0).
+func (r Result) GangsAtMin() int {
+	if r.Gangs == 0 {
+		return 0
+	}
+	return len(r.Latencies)
+}
+
+// warmUp creates one ungrouped pod for profile and waits until it is bound,
+// then deletes it.
+func warmUp(ctx context.Context, c kubernetes.Interface, ns, profile string) error {
+	p := harness.Member{Namespace: ns, Name: "warm-up", Scheduler: profile}.Pod()
+	if _, err := c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating warm-up pod: %w", err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		got, err := c.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+		return err == nil && got.Spec.NodeName != "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("scheduler %s did not bind the warm-up pod: %w", profile, err)
+	}
+	return c.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+}
+
+// settleEvents waits, for at most 15s, until the number of events in ns
+// stops growing.
+func settleEvents(ctx context.Context, c kubernetes.Interface, ns string) {
+	last, still := -1, 0
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			return false, nil
+		}
+		if n := len(list.Items); n != last {
+			last, still = n, 0
+			return false, nil
+		}
+		still++
+		return still >= 4, nil
+	})
+}
+
+// deletePods deletes every pod in ns at once and waits until they are gone.
+// (Namespaces are left in place: the test control plane runs no namespace
+// controller to finalize them.)
+func deletePods(ctx context.Context, c kubernetes.Interface, ns string) error {
+	if err := c.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil && len(list.Items) == 0, nil
+	})
+}
+
+// Percentile returns the nearest-rank q-quantile (0 < q <= 1) of ds, 0 if empty.
+func Percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	k := int(math.Ceil(q*float64(len(s)))) - 1
+	k = max(0, min(k, len(s)-1))
+	return s[k]
+}
+
+// Ms is d in milliseconds.
+func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

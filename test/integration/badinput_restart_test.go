@@ -1,0 +1,163 @@
+package integration
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// Bad gang input is reported on the object, naming the field, and never
+// stops other gangs.
+func TestBadInputIsReportedAndIsolated(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	// PodGroup whose max is below its min.
+	createPodGroup(t, env, 3, 2, 0, "minmax")
+	// PodGroup asking for a huge min.
+	createPodGroup(t, env, 100000, 0, 0, "huge")
+	// PodGroup with a negative timeout.
+	neg := harness.PodGroup(ns, "negtimeout", 1, 0, -5)
+	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Create(ctx, neg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bad := []harness.Member{
+		harness.PodGroupMembers(ns, "minmax", 1, 1)[0],
+		harness.PodGroupMembers(ns, "huge", 1, 1)[0],
+		harness.PodGroupMembers(ns, "negtimeout", 1, 1)[0],
+		harness.PodGroupMembers(ns, "missing", 1, 1)[0],
+		harness.LabelMembers(ns, "zero", 1, 1, 0, 0)[0],
+	}
+	// Two CRD-free members that disagree on min: the older one sets the gang.
+	disagree := harness.LabelMembers(ns, "split", 2, 1, 2, 2)
+	disagree[1].Annotations = map[string]string{gang.MinMemberAnnotation: "3", gang.MaxMemberAnnotation: "3"}
+	if err := harness.CreatePods(ctx, env.Client, append(bad, disagree[0])...); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // make split-0 strictly older
+	if err := harness.CreatePods(ctx, env.Client, disagree[1]); err != nil {
+		t.Fatal(err)
+	}
+	good := harness.LabelMembers(ns, "good", 2, 8, 2, 2)
+	if err := harness.CreatePods(ctx, env.Client, good...); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct{ pod, field string }{
+		{"minmax-0", "PodGroup team-a/minmax: metadata.annotations[muster.dev/max-member]: max 2 is less than min 3"},
+		{"huge-0", "PodGroup team-a/huge: spec.minMember: 100000 exceeds the scheduler's maxGangMembers (10000)"},
+		{"negtimeout-0", "PodGroup team-a/negtimeout: spec.scheduleTimeoutSeconds: must not be negative"},
+		{"missing-0", "Pod team-a/missing-0: metadata.labels[scheduling.x-k8s.io/pod-group]: PodGroup team-a/missing does not exist"},
+		{"zero-0", "Pod team-a/zero-0: metadata.annotations[muster.dev/min-member]: must be at least 1, got 0"},
+		{"split-1", "Pod team-a/split-1: metadata.annotations[muster.dev/min-member]: 3 disagrees with 2 of gang team-a/split (set by Pod team-a/split-0)"},
+	}
+	for _, c := range cases {
+		waitPod(t, ctx, env, c.pod, "bad-input condition", hasScheduledReason(v1.PodReasonSchedulingGated, c.field))
+		waitEvent(t, ctx, env, "Pod", c.pod, "InvalidGangSpec", c.field)
+	}
+	waitCondition(t, ctx, env, "minmax", gang.ReasonInvalidSpec, "max 2 is less than min 3")
+	waitCondition(t, ctx, env, "huge", gang.ReasonInvalidSpec, "spec.minMember")
+	waitBound(t, env, gang.GroupLabel, "good", 2)
+	for _, c := range cases {
+		if p, _ := env.Client.CoreV1().Pods(ns).Get(ctx, c.pod, metav1.GetOptions{}); p != nil && p.Spec.NodeName != "" {
+			t.Errorf("pod %s with bad gang input was bound", c.pod)
+		}
+	}
+
+	// Fixing the spec lets the gang through.
+	pg, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Get(ctx, "minmax", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.Spec.MinMember = 1
+	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Update(ctx, pg, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "minmax", 1)
+}
+
+// A scheduler restarted mid-gang recovers from the API alone: members it bound
+// count toward min, reservations it held are simply gone (never bound), and
+// no gang ends up partly bound.
+func TestRestartMidGang(t *testing.T) {
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	// Gang "held": three of four members exist and hold reservations at Permit,
+	// the fourth is gated by another controller.
+	createPodGroup(t, env, 4, 0, 0, "held")
+	held := harness.PodGroupMembers(ns, "held", 4, 8)
+	held[3].Gated = true
+	if err := harness.CreatePods(ctx, env.Client, held...); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, ctx, env, "held", gang.ReasonWaitingForRoom, "3 holding reservations")
+
+	// Gang "elastic" reached min before the restart: two members bound.
+	elastic := harness.LabelMembers(ns, "elastic", 2, 8, 2, 3)
+	if err := harness.CreatePods(ctx, env.Client, elastic...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 2)
+
+	sched.Stop()
+	stayBound(t, env, gang.PodGroupLabel, "held", 0, 500*time.Millisecond)
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
+
+	// A third elastic member binds at once: the bound two count toward min.
+	extra := harness.LabelMembers(ns, "elastic", 3, 8, 2, 3)[2]
+	if err := harness.CreatePods(ctx, env.Client, extra); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 3)
+
+	// "held" is not partly bound after the restart; lifting the gate completes it.
+	stayBound(t, env, gang.PodGroupLabel, "held", 0, time.Second)
+	ungate(t, ctx, env, held[3].Name)
+	waitBound(t, env, gang.PodGroupLabel, "held", 4)
+	waitCondition(t, ctx, env, "held", gang.ReasonAtMax, "4 of max 4")
+}
+
+func ungate(t *testing.T, ctx context.Context, env *harness.Env, name string) {
+	t.Helper()
+	p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.SchedulingGates = nil
+	if _, err := env.Client.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// CRD-free gangs work with no PodGroup object at all.
+func TestLabelGangWithoutCRDObject(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	members := harness.LabelMembers(ns, "plain", 4, 4, 4, 4)
+	for i := range members {
+		members[i].Annotations[gang.ScheduleTimeoutAnnotation] = strconv.Itoa(30)
+	}
+	if err := harness.CreatePods(ctx, env.Client, members[:3]...); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, ctx, env, "plain-0", "quorum gate", hasScheduledReason(v1.PodReasonSchedulingGated, "fewer than 4 members exist"))
+	waitEvent(t, ctx, env, "Pod", "plain-0", gang.ReasonAwaitingQuorum, "3 of 4 members exist")
+	if err := harness.CreatePods(ctx, env.Client, members[3]); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "plain", 4)
+	waitEvent(t, ctx, env, "Pod", "plain-0", gang.ReasonAtMax, "4 of max 4")
+}
