@@ -58,6 +58,7 @@ var (
 	_ fwk.ReservePlugin     = &Gang{}
 	_ fwk.PostBindPlugin    = &Gang{}
 	_ fwk.EnqueueExtensions = &Gang{}
+	_ fwk.SignPlugin        = &Gang{}
 )
 
 // New builds the plugin from its args.
@@ -276,6 +277,14 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.fail(ctx, spec.Key, msg)
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
+	return nil, nil
+}
+
+// SignPod adds nothing to a pod's signature: MusterGang never narrows or ranks
+// nodes (PreFilter admits a member to every node or rejects it, and runs
+// before the framework consults its batching cache), so it must not switch
+// off the framework's opportunistic batching for the whole profile.
+func (pl *Gang) SignPod(context.Context, *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	return nil, nil
 }
 
