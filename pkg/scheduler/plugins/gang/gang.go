@@ -97,7 +97,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
 		UpdateFunc: func(_, o any) { pl.touchPod(o) },
-		DeleteFunc: pl.touchPod,
+		DeleteFunc: func(o any) { pl.touchPod(o); pl.status.podGone(o) },
 	}); err != nil {
 		return nil, fmt.Errorf("watching gang members: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
@@ -263,4 +264,21 @@ func (w *statusWriter) forget(k gang.Key) {
 	delete(w.last, k)
 	delete(w.placed, k)
 	w.pl.tracker.Forget(k)
+	w.pl.gangSince.Delete(k)
+	w.pl.quorate.Delete(k)
+}
+
+// podGone drops what was kept about a deleted pod.
+func (w *statusWriter) podGone(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	delete(w.told, pod.UID)
+	delete(w.gate, pod.UID)
+	w.mu.Unlock()
 }
