@@ -395,7 +395,12 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
 	switch spec.Permit(counts) {
 	case gang.PermitRejectOverMax:
-		return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s is at its max: %d of %d members placed", spec.Key, counts.Placed, spec.MaxMember)), 0
+		// Two members passed the gate together and the other took the last
+		// slot. This one waits like any member beyond max: shown as gated, not
+		// Unschedulable, so no autoscaler adds nodes for it.
+		_, msg := spec.Admit(gang.Counts{Members: counts.Members + 1, Placed: counts.Placed})
+		pl.status.gated(pod, msg)
+		return fwk.NewStatus(fwk.Unschedulable, msg), 0
 	case gang.PermitBind:
 		pl.tracker.PermitAll(spec.Key, pod.UID)
 		return nil, 0
