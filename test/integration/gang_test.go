@@ -206,14 +206,22 @@ func TestQueueOrderPriorityThenAge(t *testing.T) {
 	if err := harness.CreatePods(ctx, env.Client, append(young, urgent...)...); err != nil {
 		t.Fatal(err)
 	}
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 60})
+	second := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 60})
 	waitBound(t, env, gang.GroupLabel, "urgent", 2)
 	stayBound(t, env, gang.GroupLabel, "old", 0, time.Second)
 
+	// Free the room while no scheduler runs, so that old and young are queued
+	// side by side again (retries after a failure follow the framework's
+	// per-pod backoff, which would decide instead of the queue order).
+	second.Stop()
 	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)},
 		metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "urgent")}); err != nil {
 		t.Fatal(err)
 	}
+	if err := harness.WaitBound(ctx, env.Client, ns, harness.Selector(gang.GroupLabel, "urgent"), 0, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 60})
 	waitBound(t, env, gang.GroupLabel, "old", 2)
 	stayBound(t, env, gang.GroupLabel, "young", 0, time.Second)
 }

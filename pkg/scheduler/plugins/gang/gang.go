@@ -460,16 +460,22 @@ func (pl *Gang) PostBind(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ str
 }
 
 func (pl *Gang) touchPod(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	pod, ok := obj.(*v1.Pod)
+	pod, ok := podFrom(obj)
 	if !ok {
 		return
 	}
 	if key, _, isGang, _ := gang.GroupOf(pod); isGang {
 		pl.status.touch(key)
 	}
+}
+
+// podFrom unwraps a pod from an informer notification, tombstones included.
+func podFrom(obj any) (*v1.Pod, bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	pod, ok := obj.(*v1.Pod)
+	return pod, ok
 }
 
 // quorumArrived wakes a gang's gated members when a new member completes its

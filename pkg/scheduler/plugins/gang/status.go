@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
@@ -270,10 +269,7 @@ func (w *statusWriter) forget(k gang.Key) {
 
 // podGone drops what was kept about a deleted pod.
 func (w *statusWriter) podGone(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	pod, ok := obj.(*v1.Pod)
+	pod, ok := podFrom(obj)
 	if !ok {
 		return
 	}
