@@ -198,6 +198,7 @@ func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, er
 	cc, sched, err := app.Setup(ctx, opts, app.WithPlugin(gangplugin.Name, gangplugin.New))
 	if err != nil {
 		cancel()
+		configz.Delete("componentconfig") // so that the next scheduler can register
 		return nil, err
 	}
 	s := &Scheduler{cancel: cancel, done: make(chan error, 1)}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +161,28 @@ func TestLabelGangWithoutCRDObject(t *testing.T) {
 	}
 	waitBound(t, env, gang.GroupLabel, "plain", 4)
 	waitEvent(t, ctx, env, "Pod", "plain-0", gang.ReasonAtMax, "4 of max 4")
+}
+
+// Bad plugin args stop the scheduler from starting, naming the field.
+func TestBadPluginArgsFailStartup(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{})
+	kc, err := env.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, config, want string }{
+		{"negative backoff", harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: -3}), "pluginConfig.MusterGang.args.backoffSeconds: Invalid value: -3"},
+		{"misspelt field", strings.Replace(harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: 3}), "backoffSeconds", "backofSeconds", 1), `unknown field "backofSeconds"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := env.StartScheduler(ctx, tc.config)
+			if err == nil {
+				s.Stop()
+				t.Fatal("scheduler started with bad args")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
 }
