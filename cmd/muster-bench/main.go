@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"text/tabwriter"
 	"time"
 
@@ -23,12 +24,24 @@ func main() {
 	nodes := flag.Int("nodes", 1000, "nodes (8 GPUs each)")
 	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
 	runs := flag.Int("runs", 1, "runs of each scenario; the table shows their means")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
 	flag.Parse()
 	if *nodes < 1 || *pods < 64 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "muster-bench: need --nodes >= 1, --pods >= 64, --runs >= 1")
 		os.Exit(2)
 	}
 	quietKlog()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*nodes, *pods, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "muster-bench:", err)
 		os.Exit(1)
