@@ -425,8 +425,10 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 // Reserve has nothing to hold beyond what Permit tracks.
 func (pl *Gang) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
 
-// Unreserve runs when a member loses its node: rejected at Permit (timeout),
-// or failed to bind. Before the quorum is placed that releases the whole gang.
+// Unreserve runs when a member loses its node. A member still waiting at
+// Permit (timed out or rejected) fails the gang's attempt, releasing every
+// reservation. A permitted member that failed to bind only returns to the
+// queue: its siblings may already be bound, and the bound ones still count.
 func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) {
 	key, _, isGang, err := gang.GroupOf(pod)
 	if !isGang || err != nil {
