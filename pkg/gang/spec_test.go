@@ -36,10 +36,7 @@ func TestGroupOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			key, src, isGang, err := GroupOf(pod(tt.labels, nil))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if !checkErr(t, err, tt.wantErr) {
 				return
 			}
 			if err != nil || key != tt.want || src != tt.source || isGang != tt.isGang {
@@ -77,14 +74,8 @@ func TestSpecFromPodGroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := SpecFromPodGroup(tt.pg, defaults)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if !checkErr(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s.MinMember != tt.min || s.MaxMember != tt.max || s.Timeout != tt.timeout || s.Source != SourcePodGroup {
 				t.Errorf("spec = %+v, want min %d max %d timeout %s", s, tt.min, tt.max, tt.timeout)
@@ -120,18 +111,26 @@ func TestSpecFromPod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := SpecFromPod(pod(map[string]string{GroupLabel: "g"}, tt.ann), key, defaults)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if !checkErr(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s.MinMember != tt.min || s.MaxMember != tt.max || s.Timeout != tt.timeout {
 				t.Errorf("spec = %+v, want min %d max %d timeout %s", s, tt.min, tt.max, tt.timeout)
 			}
 		})
 	}
+}
+
+// checkErr fails the test unless err matches want (an error containing want,
+// or no error when want is empty); it reports whether the case goes on to
+// check a result.
+func checkErr(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatal(err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	return want == ""
 }

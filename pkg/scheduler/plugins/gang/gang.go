@@ -120,6 +120,24 @@ func indexByGang(obj any) ([]string, error) {
 	return []string{key.String()}, nil
 }
 
+// specStateKey carries the spec PreFilter resolved to PostFilter and Permit
+// of the same cycle, so each member's spec is read once per attempt.
+const specStateKey fwk.StateKey = Name + "/spec"
+
+type cycleSpec struct{ spec gang.Spec }
+
+// Clone shares the spec: it is never modified after PreFilter.
+func (c *cycleSpec) Clone() fwk.StateData { return c }
+
+// specFor returns the spec PreFilter resolved in this cycle, resolving it
+// only when PreFilter did not (an ordinary pod, or bad gang input).
+func (pl *Gang) specFor(state fwk.CycleState, pod *v1.Pod) (gang.Spec, bool, error) {
+	if d, err := state.Read(specStateKey); err == nil {
+		return d.(*cycleSpec).spec, true, nil
+	}
+	return pl.resolve(pod)
+}
+
 // members lists a gang's pods as the informer sees them.
 func (pl *Gang) members(key gang.Key) []*v1.Pod {
 	objs, err := pl.pods.ByIndex(gangIndex, key.String())
@@ -181,10 +199,8 @@ func (pl *Gang) labelSpec(pod *v1.Pod, key gang.Key, members []*v1.Pod) (gang.Sp
 		return gang.Spec{}, err
 	}
 	ref := pod
-	for _, m := range members {
-		if gang.Live(m) && olderPod(m, ref) {
-			ref = m
-		}
+	if oldest := oldestLive(members); oldest != nil && olderPod(oldest, ref) {
+		ref = oldest
 	}
 	if ref == pod {
 		return own, nil
@@ -197,6 +213,17 @@ func (pl *Gang) labelSpec(pod *v1.Pod, key gang.Key, members []*v1.Pod) (gang.Sp
 		return gang.Spec{}, gang.Disagreement(pod, own, refSpec, "Pod "+ref.Namespace+"/"+ref.Name)
 	}
 	return refSpec, nil
+}
+
+// oldestLive returns a gang's oldest live member, nil if none.
+func oldestLive(members []*v1.Pod) *v1.Pod {
+	var oldest *v1.Pod
+	for _, m := range members {
+		if gang.Live(m) && (oldest == nil || olderPod(m, oldest)) {
+			oldest = m
+		}
+	}
+	return oldest
 }
 
 func olderPod(a, b *v1.Pod) bool {
@@ -263,6 +290,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.status.invalid(spec.Key, pod, err)
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
+	state.Write(specStateKey, &cycleSpec{spec: spec})
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
@@ -332,7 +360,7 @@ func noScheduleTaints(t *v1.Taint) bool {
 // fails the whole attempt: every waiting member is rejected so nothing stays
 // reserved, and the gang backs off.
 func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
-	spec, isGang, err := pl.resolve(pod)
+	spec, isGang, err := pl.specFor(state, pod)
 	if !isGang || err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
@@ -384,7 +412,7 @@ func (pl *Gang) activate(logger klog.Logger, key gang.Key, except types.UID) {
 // Permit holds members until min of them (counting bound ones) have nodes,
 // then lets them all bind at once; elastic members beyond min bind directly.
 func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.Status, time.Duration) {
-	spec, isGang, err := pl.resolve(pod)
+	spec, isGang, err := pl.specFor(state, pod)
 	if !isGang {
 		return nil, 0
 	}

@@ -178,22 +178,16 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		}
 	}
 	if ref == nil {
-		var oldest *v1.Pod
-		for _, m := range members {
-			if gang.Live(m) && (oldest == nil || olderPod(m, oldest)) {
-				oldest = m
-			}
-		}
+		// A CRD-free gang, or members naming a PodGroup that is missing: the
+		// oldest member speaks for the gang, and resolving it gives the spec
+		// or the error the members themselves report.
+		oldest := oldestLive(members)
 		if oldest == nil {
 			w.forget(k)
 			return
 		}
 		pg = oldest
-		if _, src, _, _ := gang.GroupOf(oldest); src == gang.SourceLabels {
-			spec, err = w.pl.labelSpec(oldest, k, members)
-		} else {
-			spec, err = gang.Spec{}, &gang.FieldError{Object: "Pod " + oldest.Namespace + "/" + oldest.Name, Field: "metadata.labels[" + gang.PodGroupLabel + "]", Detail: "PodGroup " + k.String() + " does not exist"}
-		}
+		spec, _, err = w.pl.resolve(oldest)
 	}
 
 	var sum gang.Summary
