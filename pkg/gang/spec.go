@@ -39,6 +39,10 @@ type Spec struct {
 	Timeout time.Duration
 	// Created orders gangs of equal priority: older gangs first.
 	Created time.Time
+	// Annotations of the object the spec was read from (the PodGroup, or the
+	// member that sets a CRD-free gang's spec), for the other asks a gang makes
+	// there, such as its GPU class and topology.
+	Annotations map[string]string
 }
 
 // Defaults fill what a gang's source leaves unset, and bound what it may ask.
@@ -98,6 +102,8 @@ func SpecFromPodGroup(pg *schedv1alpha1.PodGroup, d Defaults) (Spec, error) {
 		MinMember: pg.Spec.MinMember,
 		Timeout:   d.ScheduleTimeout,
 		Created:   pg.CreationTimestamp.Time,
+
+		Annotations: pg.Annotations,
 	}
 	if pg.Spec.ScheduleTimeoutSeconds != nil {
 		if *pg.Spec.ScheduleTimeoutSeconds < 0 {
@@ -122,7 +128,7 @@ func SpecFromPodGroup(pg *schedv1alpha1.PodGroup, d Defaults) (Spec, error) {
 // max defaults to min; the timeout to the scheduler's default.
 func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
 	obj := podObject(pod)
-	s := Spec{Key: key, Source: SourceLabels, Timeout: d.ScheduleTimeout, Created: pod.CreationTimestamp.Time}
+	s := Spec{Key: key, Source: SourceLabels, Timeout: d.ScheduleTimeout, Created: pod.CreationTimestamp.Time, Annotations: pod.Annotations}
 	v, ok := pod.Annotations[MinMemberAnnotation]
 	if !ok {
 		return Spec{}, &FieldError{Object: obj, Field: annotationField(MinMemberAnnotation), Detail: "is required on members of a gang labelled " + GroupLabel}

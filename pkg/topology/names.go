@@ -48,17 +48,6 @@ const (
 	PreferredLevelAnnotation = "muster.dev/topology-preferred"
 )
 
-// Default topology levels, narrowest first; a plugin arg overrides them.
-var DefaultLevels = []Level{
-	{Name: "node", Label: HostnameLabel},
-	{Name: "accelerator", Label: AcceleratorLabel},
-	{Name: "clique", Label: CliqueLabel},
-	{Name: "rack", Label: LeafLabel},
-	{Name: "block", Label: SpineLabel},
-	{Name: "placement-group", Label: PlacementGroupLabel},
-	{Name: "zone", Label: ZoneLabel},
-}
-
 // Level is one tier of the topology: nodes sharing a value of Label form one
 // domain. A node without the label belongs to no domain of that level.
 type Level struct {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,48 @@ func TestDecodeGangArgs(t *testing.T) {
 			if *got.ScheduleTimeoutSeconds != *tt.want.ScheduleTimeoutSeconds || *got.BackoffSeconds != *tt.want.BackoffSeconds ||
 				*got.MaxGangMembers != *tt.want.MaxGangMembers || *got.StatusSyncMillis != *tt.want.StatusSyncMillis {
 				t.Errorf("args = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeTopologyArgs(t *testing.T) {
+	two := []TopologyLevel{{Name: "node", Label: "kubernetes.io/hostname"}, {Name: "rack", Label: "example.com/rack"}}
+	tests := []struct {
+		name       string
+		obj        runtime.Object
+		wantLevels []TopologyLevel
+		wantGPU    string
+		wantWindow int32
+		wantErr    string
+	}{
+		{name: "no args: defaults", wantLevels: DefaultTopologyLevels(), wantGPU: "nvidia.com/gpu", wantWindow: 64},
+		{name: "YAML levels", obj: &runtime.Unknown{ContentType: runtime.ContentTypeYAML, Raw: []byte("levels:\n- {name: node, label: kubernetes.io/hostname}\n- {name: rack, label: example.com/rack}\nshapeWindow: 8\n")},
+			wantLevels: two, wantGPU: "nvidia.com/gpu", wantWindow: 8},
+		{name: "other GPU resource", obj: &TopologyArgs{GPUResourceName: "amd.com/gpu"}, wantLevels: DefaultTopologyLevels(), wantGPU: "amd.com/gpu", wantWindow: 64},
+		{name: "misspelt field", obj: &runtime.Unknown{Raw: []byte(`{"level":[]}`)}, wantErr: `unknown field "level"`},
+		{name: "duplicate level name", obj: &TopologyArgs{Levels: []TopologyLevel{{Name: "rack", Label: "a.io/x"}, {Name: "rack", Label: "a.io/y"}}},
+			wantErr: "pluginConfig.MusterTopology.args.levels[1].name: Duplicate value: \"rack\""},
+		{name: "duplicate label", obj: &TopologyArgs{Levels: []TopologyLevel{{Name: "a", Label: "a.io/x"}, {Name: "b", Label: "a.io/x"}}},
+			wantErr: "pluginConfig.MusterTopology.args.levels[1].label: Duplicate value"},
+		{name: "bad label", obj: &TopologyArgs{Levels: []TopologyLevel{{Name: "a", Label: "not a label"}}}, wantErr: "pluginConfig.MusterTopology.args.levels[0].label: Invalid value"},
+		{name: "bad name", obj: &TopologyArgs{Levels: []TopologyLevel{{Name: "Rack!", Label: "a.io/x"}}}, wantErr: "pluginConfig.MusterTopology.args.levels[0].name: Invalid value"},
+		{name: "zero window", obj: &TopologyArgs{ShapeWindow: ptr.To[int32](0)}, wantErr: "pluginConfig.MusterTopology.args.shapeWindow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeTopologyArgs(tt.obj, "MusterTopology")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got.Levels) != fmt.Sprint(tt.wantLevels) || got.GPUResourceName != tt.wantGPU || *got.ShapeWindow != tt.wantWindow {
+				t.Errorf("args = %+v, want levels %v gpu %s window %d", got, tt.wantLevels, tt.wantGPU, tt.wantWindow)
 			}
 		})
 	}

@@ -32,6 +32,28 @@ func DecodeGangArgs(obj runtime.Object, pluginName string) (*GangArgs, error) {
 	return args, nil
 }
 
+// DecodeTopologyArgs turns the args the framework hands a plugin into
+// defaulted, validated TopologyArgs, like DecodeGangArgs.
+func DecodeTopologyArgs(obj runtime.Object, pluginName string) (*TopologyArgs, error) {
+	args := &TopologyArgs{}
+	switch o := obj.(type) {
+	case nil:
+	case *TopologyArgs:
+		o.DeepCopyInto(args)
+	case *runtime.Unknown:
+		if err := decodeStrict(o, args); err != nil {
+			return nil, fmt.Errorf("decoding args of plugin %s: %w", pluginName, err)
+		}
+	default:
+		return nil, fmt.Errorf("args of plugin %s: want TopologyArgs, got %T", pluginName, obj)
+	}
+	SetDefaultsTopologyArgs(args)
+	if err := ValidateTopologyArgs(field.NewPath("pluginConfig", pluginName, "args"), args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
 func decodeStrict(u *runtime.Unknown, into any) error {
 	if len(u.Raw) == 0 {
 		return nil

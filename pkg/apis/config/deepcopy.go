@@ -33,3 +33,23 @@ func (a *GangArgs) DeepCopyObject() runtime.Object {
 	a.DeepCopyInto(out)
 	return out
 }
+
+// DeepCopyInto copies a into out.
+func (a *TopologyArgs) DeepCopyInto(out *TopologyArgs) {
+	*out = *a
+	out.Levels = append([]TopologyLevel(nil), a.Levels...)
+	if a.ShapeWindow != nil {
+		v := *a.ShapeWindow
+		out.ShapeWindow = &v
+	}
+}
+
+// DeepCopyObject implements runtime.Object, as plugin args must.
+func (a *TopologyArgs) DeepCopyObject() runtime.Object {
+	if a == nil {
+		return nil
+	}
+	out := new(TopologyArgs)
+	a.DeepCopyInto(out)
+	return out
+}

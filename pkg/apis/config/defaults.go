@@ -25,3 +25,36 @@ func SetDefaultsGangArgs(a *GangArgs) {
 		a.StatusSyncMillis = ptr.To(DefaultStatusSyncMillis)
 	}
 }
+
+// Defaults for TopologyArgs.
+const (
+	DefaultGPUResourceName       = "nvidia.com/gpu"
+	DefaultShapeWindow     int32 = 64
+)
+
+// DefaultTopologyLevels are the levels used when TopologyArgs sets none,
+// narrowest first.
+func DefaultTopologyLevels() []TopologyLevel {
+	return []TopologyLevel{
+		{Name: "node", Label: "kubernetes.io/hostname"},
+		{Name: "accelerator", Label: "network.topology.nvidia.com/accelerator"},
+		{Name: "clique", Label: "nvidia.com/gpu.clique"},
+		{Name: "rack", Label: "network.topology.nvidia.com/leaf"},
+		{Name: "block", Label: "network.topology.nvidia.com/spine"},
+		{Name: "placement-group", Label: "muster.dev/placement-group"},
+		{Name: "zone", Label: "topology.kubernetes.io/zone"},
+	}
+}
+
+// SetDefaultsTopologyArgs fills unset fields.
+func SetDefaultsTopologyArgs(a *TopologyArgs) {
+	if len(a.Levels) == 0 {
+		a.Levels = DefaultTopologyLevels()
+	}
+	if a.GPUResourceName == "" {
+		a.GPUResourceName = DefaultGPUResourceName
+	}
+	if a.ShapeWindow == nil {
+		a.ShapeWindow = ptr.To(DefaultShapeWindow)
+	}
+}

@@ -26,3 +26,33 @@ type GangArgs struct {
 	// gang. Default 500.
 	StatusSyncMillis *int64 `json:"statusSyncMillis,omitempty"`
 }
+
+// TopologyArgs configures the MusterTopology plugin.
+type TopologyArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Levels are the topology tiers, narrowest first: nodes sharing a value of
+	// a level's label form one domain of it. Gangs name levels in their
+	// muster.dev/topology-preferred and -required annotations. Default: node
+	// (kubernetes.io/hostname), accelerator (network.topology.nvidia.com/accelerator),
+	// clique (nvidia.com/gpu.clique), rack (network.topology.nvidia.com/leaf),
+	// block (network.topology.nvidia.com/spine), placement-group
+	// (muster.dev/placement-group), zone (topology.kubernetes.io/zone).
+	Levels []TopologyLevel `json:"levels,omitempty"`
+
+	// GPUResourceName is the extended resource counted as GPUs. Default
+	// nvidia.com/gpu.
+	GPUResourceName string `json:"gpuResourceName,omitempty"`
+
+	// ShapeWindow is how many recently seen gangs define the common shapes
+	// (GPUs per member) that scoring keeps leftover GPUs usable for. Default 64.
+	ShapeWindow *int32 `json:"shapeWindow,omitempty"`
+}
+
+// TopologyLevel is one tier of TopologyArgs.Levels.
+type TopologyLevel struct {
+	// Name is what gangs call the level, e.g. "clique".
+	Name string `json:"name"`
+	// Label is the node label whose value names the node's domain.
+	Label string `json:"label"`
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -18,6 +19,37 @@ func ValidateGangArgs(path *field.Path, a *GangArgs) error {
 	}
 	if a.StatusSyncMillis != nil && *a.StatusSyncMillis < 10 {
 		errs = append(errs, field.Invalid(path.Child("statusSyncMillis"), *a.StatusSyncMillis, "must be at least 10"))
+	}
+	return errs.ToAggregate()
+}
+
+// ValidateTopologyArgs checks defaulted TopologyArgs; errors name the field
+// under path.
+func ValidateTopologyArgs(path *field.Path, a *TopologyArgs) error {
+	var errs field.ErrorList
+	names, labels := map[string]bool{}, map[string]bool{}
+	for i, l := range a.Levels {
+		p := path.Child("levels").Index(i)
+		for _, msg := range validation.IsDNS1123Label(l.Name) {
+			errs = append(errs, field.Invalid(p.Child("name"), l.Name, msg))
+		}
+		if names[l.Name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), l.Name))
+		}
+		names[l.Name] = true
+		for _, msg := range validation.IsQualifiedName(l.Label) {
+			errs = append(errs, field.Invalid(p.Child("label"), l.Label, msg))
+		}
+		if labels[l.Label] {
+			errs = append(errs, field.Duplicate(p.Child("label"), l.Label))
+		}
+		labels[l.Label] = true
+	}
+	for _, msg := range validation.IsQualifiedName(a.GPUResourceName) {
+		errs = append(errs, field.Invalid(path.Child("gpuResourceName"), a.GPUResourceName, msg))
+	}
+	if a.ShapeWindow != nil && (*a.ShapeWindow < 1 || *a.ShapeWindow > 4096) {
+		errs = append(errs, field.Invalid(path.Child("shapeWindow"), *a.ShapeWindow, "must be between 1 and 4096"))
 	}
 	return errs.ToAggregate()
 }

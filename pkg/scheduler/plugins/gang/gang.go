@@ -16,14 +16,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	v1helper "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 )
 
 // Name is the plugin's name in KubeSchedulerConfiguration.
@@ -128,6 +127,18 @@ type cycleSpec struct{ spec gang.Spec }
 
 // Clone shares the spec: it is never modified after PreFilter.
 func (c *cycleSpec) Clone() fwk.StateData { return c }
+
+// SpecFromCycleState returns the gang spec MusterGang's PreFilter resolved
+// for this cycle's pod, so plugins that run after it (MusterTopology) read
+// the gang's asks without resolving them again. ok is false for a pod that
+// is not a gang member or whose spec is bad input.
+func SpecFromCycleState(state fwk.CycleState) (spec gang.Spec, ok bool) {
+	d, err := state.Read(specStateKey)
+	if err != nil {
+		return gang.Spec{}, false
+	}
+	return d.(*cycleSpec).spec, true
+}
 
 // specFor returns the spec PreFilter resolved in this cycle, resolving it
 // only when PreFilter did not (an ordinary pod, or bad gang input).
@@ -299,7 +310,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, nil
 	}
 	need := int64(spec.MinMember) - int64(counts.Placed)
-	if room := roomFor(klog.FromContext(ctx), pod, nodes, need); room < need {
+	if room := nodefit.For(klog.FromContext(ctx), pod).Room(nodes, need); room < need {
 		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed); the cluster has room for %d members like %s",
 			spec.Key, need, spec.MinMember, counts.Placed, room, pod.Name)
 		pl.fail(ctx, spec.Key, msg)
@@ -318,43 +329,6 @@ func (pl *Gang) SignPod(context.Context, *v1.Pod) ([]fwk.SignFragment, *fwk.Stat
 
 // PreFilterExtensions is nil: the plugin has no Filter to update incrementally.
 func (pl *Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
-
-// roomFor counts, up to limit, how many copies of pod fit on nodes by resources,
-// node selection and taints. It errs on the side of room (it ignores pod
-// affinity and ports) because Filter still decides each member for real.
-func roomFor(logger klog.Logger, pod *v1.Pod, nodes []fwk.NodeInfo, limit int64) int64 {
-	demand := gang.DemandOf(pod)
-	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	var room int64
-	for _, ni := range nodes {
-		node := ni.Node()
-		if node == nil || node.Spec.Unschedulable {
-			continue
-		}
-		if ok, _ := affinity.Match(node); !ok {
-			continue
-		}
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logger, node.Spec.Taints, pod.Spec.Tolerations, noScheduleTaints, false); untolerated {
-			continue
-		}
-		alloc, req := ni.GetAllocatable(), ni.GetRequested()
-		allocScalars, reqScalars := alloc.GetScalarResources(), req.GetScalarResources()
-		room += demand.CopiesIn(gang.Free{
-			MilliCPU: alloc.GetMilliCPU() - req.GetMilliCPU(),
-			Memory:   alloc.GetMemory() - req.GetMemory(),
-			Pods:     int64(alloc.GetAllowedPodNumber() - len(ni.GetPods())),
-			Scalar:   func(n v1.ResourceName) int64 { return allocScalars[n] - reqScalars[n] },
-		})
-		if room >= limit {
-			return room
-		}
-	}
-	return room
-}
-
-func noScheduleTaints(t *v1.Taint) bool {
-	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-}
 
 // PostFilter runs when a member fits no node. Before the quorum is placed that
 // fails the whole attempt: every waiting member is rejected so nothing stays

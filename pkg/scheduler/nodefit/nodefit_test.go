@@ -1,4 +1,4 @@
-package gang
+package nodefit
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
-func TestRoomFor(t *testing.T) {
+func TestRoom(t *testing.T) {
 	gpuNode := func(name string, gpus string) *v1.Node {
 		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{
 			v1.ResourceCPU: "96", v1.ResourceMemory: "1Ti", v1.ResourcePods: "110", "nvidia.com/gpu": gpus}).Obj()
@@ -38,8 +38,8 @@ func TestRoomFor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logger, _ := ktesting.NewTestContext(t)
-			if got := roomFor(logger, member, tt.nodes, tt.limit); got != tt.want {
-				t.Errorf("roomFor = %d, want %d", got, tt.want)
+			if got := For(logger, member).Room(tt.nodes, tt.limit); got != tt.want {
+				t.Errorf("Room = %d, want %d", got, tt.want)
 			}
 		})
 	}
