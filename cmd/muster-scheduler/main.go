@@ -1,5 +1,5 @@
-// Command muster-scheduler is the upstream kube-scheduler with Muster's gang
-// plugin registered. Run it as a secondary scheduler with a
+// Command muster-scheduler is the upstream kube-scheduler with Muster's plugins
+// (MusterGang, MusterTopology) registered. Run it as a secondary scheduler with a
 // KubeSchedulerConfiguration whose profile is named muster-scheduler (see
 // manifests/scheduler/config.yaml); it takes every kube-scheduler flag.
 package main
@@ -13,12 +13,10 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/scheduler/plugins"
 )
 
 func main() {
-	command := app.NewSchedulerCommand(
-		app.WithPlugin(gangplugin.Name, gangplugin.New),
-	)
+	command := app.NewSchedulerCommand(plugins.Options()...)
 	os.Exit(cli.Run(command))
 }

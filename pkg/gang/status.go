@@ -1,6 +1,10 @@
 package gang
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Observed is a gang's members as the API server shows them.
 type Observed struct {
@@ -91,4 +95,32 @@ func (s Spec) Summarize(o Observed, everPlaced bool, lastFailure string) Summary
 		sum.Message = fmt.Sprintf("%d of %d members placed, %d holding reservations", o.Placed, s.MinMember, o.Waiting)
 	}
 	return sum
+}
+
+// SummarizeReasons renders node rejection reasons, counted by reason, the way
+// the scheduler's FitError does: "0/64 nodes are available: 32 node(s) had
+// <reason>, ...", most common first, then alphabetically.
+func SummarizeReasons(count map[string]int, nodes int) string {
+	reasons := make([]string, 0, len(count))
+	for r := range count {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if count[reasons[i]] != count[reasons[j]] {
+			return count[reasons[i]] > count[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	if len(reasons) == 1 && count[reasons[0]] == nodes && !strings.HasPrefix(reasons[0], "node(s)") && !strings.HasPrefix(reasons[0], "Insufficient") {
+		// One verdict for every node: a PreFilter rejection, already a sentence.
+		return reasons[0]
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", count[r], r)
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("0/%d nodes are available", nodes)
+	}
+	return fmt.Sprintf("0/%d nodes are available: %s", nodes, strings.Join(parts, ", "))
 }

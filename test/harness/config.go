@@ -50,19 +50,33 @@ profiles:
     preEnqueue:
       enabled: [{name: MusterGang}]
     preFilter:
-      enabled: [{name: MusterGang}]
+      enabled: [{name: MusterGang}, {name: MusterTopology}]
     postFilter:
       enabled: [{name: MusterGang}]
       disabled: [{name: DefaultPreemption}]
     permit:
       enabled: [{name: MusterGang}]
     reserve:
-      enabled: [{name: MusterGang}]
+      enabled: [{name: MusterGang}, {name: MusterTopology}]
     postBind:
       enabled: [{name: MusterGang}]
+    filter:
+      enabled: [{name: MusterTopology}]
+    preScore:
+      enabled: [{name: MusterTopology}]
+    score:
+      enabled: [{name: MusterTopology, weight: 20}]
+      disabled: [{name: NodeResourcesBalancedAllocation}]
   pluginConfig:
   - name: MusterGang
     args: %s
+  - name: MusterTopology
+    args: {}
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}, {name: nvidia.com/gpu, weight: 3}]
 `, kubeconfig, MusterProfile, argText)
 }
 

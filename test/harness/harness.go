@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/muster-project/muster/manifests"
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/scheduler/plugins"
 )
 
 func init() {
@@ -195,7 +195,7 @@ func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, er
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
-	cc, sched, err := app.Setup(ctx, opts, app.WithPlugin(gangplugin.Name, gangplugin.New))
+	cc, sched, err := app.Setup(ctx, opts, plugins.Options()...)
 	if err != nil {
 		cancel()
 		configz.Delete("componentconfig") // so that the next scheduler can register

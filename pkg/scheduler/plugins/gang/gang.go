@@ -28,10 +28,6 @@ import (
 // Name is the plugin's name in KubeSchedulerConfiguration.
 const Name = "MusterGang"
 
-// gangIndex indexes pods by the gang they belong to, so a gang's members are
-// found without scanning every pod.
-const gangIndex = "muster.dev/gang"
-
 // Gang is the MusterGang plugin.
 type Gang struct {
 	handle   fwk.Handle
@@ -78,8 +74,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
-	if err := podInformer.Informer().AddIndexers(cache.Indexers{gangIndex: indexByGang}); err != nil {
-		return nil, fmt.Errorf("indexing pods by gang: %w", err)
+	if err := EnsureGangIndex(podInformer.Informer()); err != nil {
+		return nil, err
 	}
 	pl.pods = podInformer.Informer().GetIndexer()
 	pl.podLister = podInformer.Lister()
@@ -106,18 +102,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 
 // Name returns the plugin name.
 func (pl *Gang) Name() string { return Name }
-
-func indexByGang(obj any) ([]string, error) {
-	pod, ok := obj.(*v1.Pod)
-	if !ok {
-		return nil, nil
-	}
-	key, _, isGang, err := gang.GroupOf(pod)
-	if err != nil || !isGang {
-		return nil, nil
-	}
-	return []string{key.String()}, nil
-}
 
 // specStateKey carries the spec PreFilter resolved to PostFilter and Permit
 // of the same cycle, so each member's spec is read once per attempt.
@@ -151,7 +135,7 @@ func (pl *Gang) specFor(state fwk.CycleState, pod *v1.Pod) (gang.Spec, bool, err
 
 // members lists a gang's pods as the informer sees them.
 func (pl *Gang) members(key gang.Key) []*v1.Pod {
-	objs, err := pl.pods.ByIndex(gangIndex, key.String())
+	objs, err := pl.pods.ByIndex(GangIndex, key.String())
 	if err != nil {
 		return nil
 	}
@@ -333,7 +317,7 @@ func (pl *Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 // PostFilter runs when a member fits no node. Before the quorum is placed that
 // fails the whole attempt: every waiting member is rejected so nothing stays
 // reserved, and the gang backs off.
-func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	spec, isGang, err := pl.specFor(state, pod)
 	if !isGang || err != nil {
 		return nil, fwk.NewStatus(fwk.Unschedulable)
@@ -347,10 +331,32 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	if spec.QuorumPlaced(counts) {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
 	}
-	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)",
-		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting)
+	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)%s",
+		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, pl.whyNoNode(statuses))
 	pl.fail(ctx, spec.Key, msg)
 	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+}
+
+// whyNoNode sums up why nodes rejected the member, most common reason first,
+// so the gang's status says more than "fits no node". It runs once per failed
+// attempt, not per member.
+func (pl *Gang) whyNoNode(statuses fwk.NodeToStatusReader) string {
+	if statuses == nil {
+		return ""
+	}
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil || len(nodes) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	for _, ni := range nodes {
+		if st := statuses.Get(ni.Node().Name); st != nil && !st.IsSuccess() {
+			for _, r := range st.Reasons() {
+				count[r]++
+			}
+		}
+	}
+	return ": " + gang.SummarizeReasons(count, len(nodes))
 }
 
 // fail ends a gang's attempt: reject every waiting member, back off, and wake

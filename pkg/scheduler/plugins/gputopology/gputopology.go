@@ -1,0 +1,597 @@
+// Package gputopology is the MusterTopology scheduler plugin: it places each
+// gang on GPUs of the class it asks for, inside the tightest topology domain
+// (node, NVLink clique, rack, placement group, zone) that holds its quorum,
+// and scores nodes so the cluster's GPUs stay usable for the gangs to come.
+//
+// The domain is chosen once per gang attempt, in the PreFilter of the first
+// member, from a per-domain index of free GPUs (pkg/topology) that is brought
+// up to date from the scheduler's snapshot only then, node by node where the
+// node changed. The other members of the attempt, and elastic members beyond
+// min, reuse the choice; their Filter and Score are O(1) per node.
+//
+// The plugin reads a gang's spec from MusterGang's cycle state, so MusterGang
+// must run before it at PreFilter; a GPU pod outside any gang is a gang of one.
+package gputopology
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/topology"
+)
+
+// Name is the plugin's name in KubeSchedulerConfiguration.
+const Name = "MusterTopology"
+
+// Filter reasons, as `kubectl describe pod` shows them.
+const (
+	ReasonGPUClass = "node(s) had GPUs not of the gang's class (muster.dev/gpu-product, muster.dev/gpu-memory-min)"
+	ReasonGPUCount = "node(s) had too few free GPUs for the member"
+	ReasonDomain   = "node(s) were outside the topology domain chosen for the gang's quorum"
+	ReasonRequired = "node(s) were outside the gang's required topology domain (muster.dev/topology-required)"
+)
+
+// MaxChoiceRetries bounds how many domains a decision tries when the index
+// says a domain fits but the nodes in it turn out not to (taints, selectors,
+// CPU or memory, which the index does not see).
+const MaxChoiceRetries = 8
+
+var (
+	_ fwk.PreFilterPlugin   = &Topology{}
+	_ fwk.FilterPlugin      = &Topology{}
+	_ fwk.PreScorePlugin    = &Topology{}
+	_ fwk.ScorePlugin       = &Topology{}
+	_ fwk.ReservePlugin     = &Topology{}
+	_ fwk.EnqueueExtensions = &Topology{}
+	_ fwk.SignPlugin        = &Topology{}
+	_ fwk.ScoreExtensions   = &Topology{}
+)
+
+// Topology is the MusterTopology plugin.
+type Topology struct {
+	handle fwk.Handle
+	levels []topology.Level
+	gpu    v1.ResourceName
+	pods   cache.Indexer
+
+	mu sync.RWMutex
+	// index holds free GPUs per domain; synced records the NodeInfo
+	// generation each node was last read at, so a sync re-reads only nodes
+	// that changed.
+	index  *topology.Index
+	synced map[string]int64
+	gangs  map[gang.Key]*placement
+	shapes shapeWindow
+}
+
+// placement is one gang's domain and the members it has placed (reserved or
+// bound). The choice stands while any member is placed; when none is, the
+// next attempt chooses afresh.
+type placement struct {
+	key     gang.Key
+	decided bool
+	choice  topology.Choice
+	members map[types.UID]member
+	onNode  map[string]int
+}
+
+type member struct {
+	node string
+	gpus int64
+}
+
+// New builds the plugin from its args.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := config.DecodeTopologyArgs(obj, Name)
+	if err != nil {
+		return nil, err
+	}
+	levels := make([]topology.Level, len(args.Levels))
+	for i, l := range args.Levels {
+		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
+	}
+	pl := &Topology{
+		handle: h,
+		levels: levels,
+		gpu:    v1.ResourceName(args.GPUResourceName),
+		index:  topology.NewIndex(levels),
+		synced: map[string]int64{},
+		gangs:  map[gang.Key]*placement{},
+		shapes: newShapeWindow(int(*args.ShapeWindow)),
+	}
+	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
+	if err := gangplugin.EnsureGangIndex(podInformer); err != nil {
+		return nil, err
+	}
+	pl.pods = podInformer.GetIndexer()
+	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: pl.podGone}); err != nil {
+		return nil, fmt.Errorf("watching pods: %w", err)
+	}
+	klog.FromContext(ctx).V(2).Info("MusterTopology levels", "levels", levels)
+	return pl, nil
+}
+
+// Name returns the plugin name.
+func (pl *Topology) Name() string { return Name }
+
+const stateKey fwk.StateKey = Name
+
+// cycleState is what PreFilter decided for this cycle's pod.
+type cycleState struct {
+	gpus  int64
+	class topology.Class
+	// domain confines the member (quorum phase); required confines an elastic
+	// member; prefer is the gang's domain Score favours. Empty label: none.
+	domain, required, prefer labelValue
+	placement                *placement
+}
+
+type labelValue struct{ label, value string }
+
+func (lv labelValue) holds(n *v1.Node) bool {
+	if lv.label == "" {
+		return true
+	}
+	v, ok := n.Labels[lv.label]
+	return ok && v == lv.value
+}
+
+// Clone shares the state: it is not modified after PreFilter.
+func (s *cycleState) Clone() fwk.StateData { return s }
+
+func readState(state fwk.CycleState) (*cycleState, bool) {
+	d, err := state.Read(stateKey)
+	if err != nil {
+		return nil, false
+	}
+	s, ok := d.(*cycleState)
+	return s, ok
+}
+
+// gpusOf returns the GPUs a pod requests.
+func (pl *Topology) gpusOf(pod *v1.Pod) int64 {
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	q, ok := reqs[pl.gpu]
+	if !ok {
+		return 0
+	}
+	return q.Value()
+}
+
+// gangOf returns the gang a pod belongs to as MusterGang resolved it, or the
+// pod alone as a gang of one.
+func gangOf(state fwk.CycleState, pod *v1.Pod) (key gang.Key, min int64, annotations map[string]string, object string) {
+	if spec, ok := gangplugin.SpecFromCycleState(state); ok {
+		object = "Pod " + pod.Namespace + "/" + pod.Name
+		if spec.Source == gang.SourcePodGroup {
+			object = "PodGroup " + spec.Key.String()
+		}
+		return spec.Key, int64(spec.MinMember), spec.Annotations, object
+	}
+	return gang.Key{Namespace: pod.Namespace, Name: "pod:" + pod.Name}, 1, pod.Annotations, "Pod " + pod.Namespace + "/" + pod.Name
+}
+
+// PreFilter reads what the member's gang asks for and, when the gang's
+// attempt starts, chooses its domain.
+func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	gpus := pl.gpusOf(pod)
+	if gpus <= 0 {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	key, min, annotations, object := gangOf(state, pod)
+	req, err := topology.ParseRequest(annotations, pl.levels, object)
+	if err != nil {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	s := &cycleState{gpus: gpus, class: req.Class}
+
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	p := pl.gangs[key]
+	if p == nil {
+		p = pl.loadPlacement(key)
+	}
+	s.placement = p
+	placed := int64(len(p.members))
+	if _, self := p.members[pod.UID]; self {
+		placed--
+	}
+	switch {
+	case placed >= min && placed > 0:
+		// Elastic member: anywhere the required level allows, preferably in
+		// the gang's domain.
+		if req.Required != topology.Anywhere {
+			s.required = pl.domainOf(p, req.Required)
+		}
+		if p.decided {
+			s.prefer = pl.choiceLabel(p.choice)
+		}
+	case placed > 0 && p.decided:
+		// The quorum is being placed: stay in the chosen domain.
+		s.domain = pl.choiceLabel(p.choice)
+		s.prefer = s.domain
+	case min == 1 && req.Required == topology.Anywhere && placed == 0:
+		// A lone GPU pod without a topology ask: nothing to choose.
+		pl.shapes.add(gpus)
+	default:
+		pl.shapes.add(gpus)
+		pl.sync(nodes)
+		choice, why, ok := pl.choose(klog.FromContext(ctx), pod, p, req, min-placed, gpus, nodes)
+		if !ok {
+			return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s %s", displayKey(key), why))
+		}
+		p.choice, p.decided = choice, true
+		s.domain = pl.choiceLabel(choice)
+		s.prefer = s.domain
+		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "need", min-placed)
+	}
+	pl.gangs[key] = p
+	state.Write(stateKey, s)
+	return nil, nil
+}
+
+func displayKey(k gang.Key) string {
+	return k.Namespace + "/" + strings.TrimPrefix(k.Name, "pod:")
+}
+
+// loadPlacement starts tracking a gang, counting members already bound (after
+// a scheduler restart, or a gang whose attempt was reset).
+func (pl *Topology) loadPlacement(key gang.Key) *placement {
+	p := &placement{key: key, members: map[types.UID]member{}, onNode: map[string]int{}}
+	if strings.HasPrefix(key.Name, "pod:") {
+		return p
+	}
+	objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, key.String())
+	for _, o := range objs {
+		pod, ok := o.(*v1.Pod)
+		if !ok || pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil || podFinished(pod) {
+			continue
+		}
+		if g := pl.gpusOf(pod); g > 0 {
+			p.add(pod.UID, pod.Spec.NodeName, g)
+		}
+	}
+	return p
+}
+
+func podFinished(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+func (p *placement) add(uid types.UID, node string, gpus int64) bool {
+	if _, ok := p.members[uid]; ok {
+		return false
+	}
+	p.members[uid] = member{node: node, gpus: gpus}
+	p.onNode[node]++
+	return true
+}
+
+func (p *placement) remove(uid types.UID) (member, bool) {
+	m, ok := p.members[uid]
+	if !ok {
+		return m, false
+	}
+	delete(p.members, uid)
+	if p.onNode[m.node]--; p.onNode[m.node] <= 0 {
+		delete(p.onNode, m.node)
+	}
+	return m, true
+}
+
+func (p *placement) anchor() []string {
+	out := make([]string, 0, len(p.onNode))
+	for n := range p.onNode {
+		out = append(out, n)
+	}
+	return out
+}
+
+func (pl *Topology) choiceLabel(c topology.Choice) labelValue {
+	if c.Level == topology.Anywhere {
+		return labelValue{}
+	}
+	return labelValue{label: pl.levels[c.Level].Label, value: c.Value}
+}
+
+// domainOf returns the level's domain holding the gang's placed members (an
+// impossible label value when they span several, so nothing else passes).
+func (pl *Topology) domainOf(p *placement, level int) labelValue {
+	label := pl.levels[level].Label
+	value := ""
+	for n := range p.onNode {
+		ni, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(n)
+		if err != nil || ni.Node() == nil {
+			continue
+		}
+		v := ni.Node().Labels[label]
+		if value == "" {
+			value = v
+		} else if v != value {
+			value = ""
+			break
+		}
+	}
+	if value == "" {
+		// Members already span domains of the required level (placed before a
+		// relabel): let elastic members join any of them rather than none.
+		return labelValue{}
+	}
+	return labelValue{label: label, value: value}
+}
+
+// sync brings the index up to date with the snapshot, re-reading only nodes
+// whose NodeInfo changed since the last sync.
+func (pl *Topology) sync(nodes []fwk.NodeInfo) {
+	pl.index.BeginSync()
+	for _, ni := range nodes {
+		node := ni.Node()
+		if node == nil {
+			continue
+		}
+		gen := ni.GetGeneration()
+		if g, ok := pl.synced[node.Name]; ok && g == gen && pl.index.Touch(node.Name) {
+			continue
+		}
+		alloc, used := ni.GetAllocatable().GetScalarResources()[pl.gpu], ni.GetRequested().GetScalarResources()[pl.gpu]
+		pl.index.Set(topology.NodeState{Name: node.Name, Labels: node.Labels, AllocGPUs: alloc, UsedGPUs: used})
+		pl.synced[node.Name] = gen
+	}
+	pl.index.EndSync()
+	if len(pl.synced) > pl.index.Len() {
+		for name := range pl.synced {
+			if _, ok := pl.index.Node(name); !ok {
+				delete(pl.synced, name)
+			}
+		}
+	}
+}
+
+// choose asks the index for the gang's domain and confirms it against the
+// nodes in it, since the index counts only GPUs of the right class; a domain
+// that fails the check is ruled out and the next best is tried.
+func (pl *Topology) choose(logger klog.Logger, pod *v1.Pod, p *placement, req topology.Request, need, gpus int64, nodes []fwk.NodeInfo) (topology.Choice, string, bool) {
+	excluded := map[labelValue]bool{}
+	demand := topology.Demand{Members: need, GPUs: gpus, Request: req, Anchor: p.anchor(),
+		Exclude: func(level int, value string) bool {
+			return excluded[labelValue{label: pl.levels[level].Label, value: value}]
+		}}
+	checker := nodefit.For(logger, pod)
+	for range MaxChoiceRetries {
+		choice, short, ok := pl.index.Choose(demand)
+		if !ok {
+			return choice, short.Describe(pl.levels, demand), false
+		}
+		if choice.Level == topology.Anywhere {
+			// MusterGang's room check covers the whole cluster.
+			return choice, "", true
+		}
+		lv := pl.choiceLabel(choice)
+		var room int64
+		for _, ni := range nodes {
+			node := ni.Node()
+			if node == nil || !lv.holds(node) || !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+				continue
+			}
+			if room += checker.Copies(ni); room >= need {
+				return choice, "", true
+			}
+		}
+		logger.V(3).Info("Domain has GPUs but not room for the members", "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", room, "need", need)
+		excluded[lv] = true
+	}
+	return topology.Choice{}, fmt.Sprintf("needs %d members x %d GPUs (%s) in one domain; no domain with the GPUs also passes the members' other requirements (CPU, memory, taints, node selection)", need, gpus, req.Class), false
+}
+
+// PreFilterExtensions is nil: Filter does not depend on other pods.
+func (pl *Topology) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// Filter passes a node that has GPUs of the gang's class, free GPUs for the
+// member and lies in the gang's domain.
+func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	s, ok := readState(state)
+	if !ok {
+		return nil
+	}
+	node := ni.Node()
+	if !s.class.IsZero() && !s.class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonGPUClass)
+	}
+	if freeGPUs(ni, pl.gpu) < s.gpus {
+		return fwk.NewStatus(fwk.Unschedulable, ReasonGPUCount)
+	}
+	if !s.domain.holds(node) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonDomain)
+	}
+	if !s.required.holds(node) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonRequired)
+	}
+	return nil
+}
+
+func freeGPUs(ni fwk.NodeInfo, gpu v1.ResourceName) int64 {
+	return ni.GetAllocatable().GetScalarResources()[gpu] - ni.GetRequested().GetScalarResources()[gpu]
+}
+
+// PreScore skips pods PreFilter skipped.
+func (pl *Topology) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	if _, ok := readState(state); !ok {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	return nil
+}
+
+// Score ranks a node by topology.Score: the gang's domain, its members'
+// nodes, then packing that keeps leftover GPUs usable.
+func (pl *Topology) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
+	s, ok := readState(state)
+	if !ok {
+		return 0, nil
+	}
+	node := ni.Node()
+	alloc := ni.GetAllocatable().GetScalarResources()[pl.gpu]
+	f := topology.Fit{
+		InGangDomain: s.prefer.label != "" && s.prefer.holds(node),
+		AllocGPUs:    alloc,
+		FreeGPUs:     alloc - ni.GetRequested().GetScalarResources()[pl.gpu],
+		Want:         s.gpus,
+	}
+	pl.mu.RLock()
+	f.GangMembers = s.placement.onNode[node.Name]
+	f.Smallest = pl.shapes.smallest
+	if v, ok := pl.index.Node(node.Name); ok && v.Group != nil {
+		f.GroupWhollyFree = v.Group.WhollyFree()
+	}
+	pl.mu.RUnlock()
+	return topology.Score(f), nil
+}
+
+// ScoreExtensions normalizes scores.
+func (pl *Topology) ScoreExtensions() fwk.ScoreExtensions { return pl }
+
+// NormalizeScore maps the lowest raw score to 0 and the highest to
+// MaxNodeScore. Raw scores are tiers on a common base (every node of the
+// gang's domain scores at least 10000), so scaling by the maximum alone would
+// squeeze the tiers into a few points that other plugins could outvote.
+func (pl *Topology) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if len(scores) == 0 {
+		return nil
+	}
+	lo, hi := scores[0].Score, scores[0].Score
+	for _, s := range scores[1:] {
+		lo, hi = min(lo, s.Score), max(hi, s.Score)
+	}
+	for i := range scores {
+		if hi == lo {
+			scores[i].Score = fwk.MaxNodeScore
+			continue
+		}
+		scores[i].Score = (scores[i].Score - lo) * fwk.MaxNodeScore / (hi - lo)
+	}
+	return nil
+}
+
+// Reserve records the member on its node, in the gang and in the index.
+func (pl *Topology) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
+	s, ok := readState(state)
+	if !ok {
+		return nil
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if s.placement.add(pod.UID, nodeName, s.gpus) {
+		pl.index.Adjust(nodeName, s.gpus)
+	}
+	pl.gangs[s.placement.key] = s.placement
+	return nil
+}
+
+// Unreserve undoes Reserve. A gang left with no placed member forgets its
+// domain, so its next attempt chooses afresh.
+func (pl *Topology) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) {
+	s, ok := readState(state)
+	if !ok {
+		return
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if m, ok := s.placement.remove(pod.UID); ok {
+		pl.index.Adjust(m.node, -m.gpus)
+	}
+	pl.forgetIfEmpty(s.placement)
+}
+
+func (pl *Topology) forgetIfEmpty(p *placement) {
+	if len(p.members) == 0 && pl.gangs[p.key] == p {
+		delete(pl.gangs, p.key)
+	}
+}
+
+// podGone drops a deleted member from its gang. The index learns of the freed
+// GPUs at its next sync from the snapshot.
+func (pl *Topology) podGone(obj any) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			pod, _ = t.Obj.(*v1.Pod)
+		}
+	}
+	if pod == nil || pod.Spec.NodeName == "" {
+		return
+	}
+	key, _, isGang, err := gang.GroupOf(pod)
+	if err != nil {
+		return
+	}
+	if !isGang {
+		key = gang.Key{Namespace: pod.Namespace, Name: "pod:" + pod.Name}
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if p := pl.gangs[key]; p != nil {
+		p.remove(pod.UID)
+		pl.forgetIfEmpty(p)
+	}
+}
+
+// SignPod refuses batching for GPU pods: where a member may go depends on its
+// gang's domain and members, which two pods with equal specs do not share.
+func (pl *Topology) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	if pl.gpusOf(pod) > 0 {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "a GPU member's nodes depend on its gang's placement")
+	}
+	return nil, nil
+}
+
+// EventsToRegister names the changes that can let a rejected member through:
+// nodes added or relabelled or grown, and pods leaving.
+func (pl *Topology) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.gpuPod},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: pl.gpuPod},
+	}, nil
+}
+
+func (pl *Topology) gpuPod(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
+	if pl.gpusOf(pod) > 0 {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// shapeWindow remembers the GPUs per member of the last gangs seen, so Score
+// knows the smallest shape leftover GPUs should stay usable for.
+type shapeWindow struct {
+	ring     []int64
+	next     int
+	smallest int64
+}
+
+func newShapeWindow(n int) shapeWindow { return shapeWindow{ring: make([]int64, 0, n)} }
+
+func (w *shapeWindow) add(gpus int64) {
+	if len(w.ring) < cap(w.ring) {
+		w.ring = append(w.ring, gpus)
+	} else {
+		w.ring[w.next] = gpus
+		w.next = (w.next + 1) % len(w.ring)
+	}
+	w.smallest = w.ring[0]
+	for _, g := range w.ring[1:] {
+		w.smallest = min(w.smallest, g)
+	}
+}
