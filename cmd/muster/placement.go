@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/placement"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// placementNamespace is where the trace's gangs run.
+const placementNamespace = "training"
+
+// placementOptions tune how the trace is driven, not what it measures.
+type placementOptions struct {
+	// quiet is how long the bound-pod count must stay unchanged before a
+	// step counts as settled; stepCap bounds the wait for one step.
+	quiet, stepCap time.Duration
+}
+
+func defaultPlacementOptions() placementOptions {
+	return placementOptions{quiet: 400 * time.Millisecond, stepCap: 15 * time.Second}
+}
+
+// Muster's gang args for the report: short waits so that a gang that did not
+// fit retries promptly when room frees up.
+var placementGangArgs = harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 10, StatusSyncMillis: 200}
+
+func newPlacementReportCommand() *cobra.Command {
+	opts := defaultPlacementOptions()
+	small := false
+	cmd := &cobra.Command{
+		Use:   "placement-report",
+		Short: "Compare Muster's GPU placement with the default scheduler's on a fixed trace of gangs",
+		Long: `placement-report runs one fixed trace of gang arrivals and departures on a
+synthetic cluster (64 nodes of 8 GPUs in cliques of 8 nodes, racks of 16 and
+zones of 32) three times, each in a fresh in-process control plane: with
+muster-scheduler, and with the default scheduler whose NodeResourcesFit scores
+LeastAllocated and then MostAllocated. Every run sees the same pods, created
+and deleted in the same order, one step at a time; after each step it waits
+until the scheduler has settled and takes a snapshot.
+
+It prints one table, a column per scheduler: how many gangs landed within one
+clique, rack and zone against the most that could, partial gangs, stranded
+GPUs (mean over steps and at the end) and the largest gang still placeable at
+the end. The last line is "stranded GPUs vs MostAllocated: X", Muster's mean
+stranded GPUs over MostAllocated's. Progress goes to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c, t := placement.DefaultCluster(), placement.DefaultTrace()
+			if small {
+				c, t = placement.SmallCluster(), placement.SmallTrace()
+			}
+			return runPlacementReport(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), c, t, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&small, "small", small, "run the short trace on a 16-node cluster instead (a quick look; not the report's numbers)")
+	cmd.Flags().DurationVar(&opts.quiet, "quiet", opts.quiet, "how long bound pods must stay unchanged before a step counts as settled")
+	cmd.Flags().DurationVar(&opts.stepCap, "step-cap", opts.stepCap, "longest wait for one step to settle")
+	return cmd
+}
+
+// schedProfile is one scheduler the trace runs against.
+type schedProfile struct {
+	name          string // report column
+	schedulerName string // the pods' spec.schedulerName
+	config        func(kubeconfig string) string
+}
+
+func placementProfiles() []schedProfile {
+	return []schedProfile{
+		{placement.ProfileMuster, harness.MusterProfile, func(kc string) string { return harness.MusterConfig(kc, placementGangArgs) }},
+		{placement.ProfileLeastAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.LeastAllocated) }},
+		{placement.ProfileMostAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.MostAllocated) }},
+	}
+}
+
+// runPlacementReport runs t on c once per profile and writes the report to
+// out, progress to progress.
+func runPlacementReport(ctx context.Context, out, progress io.Writer, c placement.Cluster, t placement.Trace, opts placementOptions) error {
+	runs, err := runPlacement(ctx, progress, c, t, opts)
+	if err != nil {
+		return err
+	}
+	results := make([]placement.Result, len(runs))
+	for i, r := range runs {
+		results[i] = r.result
+	}
+	fmt.Fprintln(progress)
+	return placement.WriteReport(out, c, t, results)
+}
+
+// profileRun is what one profile's run produced: the analysis's result and
+// the pods as they were at the end.
+type profileRun struct {
+	result placement.Result
+	final  []placement.PodState
+}
+
+// runPlacement runs t on c once per profile, in order.
+func runPlacement(ctx context.Context, progress io.Writer, c placement.Cluster, t placement.Trace, opts placementOptions) ([]profileRun, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	arrivals, departures := t.Counts()
+	fmt.Fprintf(progress, "Placement report: %d gangs, %d steps (%d arrivals, %d departures) on %d nodes, once per scheduler.\n",
+		len(t.Gangs), len(t.Events), arrivals, departures, c.Nodes)
+	var runs []profileRun
+	for _, p := range placementProfiles() {
+		r, err := runPlacementProfile(ctx, progress, p, c, t, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.name, err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// runPlacementProfile runs the trace against one scheduler in a fresh control
+// plane and returns what the analysis found.
+func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile, c placement.Cluster, t placement.Trace, opts placementOptions) (res profileRun, err error) {
+	begin := time.Now()
+	tb := harness.NewProcessTB("muster-placement")
+	defer func() {
+		// Stopping the components makes them complain about each other.
+		quietDuring(tb.Close)
+	}()
+	defer func() {
+		// The upstream test servers report fatal setup errors by panicking
+		// through the TB.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("control plane: %v", r)
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	fmt.Fprintf(progress, "%-15s starting a control plane and the scheduler...\n", p.name+":")
+	env, err := harness.Start(tb)
+	if err != nil {
+		return res, err
+	}
+	kubeconfig, err := env.Kubeconfig()
+	if err != nil {
+		return res, err
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, placementNamespace); err != nil {
+		return res, fmt.Errorf("creating namespace %s: %w", placementNamespace, err)
+	}
+	nodes := c.NodeList()
+	for _, n := range nodes {
+		kv := make([]string, 0, 2*len(n.Labels))
+		for k, v := range n.Labels {
+			kv = append(kv, k, v)
+		}
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n.Name, n.GPUs, kv...)); err != nil {
+			return res, fmt.Errorf("creating node %s: %w", n.Name, err)
+		}
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(env.Client, 0, informers.WithNamespace(placementNamespace))
+	pods := factory.Core().V1().Pods().Lister().Pods(placementNamespace)
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return res, fmt.Errorf("pod watch: %v did not sync", typ)
+		}
+	}
+	sched, err := env.StartScheduler(ctx, p.config(kubeconfig))
+	if err != nil {
+		return res, fmt.Errorf("starting the scheduler: %w", err)
+	}
+	defer quietDuring(sched.Stop)
+
+	start := time.Now()
+	analysis := placement.NewAnalysis(t, nodes)
+	capped := 0
+	var states []placement.PodState
+	for i, e := range t.Events {
+		if err := applyEvent(ctx, env, p, c, t, e); err != nil {
+			return res, fmt.Errorf("step %d (%s): %w", i+1, e, err)
+		}
+		settled, err := settle(ctx, pods, t, e, opts)
+		if err != nil {
+			return res, fmt.Errorf("step %d (%s): %w", i+1, e, err)
+		}
+		if !settled {
+			capped++
+		}
+		states, err = podStates(pods)
+		if err != nil {
+			return res, err
+		}
+		if err := analysis.Observe(states); err != nil {
+			return res, fmt.Errorf("step %d (%s): %w", i+1, e, err)
+		}
+	}
+	note := ""
+	if capped > 0 {
+		note = fmt.Sprintf("; %d steps stopped waiting at the %s cap", capped, opts.stepCap)
+	}
+	fmt.Fprintf(progress, "%-15s %d steps in %.1fs (control plane %.1fs)%s\n", p.name+":", len(t.Events),
+		time.Since(start).Seconds(), start.Sub(begin).Seconds(), note)
+	return profileRun{result: analysis.Result(p.name), final: states}, nil
+}
+
+// applyEvent creates an arriving gang's member pods, one by one in order, or
+// deletes a departing gang's pods at once.
+func applyEvent(ctx context.Context, env *harness.Env, p schedProfile, c placement.Cluster, t placement.Trace, e placement.Event) error {
+	g, ok := t.Gang(e.Gang)
+	if !ok {
+		return fmt.Errorf("gang %s is not in the trace", e.Gang)
+	}
+	if e.Kind == placement.Depart {
+		err := env.Client.CoreV1().Pods(placementNamespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)},
+			metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, g.Name)})
+		if err != nil {
+			return fmt.Errorf("deleting the pods of gang %s: %w", g.Name, err)
+		}
+		return nil
+	}
+	members := harness.LabelMembers(placementNamespace, g.Name, g.Members, g.GPUs, g.Members, g.Members)
+	for i := range members {
+		members[i].Scheduler = p.schedulerName
+		for k, v := range g.Annotations(c) {
+			members[i].Annotations[k] = v
+		}
+	}
+	return harness.CreatePods(ctx, env.Client, members...)
+}
+
+// settle waits until the step has taken effect and the scheduler is quiet:
+// an arriving gang's members all exist and each is bound or has been tried
+// (PodScheduled False for a reason other than SchedulingGated, which Muster
+// shows while a gang's members are still arriving); a departing gang's pods
+// are gone; every pending pod has a PodScheduled condition; and the number of
+// pods and of bound pods has not changed for opts.quiet. It returns false if
+// that took longer than opts.stepCap.
+func settle(ctx context.Context, pods corelisters.PodNamespaceLister, t placement.Trace, e placement.Event, opts placementOptions) (bool, error) {
+	g, _ := t.Gang(e.Gang)
+	type signature struct{ pods, bound int }
+	var last signature
+	lastChange := time.Now()
+	deadline := lastChange.Add(opts.stepCap)
+	for {
+		list, err := pods.List(labels.Everything())
+		if err != nil {
+			return false, err
+		}
+		var sig signature
+		ready := true
+		mine := 0
+		for _, pod := range list {
+			sig.pods++
+			bound := pod.Spec.NodeName != ""
+			if bound {
+				sig.bound++
+			}
+			cond := podScheduled(pod)
+			if !bound && cond == nil {
+				ready = false
+			}
+			if pod.Labels[gang.GroupLabel] != g.Name {
+				continue
+			}
+			mine++
+			if e.Kind == placement.Arrive && !bound && (cond == nil || cond.Status != v1.ConditionFalse || cond.Reason == v1.PodReasonSchedulingGated) {
+				ready = false
+			}
+		}
+		switch e.Kind {
+		case placement.Arrive:
+			ready = ready && mine == g.Members
+		case placement.Depart:
+			ready = ready && mine == 0
+		}
+		now := time.Now()
+		if sig != last {
+			last, lastChange = sig, now
+		}
+		if ready && now.Sub(lastChange) >= opts.quiet {
+			return true, nil
+		}
+		if now.After(deadline) {
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}
+
+func podScheduled(pod *v1.Pod) *v1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == v1.PodScheduled {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// podStates turns the watched pods into the analysis's plain data.
+func podStates(pods corelisters.PodNamespaceLister) ([]placement.PodState, error) {
+	list, err := pods.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]placement.PodState, 0, len(list))
+	for _, pod := range list {
+		name := pod.Labels[gang.GroupLabel]
+		if name == "" {
+			return nil, fmt.Errorf("pod %s/%s: metadata.labels[%s] is not set", pod.Namespace, pod.Name, gang.GroupLabel)
+		}
+		var gpus int64
+		for _, ctr := range pod.Spec.Containers {
+			if q, ok := ctr.Resources.Requests[harness.GPU]; ok {
+				gpus += q.Value()
+			}
+		}
+		out = append(out, placement.PodState{Name: pod.Name, Gang: name, Node: pod.Spec.NodeName, GPUs: gpus})
+	}
+	return out, nil
+}
+
+// quietDuring runs f with klog output dropped, for stopping embedded
+// components, which complain about each other going away; errors logged
+// before and after are kept as usual.
+func quietDuring(f func()) {
+	logs.mu.Lock()
+	was := logs.quiet
+	logs.quiet = true
+	logs.mu.Unlock()
+	defer func() {
+		logs.mu.Lock()
+		logs.quiet = was
+		logs.mu.Unlock()
+	}()
+	f()
+}
