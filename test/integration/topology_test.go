@@ -1,0 +1,249 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/plugins/gputopology"
+	"github.com/muster-project/muster/pkg/topology"
+	"github.com/muster-project/muster/test/harness"
+)
+
+const (
+	h100 = "NVIDIA-H100-80GB-HBM3"
+	a100 = "NVIDIA-A100-SXM4-40GB"
+)
+
+// gpuNodes creates 8-GPU nodes: each spec is "name:product:clique:rack:zone",
+// an empty field leaving that label off.
+func gpuNodes(t *testing.T, ctx context.Context, env *harness.Env, specs ...string) {
+	t.Helper()
+	for _, s := range specs {
+		f := strings.Split(s, ":")
+		if len(f) != 5 {
+			t.Fatalf("bad node spec %q", s)
+		}
+		mem := "81559"
+		if f[1] == a100 {
+			mem = "40960"
+		}
+		var kv []string
+		for _, l := range [][2]string{{topology.ProductLabel, f[1]}, {topology.MemoryLabel, mem}, {topology.CountLabel, "8"},
+			{topology.CliqueLabel, f[2]}, {topology.LeafLabel, f[3]}, {topology.ZoneLabel, f[4]}} {
+			if l[1] != "" {
+				kv = append(kv, l[0], l[1])
+			}
+		}
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(f[0], 8, kv...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// topoGang creates a CRD-free gang of n members of gpus GPUs with min/max and
+// the given topology annotations (key=value pairs).
+func topoGang(t *testing.T, ctx context.Context, env *harness.Env, name string, n int, gpus int64, min, max int, ann ...string) {
+	t.Helper()
+	members := harness.LabelMembers(ns, name, n, gpus, min, max)
+	for i := range members {
+		for j := 0; j+1 < len(ann); j += 2 {
+			members[i].Annotations[ann[j]] = ann[j+1]
+		}
+	}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nodesOf returns the sorted node names a gang's bound members sit on, one
+// entry per member.
+func nodesOf(t *testing.T, ctx context.Context, env *harness.Env, name string) []string {
+	t.Helper()
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			out = append(out, p.Spec.NodeName)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// holdGPUs binds a pod using gpus GPUs straight to node, as if placed earlier.
+func holdGPUs(t *testing.T, ctx context.Context, env *harness.Env, node string, gpus int64) {
+	t.Helper()
+	p := harness.Member{Namespace: ns, Name: "hold-" + node + "-" + strconv.FormatInt(gpus, 10), GPUs: gpus, Scheduler: "none"}.Pod()
+	p.Spec.NodeName = node
+	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func expectNodes(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("members on %v, want %v", got, want)
+	}
+}
+
+// Members go only to GPUs of the class the gang names; a class no node has
+// binds nothing and says so.
+func TestGPUClassMatching(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env, "a100-0:"+a100+":x:r1:z1", "a100-1:"+a100+":x:r1:z1", "h100-0:"+h100+":y:r1:z1", "h100-1:"+h100+":y:r1:z1")
+
+	topoGang(t, ctx, env, "hopper", 2, 8, 2, 2, topology.GPUProductAnnotation, "NVIDIA-H100*")
+	waitBound(t, env, gang.GroupLabel, "hopper", 2)
+	expectNodes(t, nodesOf(t, ctx, env, "hopper"), "h100-0", "h100-1")
+
+	topoGang(t, ctx, env, "bigmem", 1, 8, 1, 1, topology.GPUMemoryAnnotation, "96Gi")
+	waitPod(t, ctx, env, "bigmem-0", "rejected for its GPU class", hasScheduledReason(v1.PodReasonUnschedulable, "2 "+gputopology.ReasonGPUClass))
+
+	topoGang(t, ctx, env, "ampere", 2, 4, 2, 2, topology.GPUProductAnnotation, "NVIDIA-A100*")
+	waitBound(t, env, gang.GroupLabel, "ampere", 2)
+	for _, n := range nodesOf(t, ctx, env, "ampere") {
+		if !strings.HasPrefix(n, "a100") {
+			t.Errorf("ampere member on %s, not an A100 node", n)
+		}
+	}
+	stayBound(t, env, gang.GroupLabel, "bigmem", 0, time.Second)
+}
+
+// The narrowest preferred level that holds the gang wins, and among its
+// domains the fullest that still fits, so big free domains stay whole.
+func TestBestFitDomain(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env,
+		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "a2:"+h100+":a:r1:z1", "a3:"+h100+":a:r1:z1",
+		"b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1")
+
+	topoGang(t, ctx, env, "pair", 2, 8, 2, 2, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "clique")
+	waitBound(t, env, gang.GroupLabel, "pair", 2)
+	expectNodes(t, nodesOf(t, ctx, env, "pair"), "b0", "b1")
+
+	topoGang(t, ctx, env, "quad", 4, 8, 4, 4, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "clique")
+	waitBound(t, env, gang.GroupLabel, "quad", 4)
+	expectNodes(t, nodesOf(t, ctx, env, "quad"), "a0", "a1", "a2", "a3")
+}
+
+// A gang is confined to its required level: it widens from the preferred
+// level as far as that, lands in one domain of it, and if no domain can hold
+// it, nothing binds and the reason names the level and the best domain.
+func TestRequiredLevel(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env,
+		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "a2:"+h100+":a:r1:z1", "a3:"+h100+":a:r1:z1",
+		"b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1",
+		"c0:"+h100+":c:r2:z1", "c1:"+h100+":c:r2:z1", "c2:"+h100+":c:r2:z1", "c3:"+h100+":c:r2:z1")
+
+	topoGang(t, ctx, env, "huge", 5, 8, 5, 5, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "clique")
+	waitPod(t, ctx, env, "huge-0", "unschedulable with the topology reason",
+		hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/huge needs 5 members x 8 GPUs (any GPU) in one clique; the roomiest clique (a) has room for 4"))
+	stayBound(t, env, gang.GroupLabel, "huge", 0, 2*time.Second)
+
+	topoGang(t, ctx, env, "wide", 5, 8, 5, 5, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "rack")
+	waitBound(t, env, gang.GroupLabel, "wide", 5)
+	for _, n := range nodesOf(t, ctx, env, "wide") {
+		if n[0] == 'c' {
+			t.Errorf("wide member on %s, outside rack r1 which alone holds 5", n)
+		}
+	}
+}
+
+// A node without a level's label belongs to no domain of it: it can serve a
+// gang whose required level it does carry, never one confined to the level
+// it lacks.
+func TestMissingLabels(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env, "u0:"+h100+"::r1:z1", "u1:"+h100+"::r1:z1", "u2:"+h100+":::z1", "k0:"+h100+":k:r1:z1")
+
+	topoGang(t, ctx, env, "cliquey", 2, 8, 2, 2, topology.RequiredLevelAnnotation, "clique")
+	waitPod(t, ctx, env, "cliquey-0", "unschedulable with the topology reason",
+		hasScheduledReason(v1.PodReasonUnschedulable, "in one clique; the roomiest clique (k) has room for 1"))
+	stayBound(t, env, gang.GroupLabel, "cliquey", 0, time.Second)
+	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "cliquey")}); err != nil {
+		t.Fatal(err)
+	}
+
+	topoGang(t, ctx, env, "racky", 3, 8, 3, 3, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "rack")
+	waitBound(t, env, gang.GroupLabel, "racky", 3)
+	expectNodes(t, nodesOf(t, ctx, env, "racky"), "k0", "u0", "u1")
+
+	topoGang(t, ctx, env, "zoney", 1, 8, 1, 1, topology.RequiredLevelAnnotation, "zone")
+	waitBound(t, env, gang.GroupLabel, "zoney", 1)
+	expectNodes(t, nodesOf(t, ctx, env, "zoney"), "u2")
+}
+
+// Elastic members beyond min prefer the gang's domain and spill only within
+// the required one.
+func TestElasticSpill(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env,
+		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1",
+		"c0:"+h100+":c:r2:z1", "c1:"+h100+":c:r2:z1", "c2:"+h100+":c:r2:z1", "c3:"+h100+":c:r2:z1")
+
+	topoGang(t, ctx, env, "elastic", 5, 8, 2, 5, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "rack")
+	waitBound(t, env, gang.GroupLabel, "elastic", 4)
+	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "a0", "a1", "b0", "b1")
+	stayBound(t, env, gang.GroupLabel, "elastic", 4, 2*time.Second)
+	p, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "elastic")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pod := range p.Items {
+		if pod.Spec.NodeName == "" {
+			waitPod(t, ctx, env, pod.Name, "held back by the required rack", hasScheduledReason(v1.PodReasonUnschedulable, gputopology.ReasonRequired))
+		}
+	}
+}
+
+// Score packs: an exact fit first, then a partly used node before a whole
+// free one, and a gang's members together.
+func TestScoringOrder(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env, "free0:"+h100+":p:r1:z1", "half:"+h100+":q:r1:z1", "six:"+h100+":s:r1:z1", "free1:"+h100+":t:r1:z1")
+	holdGPUs(t, ctx, env, "half", 4)
+	holdGPUs(t, ctx, env, "six", 6)
+
+	single := func(name string, gpus int64) {
+		if err := harness.CreatePods(ctx, env.Client, harness.Member{Namespace: ns, Name: name, GPUs: gpus}); err != nil {
+			t.Fatal(err)
+		}
+		waitPod(t, ctx, env, name, "bound", func(p *v1.Pod) bool { return p.Spec.NodeName != "" })
+	}
+	on := func(name string) string {
+		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Spec.NodeName
+	}
+	single("exact", 2)
+	if n := on("exact"); n != "six" {
+		t.Errorf("2-GPU pod on %s, want six (exact fit)", n)
+	}
+	single("partly", 2)
+	if n := on("partly"); n != "half" {
+		t.Errorf("2-GPU pod on %s, want half (partly used, leftover usable)", n)
+	}
+	// Two members of 4 GPUs: the best-fit node for the pair, and together.
+	topoGang(t, ctx, env, "duo", 2, 4, 2, 2)
+	waitBound(t, env, gang.GroupLabel, "duo", 2)
+	got := nodesOf(t, ctx, env, "duo")
+	if len(got) != 2 || got[0] != got[1] || !strings.HasPrefix(got[0], "free") {
+		t.Errorf("duo members on %v, want both on one whole free node", got)
+	}
+}
