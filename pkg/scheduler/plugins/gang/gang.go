@@ -124,6 +124,12 @@ func SpecFromCycleState(state fwk.CycleState) (spec gang.Spec, ok bool) {
 	return d.(*cycleSpec).spec, true
 }
 
+// StoreSpec records spec as the cycle's gang spec, as PreFilter does. Plugins
+// that read SpecFromCycleState use it in tests that run without MusterGang.
+func StoreSpec(state fwk.CycleState, spec gang.Spec) {
+	state.Write(specStateKey, &cycleSpec{spec: spec})
+}
+
 // specFor returns the spec PreFilter resolved in this cycle, resolving it
 // only when PreFilter did not (an ordinary pod, or bad gang input).
 func (pl *Gang) specFor(state fwk.CycleState, pod *v1.Pod) (gang.Spec, bool, error) {
@@ -285,7 +291,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.status.invalid(spec.Key, pod, err)
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	state.Write(specStateKey, &cycleSpec{spec: spec})
+	StoreSpec(state, spec)
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}

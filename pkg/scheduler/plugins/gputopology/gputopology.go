@@ -22,6 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
@@ -76,6 +77,8 @@ type Topology struct {
 	synced map[string]int64
 	gangs  map[gang.Key]*placement
 	shapes shapeWindow
+	// decisions counts domain choices (tests check there is one per attempt).
+	decisions int64
 }
 
 // placement is one gang's domain and the members it has placed (reserved or
@@ -87,6 +90,10 @@ type placement struct {
 	choice  topology.Choice
 	members map[types.UID]member
 	onNode  map[string]int
+	// inDomain lists the chosen domain's nodes, built once per choice.
+	// PreFilter hands it to the framework so that the quorum's members are
+	// filtered and scored on those nodes only.
+	inDomain sets.Set[string]
 }
 
 type member struct {
@@ -113,6 +120,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		gangs:  map[gang.Key]*placement{},
 		shapes: newShapeWindow(int(*args.ShapeWindow)),
 	}
+	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	if err := gangplugin.EnsureGangIndex(podInformer); err != nil {
 		return nil, err
@@ -210,11 +218,14 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	if _, self := p.members[pod.UID]; self {
 		placed--
 	}
+	var result *fwk.PreFilterResult
 	switch {
 	case placed >= min && placed > 0:
 		// Elastic member: anywhere the required level allows, preferably in
 		// the gang's domain.
 		if req.Required != topology.Anywhere {
+			// Filter, not a node set, confines elastic members, so that
+			// `kubectl describe` names the required domain as the reason.
 			s.required = pl.domainOf(p, req.Required)
 		}
 		if p.decided {
@@ -224,6 +235,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		// The quorum is being placed: stay in the chosen domain.
 		s.domain = pl.choiceLabel(p.choice)
 		s.prefer = s.domain
+		result = p.domainNodes()
 	case min == 1 && req.Required == topology.Anywhere && placed == 0:
 		// A lone GPU pod without a topology ask: nothing to choose.
 		pl.shapes.add(gpus)
@@ -231,17 +243,43 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		pl.shapes.add(gpus)
 		pl.sync(nodes)
 		choice, why, ok := pl.choose(klog.FromContext(ctx), pod, p, req, min-placed, gpus, nodes)
+		pl.decisions++
 		if !ok {
+			domainDecisions.WithLabelValues("unschedulable", topology.LevelName(pl.levels, req.Required)).Inc()
 			return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s %s", displayKey(key), why))
 		}
+		domainDecisions.WithLabelValues("chosen", topology.LevelName(pl.levels, choice.Level)).Inc()
 		p.choice, p.decided = choice, true
 		s.domain = pl.choiceLabel(choice)
 		s.prefer = s.domain
+		p.inDomain = nodesIn(s.domain, nodes)
+		result = p.domainNodes()
 		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "need", min-placed)
 	}
 	pl.gangs[key] = p
 	state.Write(stateKey, s)
-	return nil, nil
+	return result, nil
+}
+
+// nodesIn lists the nodes in a domain; nil for no domain (all nodes).
+func nodesIn(lv labelValue, nodes []fwk.NodeInfo) sets.Set[string] {
+	if lv.label == "" {
+		return nil
+	}
+	in := sets.New[string]()
+	for _, ni := range nodes {
+		if n := ni.Node(); n != nil && lv.holds(n) {
+			in.Insert(n.Name)
+		}
+	}
+	return in
+}
+
+func (p *placement) domainNodes() *fwk.PreFilterResult {
+	if p.inDomain == nil {
+		return nil
+	}
+	return &fwk.PreFilterResult{NodeNames: p.inDomain}
 }
 
 func displayKey(k gang.Key) string {

@@ -1,0 +1,235 @@
+package gputopology
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/gang"
+	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/topology"
+)
+
+// cluster is a synthetic GPU cluster: nodes of 8 H100s in NVLink cliques of
+// cliqueSize nodes, racks of rackSize nodes and zones of zoneSize nodes.
+type cluster struct {
+	infos  []*framework.NodeInfo
+	views  []fwk.NodeInfo
+	byName map[string]int
+}
+
+func newCluster(nodes, cliqueSize, rackSize, zoneSize int) *cluster {
+	c := &cluster{byName: map[string]int{}}
+	for i := range nodes {
+		name := fmt.Sprintf("gpu-%05d", i)
+		n := st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{
+			v1.ResourceCPU: "96", v1.ResourceMemory: "1Ti", v1.ResourcePods: "110", "nvidia.com/gpu": "8"}).
+			Label(topology.HostnameLabel, name).
+			Label(topology.ProductLabel, "NVIDIA-H100-80GB-HBM3").Label(topology.MemoryLabel, "81559").
+			Label(topology.CliqueLabel, fmt.Sprintf("clique-%04d", i/cliqueSize)).
+			Label(topology.LeafLabel, fmt.Sprintf("rack-%04d", i/rackSize)).
+			Label(topology.ZoneLabel, fmt.Sprintf("zone-%d", i/zoneSize)).Obj()
+		ni := framework.NewNodeInfo()
+		ni.SetNode(n)
+		c.infos = append(c.infos, ni)
+		c.views = append(c.views, ni)
+		c.byName[name] = i
+	}
+	return c
+}
+
+func newTestPlugin() *Topology {
+	args := &config.TopologyArgs{}
+	config.SetDefaultsTopologyArgs(args)
+	levels := make([]topology.Level, len(args.Levels))
+	for i, l := range args.Levels {
+		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
+	}
+	return &Topology{
+		levels: levels,
+		gpu:    "nvidia.com/gpu",
+		pods:   cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
+		index:  topology.NewIndex(levels),
+		synced: map[string]int64{},
+		gangs:  map[gang.Key]*placement{},
+		shapes: newShapeWindow(64),
+	}
+}
+
+func members(gangName string, n int, gpus string) []*v1.Pod {
+	pods := make([]*v1.Pod, n)
+	for i := range pods {
+		pods[i] = st.MakePod().Namespace("ml").Name(fmt.Sprintf("%s-%d", gangName, i)).UID(fmt.Sprintf("%s-%d", gangName, i)).
+			Label(gang.GroupLabel, gangName).Req(map[v1.ResourceName]string{v1.ResourceCPU: "1", "nvidia.com/gpu": gpus}).Obj()
+	}
+	return pods
+}
+
+// schedule runs each member through PreFilter, Filter on the nodes PreFilter
+// allows, Score and Reserve, as the framework does, binding to the best node.
+// Like the framework, it stops filtering a node at the first plugin that
+// rejects it, and NodeResourcesFit (here: the GPU count) comes first in every
+// profile. It returns the node of each member.
+func schedule(ctx context.Context, tb testing.TB, pl *Topology, c *cluster, spec gang.Spec, pods []*v1.Pod) []string {
+	placed := make([]string, 0, len(pods))
+	candidates := make([]int, 0, len(c.infos))
+	for _, pod := range pods {
+		state := framework.NewCycleState()
+		gangplugin.StoreSpec(state, spec)
+		res, status := pl.PreFilter(ctx, state, pod, c.views)
+		if !status.IsSuccess() {
+			tb.Fatalf("PreFilter %s: %v", pod.Name, status.AsError())
+		}
+		candidates = candidates[:0]
+		if res.AllNodes() {
+			for i := range c.infos {
+				candidates = append(candidates, i)
+			}
+		} else {
+			for name := range res.NodeNames {
+				candidates = append(candidates, c.byName[name])
+			}
+		}
+		best, bestScore := -1, int64(-1)
+		want := pl.gpusOf(pod)
+		for _, i := range candidates {
+			if freeGPUs(c.views[i], pl.gpu) < want {
+				continue
+			}
+			if st := pl.Filter(ctx, state, pod, c.views[i]); !st.IsSuccess() {
+				continue
+			}
+			s, _ := pl.Score(ctx, state, pod, c.views[i])
+			if s > bestScore || (s == bestScore && i < best) {
+				best, bestScore = i, s
+			}
+		}
+		if best < 0 {
+			tb.Fatalf("member %s fits no node", pod.Name)
+		}
+		name := c.infos[best].Node().Name
+		if st := pl.Reserve(ctx, state, pod, name); !st.IsSuccess() {
+			tb.Fatal(st.AsError())
+		}
+		c.infos[best].AddPod(pod)
+		placed = append(placed, name)
+	}
+	return placed
+}
+
+func labelsOf(c *cluster, nodes []string, label string) []string {
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		seen[c.infos[c.byName[n]].Node().Labels[label]] = true
+	}
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A gang's domain is chosen once per attempt, not per member, and all its
+// members land in it: the narrowest level that holds the gang.
+func TestDomainChosenOncePerGang(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		members  int
+		gpus     string
+		ann      map[string]string
+		level    string
+		wantDoms int
+	}{
+		{name: "8 x 8 GPUs fill one clique", members: 8, gpus: "8", ann: map[string]string{topology.PreferredLevelAnnotation: "clique"}, level: topology.CliqueLabel, wantDoms: 1},
+		{name: "64 x 4 GPUs in one rack", members: 64, gpus: "4", ann: map[string]string{topology.PreferredLevelAnnotation: "rack", topology.RequiredLevelAnnotation: "zone"}, level: topology.LeafLabel, wantDoms: 1},
+		{name: "2 x 4 GPUs on one node", members: 2, gpus: "4", level: topology.HostnameLabel, wantDoms: 1},
+		{name: "512 x 8 GPUs in one zone", members: 512, gpus: "8", ann: map[string]string{topology.PreferredLevelAnnotation: "clique"}, level: topology.ZoneLabel, wantDoms: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(2000, 8, 32, 1000)
+			pl := newTestPlugin()
+			spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: "g"}, Source: gang.SourceLabels, MinMember: int32(tc.members), MaxMember: int32(tc.members), Annotations: tc.ann}
+			nodes := schedule(ctx, t, pl, c, spec, members("g", tc.members, tc.gpus))
+			if pl.decisions != 1 {
+				t.Errorf("%d domain decisions for one gang attempt, want 1", pl.decisions)
+			}
+			if doms := labelsOf(c, nodes, tc.level); len(doms) != tc.wantDoms {
+				t.Errorf("members span %d %s domains %v, want %d", len(doms), tc.level, doms, tc.wantDoms)
+			}
+			if len(pl.gangs) != 1 || len(pl.gangs[spec.Key].members) != tc.members {
+				t.Errorf("plugin tracks %d gangs, want 1 with %d members", len(pl.gangs), tc.members)
+			}
+		})
+	}
+}
+
+// Unreserving every member forgets the gang's domain, so the next attempt
+// chooses afresh; the index gives the GPUs back.
+func TestUnreserveForgetsDomain(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(64, 8, 16, 32)
+	pl := newTestPlugin()
+	spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: "g"}, Source: gang.SourceLabels, MinMember: 4, MaxMember: 4,
+		Annotations: map[string]string{topology.PreferredLevelAnnotation: "clique"}}
+	pods := members("g", 4, "8")
+	state := framework.NewCycleState()
+	gangplugin.StoreSpec(state, spec)
+	if _, st := pl.PreFilter(ctx, state, pods[0], c.views); !st.IsSuccess() {
+		t.Fatal(st.AsError())
+	}
+	if st := pl.Reserve(ctx, state, pods[0], "gpu-00000"); !st.IsSuccess() {
+		t.Fatal(st.AsError())
+	}
+	if v, _ := pl.index.Node("gpu-00000"); v.FreeGPUs != 0 {
+		t.Errorf("after Reserve gpu-00000 has %d free GPUs in the index, want 0", v.FreeGPUs)
+	}
+	pl.Unreserve(ctx, state, pods[0], "gpu-00000")
+	if len(pl.gangs) != 0 {
+		t.Errorf("gang still tracked after its last member was unreserved")
+	}
+	if v, _ := pl.index.Node("gpu-00000"); v.FreeGPUs != 8 {
+		t.Errorf("after Unreserve gpu-00000 has %d free GPUs in the index, want 8", v.FreeGPUs)
+	}
+}
+
+// BenchmarkGang512On5000 places one 512-member gang of 8-GPU members on 5000
+// nodes (cliques of 8, racks of 32, zones of 1000) per iteration through
+// PreFilter, Filter, Score and Reserve.
+func BenchmarkGang512On5000(b *testing.B) {
+	benchmarkGang(b, 5000, 512, map[string]string{topology.PreferredLevelAnnotation: "clique", topology.RequiredLevelAnnotation: "zone"})
+}
+
+// BenchmarkGang512On5000Anywhere is the same gang with no topology ask that
+// is still placed in the narrowest level that holds it.
+func BenchmarkGang512On5000Anywhere(b *testing.B) {
+	benchmarkGang(b, 5000, 512, nil)
+}
+
+func benchmarkGang(b *testing.B, nodes, size int, ann map[string]string) {
+	ctx := context.Background()
+	pods := members("g", size, "8")
+	b.ReportAllocs()
+	var decisions int64
+	for b.Loop() {
+		b.StopTimer()
+		c := newCluster(nodes, 8, 32, 1000)
+		pl := newTestPlugin()
+		spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: "g"}, Source: gang.SourceLabels, MinMember: int32(size), MaxMember: int32(size), Annotations: ann}
+		b.StartTimer()
+		schedule(ctx, b, pl, c, spec, pods)
+		decisions += pl.decisions
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/member")
+	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/gang")
+}
