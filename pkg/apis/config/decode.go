@@ -13,17 +13,9 @@ import (
 // validated GangArgs. obj is nil (no pluginConfig), a *runtime.Unknown (args of
 // an out-of-tree plugin) or a *GangArgs (tests). pluginName prefixes error paths.
 func DecodeGangArgs(obj runtime.Object, pluginName string) (*GangArgs, error) {
-	args := &GangArgs{}
-	switch o := obj.(type) {
-	case nil:
-	case *GangArgs:
-		o.DeepCopyInto(args)
-	case *runtime.Unknown:
-		if err := decodeStrict(o, args); err != nil {
-			return nil, fmt.Errorf("decoding args of plugin %s: %w", pluginName, err)
-		}
-	default:
-		return nil, fmt.Errorf("args of plugin %s: want GangArgs, got %T", pluginName, obj)
+	args, err := decodeArgs[GangArgs](obj, pluginName)
+	if err != nil {
+		return nil, err
 	}
 	SetDefaultsGangArgs(args)
 	if err := ValidateGangArgs(field.NewPath("pluginConfig", pluginName, "args"), args); err != nil {
@@ -35,21 +27,34 @@ func DecodeGangArgs(obj runtime.Object, pluginName string) (*GangArgs, error) {
 // DecodeTopologyArgs turns the args the framework hands a plugin into
 // defaulted, validated TopologyArgs, like DecodeGangArgs.
 func DecodeTopologyArgs(obj runtime.Object, pluginName string) (*TopologyArgs, error) {
-	args := &TopologyArgs{}
+	args, err := decodeArgs[TopologyArgs](obj, pluginName)
+	if err != nil {
+		return nil, err
+	}
+	SetDefaultsTopologyArgs(args)
+	if err := ValidateTopologyArgs(field.NewPath("pluginConfig", pluginName, "args"), args); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+// decodeArgs reads args of type T from nil, a *T or a *runtime.Unknown,
+// rejecting unknown fields.
+func decodeArgs[T any, P interface {
+	*T
+	runtime.Object
+}](obj runtime.Object, pluginName string) (P, error) {
+	args := P(new(T))
 	switch o := obj.(type) {
 	case nil:
-	case *TopologyArgs:
-		o.DeepCopyInto(args)
+	case P:
+		*args = *o.DeepCopyObject().(P)
 	case *runtime.Unknown:
 		if err := decodeStrict(o, args); err != nil {
 			return nil, fmt.Errorf("decoding args of plugin %s: %w", pluginName, err)
 		}
 	default:
-		return nil, fmt.Errorf("args of plugin %s: want TopologyArgs, got %T", pluginName, obj)
-	}
-	SetDefaultsTopologyArgs(args)
-	if err := ValidateTopologyArgs(field.NewPath("pluginConfig", pluginName, "args"), args); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("args of plugin %s: want %T, got %T", pluginName, args, obj)
 	}
 	return args, nil
 }
