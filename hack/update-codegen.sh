@@ -20,6 +20,7 @@ CONTROLLER_GEN="${TOOLS_BIN}/controller-gen"
 # Go packages holding API types (each gets its own zz_generated.deepcopy.go).
 API_DIRS=(
   pkg/apis/scheduling/v1alpha1
+  pkg/apis/autoscaling/v1
 )
 CRD_DIR="manifests/crds"
 OUT="${CODEGEN_OUT:-}"
