@@ -68,6 +68,10 @@ func TestPlacementReportSmall(t *testing.T) {
 					r.Within[l], r.CouldFit[l], r.FitAndWithin[l], r.Placed)
 			}
 		}
+		if clique := int(placement.ScopeClique); len(r.CliqueMisses) != r.CouldFit[clique]-r.FitAndWithin[clique] {
+			t.Errorf("%s: %d clique misses listed, but %d of %d gangs that fit one clique landed in one", name,
+				len(r.CliqueMisses), r.FitAndWithin[clique], r.CouldFit[clique])
+		}
 		if r.StrandedMean < 0 || float64(r.StrandedEnd) > float64(c.GPUs()) {
 			t.Errorf("%s: stranded mean %.2f, end %d", name, r.StrandedMean, r.StrandedEnd)
 		}

@@ -19,7 +19,9 @@
 // g-GPU members the largest domain of the level holds (the sum over its nodes
 // of floor(node GPUs / g)); when g divides the node's GPUs this is the
 // familiar ceil(m x g / domain GPUs). A gang needing two cliques' worth can
-// never be inside one clique, so no scheduler can beat the bound.
+// never be inside one clique, so no scheduler can beat the bound. For
+// Muster the report lists each gang that fits one clique but landed wider,
+// and whether, at the step it was placed, some clique had room for it.
 //
 // Stranded GPUs are the free GPUs of partly used nodes (some but not all of
 // their GPUs allocated) that have too few free GPUs for one member of the

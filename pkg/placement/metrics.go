@@ -168,7 +168,42 @@ type Analysis struct {
 	strandedSum int64
 	last        Snapshot
 	placed      map[string]Scope // first full placement, by gang
+	misses      []Miss
 	maxPartial  int
+}
+
+// Miss is a gang that fits one clique but was first fully placed wider.
+type Miss struct {
+	Gang  Gang
+	Scope Scope
+	Step  int // 1-based step at which it was first seen fully placed
+	// RoomIn names a clique that, with every other pod where it was at
+	// that step, had room for the whole gang; empty if none had.
+	RoomIn string
+}
+
+// cliqueWithRoom returns the first clique (by name) that could hold all of g
+// given the GPUs used on each node, not counting g's own (mine, by node).
+func (a *Analysis) cliqueWithRoom(g Gang, used, mine map[string]int64) string {
+	slots := map[string]int64{}
+	for _, n := range a.nodes {
+		c := n.Labels[topology.CliqueLabel]
+		if c == "" {
+			continue
+		}
+		slots[c] += (n.GPUs - used[n.Name] + mine[n.Name]) / g.GPUs
+	}
+	var names []string
+	for c, n := range slots {
+		if n >= int64(g.Members) {
+			names = append(names, c)
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
 }
 
 // NewAnalysis starts an analysis of trace on nodes.
@@ -188,12 +223,17 @@ func (a *Analysis) Observe(pods []PodState) error {
 		return err
 	}
 	on := map[string][]string{}
+	gpusOn := map[string]map[string]int64{} // gang -> node -> GPUs
 	for _, p := range pods {
 		if _, ok := a.trace.Gang(p.Gang); !ok {
 			return fmt.Errorf("pod %s: gang %q is not in the trace", p.Name, p.Gang)
 		}
 		if p.Node != "" {
 			on[p.Gang] = append(on[p.Gang], p.Node)
+			if gpusOn[p.Gang] == nil {
+				gpusOn[p.Gang] = map[string]int64{}
+			}
+			gpusOn[p.Gang][p.Node] += p.GPUs
 		}
 	}
 	partial := 0
@@ -204,7 +244,12 @@ func (a *Analysis) Observe(pods []PodState) error {
 		switch b := s.Bound[g.Name]; {
 		case b == g.Members:
 			if _, seen := a.placed[g.Name]; !seen {
-				a.placed[g.Name] = Narrowest(a.byName, on[g.Name])
+				scope := Narrowest(a.byName, on[g.Name])
+				a.placed[g.Name] = scope
+				if scope > ScopeClique && DomainsNeeded(a.nodes, Levels[ScopeClique], g.Members, g.GPUs) == 1 {
+					a.misses = append(a.misses, Miss{Gang: g, Scope: scope, Step: a.steps + 1,
+						RoomIn: a.cliqueWithRoom(g, s.Used, gpusOn[g.Name])})
+				}
 			}
 		case b > 0:
 			partial++
@@ -261,6 +306,7 @@ func (a *Analysis) Result(profile string) Result {
 	r.FreeNodesEnd = a.last.FreeNodes
 	r.FreeNodesInCliqueEnd = a.last.FreeNodesInClique
 	r.SmallestMembersEnd = a.last.SmallestMembers
+	r.CliqueMisses = slices.Clone(a.misses)
 	return r
 }
 
@@ -292,6 +338,10 @@ type Result struct {
 	FreeNodesEnd         int
 	FreeNodesInCliqueEnd int
 	SmallestMembersEnd   int64
+
+	// CliqueMisses are the placed gangs that fit one clique but landed wider,
+	// in the order they were placed.
+	CliqueMisses []Miss
 }
 
 // Scopes lists the scope names, narrowest first.

@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -255,9 +257,35 @@ func TestAnalysisHandComputed(t *testing.T) {
 		FreeNodesInCliqueEnd: 2,
 		// Members of 2: gpu-002 5 free -> 2, gpu-004 -> 2, gpu-011 4 free -> 2, 5 free nodes x 4.
 		SmallestMembersEnd: 2 + 2 + 2 + 5*4,
+		// c fits one clique but landed in one zone at step 3, while
+		// clique-01 (gpu-002 with 4 free without c, gpu-003 with 6) had
+		// room for both of its 3-GPU members.
+		CliqueMisses: []Miss{{Gang: Gang{Name: "c", Members: 2, GPUs: 3}, Scope: ScopeZone, Step: 3, RoomIn: "clique-01"}},
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("result\n got  %+v\n want %+v", got, want)
+	}
+}
+
+// A gang placed wider than a clique when no clique had room is a miss with no
+// clique named.
+func TestAnalysisForcedCliqueMiss(t *testing.T) {
+	// Cliques of two nodes, 16 nodes: one node of every clique is full, so
+	// c's two whole-node members can only go to different cliques.
+	nodes := SmallCluster().NodeList()
+	a := NewAnalysis(Trace{Gangs: []Gang{{Name: "fill", Members: 8, GPUs: 8}, {Name: "c", Members: 2, GPUs: 8}}}, nodes)
+	var pods []PodState
+	for i := 0; i < 16; i += 2 {
+		pods = append(pods, pod(fmt.Sprintf("fill-%d", i/2), "fill", nodes[i].Name, 8))
+	}
+	pods = append(pods, pod("c-0", "c", "gpu-001", 8), pod("c-1", "c", "gpu-003", 8))
+	if err := a.Observe(pods); err != nil {
+		t.Fatal(err)
+	}
+	r := a.Result("x")
+	want := []Miss{{Gang: Gang{Name: "c", Members: 2, GPUs: 8}, Scope: ScopeRack, Step: 1}}
+	if !reflect.DeepEqual(r.CliqueMisses, want) {
+		t.Errorf("misses %+v, want %+v", r.CliqueMisses, want)
 	}
 }
 

@@ -80,8 +80,30 @@ free nodes, on wholly free nodes of one clique, and of the smallest shape.
 The last line divides the mean stranded GPUs over all steps.
 
 `, t.SmallestGPUs())
+	fmt.Fprintf(w, "%s: %s\n\n", muster.Profile, MissesLine(muster.CliqueMisses))
 	_, err := fmt.Fprintln(w, RatioLine(muster, most))
 	return err
+}
+
+// MissesLine lists the gangs that fit one clique but landed wider, saying
+// where and whether a clique had room for them at the time.
+func MissesLine(misses []Miss) string {
+	if len(misses) == 0 {
+		return "every placed gang that fits one clique landed in one clique."
+	}
+	parts := make([]string, len(misses))
+	for i, m := range misses {
+		room := "no clique had room"
+		if m.RoomIn != "" {
+			room = m.RoomIn + " had room"
+		}
+		where := "in one " + m.Scope.String()
+		if m.Scope == ScopeSpansZones {
+			where = "across zones"
+		}
+		parts[i] = fmt.Sprintf("%s %s at step %d %s (%s)", m.Gang.Name, m.Gang.Shape(), m.Step, where, room)
+	}
+	return fmt.Sprintf("%d gangs that fit one clique landed wider: %s.", len(misses), strings.Join(parts, ", "))
 }
 
 // RatioLine is the report's last line: Muster's mean stranded GPUs over

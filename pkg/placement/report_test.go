@@ -24,6 +24,20 @@ func TestRatioLine(t *testing.T) {
 	}
 }
 
+func TestMissesLine(t *testing.T) {
+	if got, want := MissesLine(nil), "every placed gang that fits one clique landed in one clique."; got != want {
+		t.Errorf("MissesLine(nil) = %q, want %q", got, want)
+	}
+	got := MissesLine([]Miss{
+		{Gang: Gang{Name: "g17", Members: 8, GPUs: 8}, Scope: ScopeRack, Step: 20},
+		{Gang: Gang{Name: "g24", Members: 4, GPUs: 3}, Scope: ScopeSpansZones, Step: 31, RoomIn: "clique-03"},
+	})
+	want := "2 gangs that fit one clique landed wider: g17 8x8 at step 20 in one rack (no clique had room), g24 4x3 at step 31 across zones (clique-03 had room)."
+	if got != want {
+		t.Errorf("MissesLine = %q, want %q", got, want)
+	}
+}
+
 func TestWriteReport(t *testing.T) {
 	tr := SmallTrace()
 	results := []Result{
@@ -76,6 +90,9 @@ func TestWriteReport(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("row %q: %q, want %q\n%s", name, got, want, out)
 		}
+	}
+	if !strings.Contains(out, "\nMuster: every placed gang that fits one clique landed in one clique.\n") {
+		t.Errorf("Muster's clique misses missing:\n%s", out)
 	}
 	if !strings.Contains(out, "Trace: 12 gangs, 12 arrivals and 4 departures, at most 97 GPUs asked for at once; smallest shape 2 GPUs per member.") {
 		t.Errorf("trace line missing:\n%s", out)
