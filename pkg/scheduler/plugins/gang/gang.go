@@ -97,6 +97,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, fmt.Errorf("watching gang members: %w", err)
 	}
 	go pl.status.run(ctx)
+	go func() { <-ctx.Done(); writers.Delete(h) }()
 	return pl, nil
 }
 

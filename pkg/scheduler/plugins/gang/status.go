@@ -3,6 +3,8 @@ package gang
 import (
 	"context"
 	"encoding/json"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +46,47 @@ type statusWriter struct {
 	last   map[gang.Key]written
 	placed map[gang.Key]bool // the quorum was placed at some point
 	told   map[types.UID]string
+	// extra holds conditions other components report on a gang (the
+	// autoscaler hints), written with the gang's own in one patch.
+	extra map[gang.Key]map[string]metav1.Condition
+}
+
+// writers finds a profile's status writer from its framework handle, so that
+// other plugins of the profile report gang conditions through it.
+var writers sync.Map // fwk.Handle -> *statusWriter
+
+// ReportCondition sets a condition of another type than Scheduled on the
+// gang's PodGroup status, written with MusterGang's own status (and an event
+// when its reason or message changes). Clear it with an empty reason. It
+// returns false when the profile runs no MusterGang.
+func ReportCondition(h fwk.Handle, k gang.Key, c metav1.Condition) bool {
+	v, ok := writers.Load(h)
+	if !ok {
+		return false
+	}
+	w := v.(*statusWriter)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	conds := w.extra[k]
+	old, had := conds[c.Type]
+	switch {
+	case c.Reason == "" && had:
+		delete(conds, c.Type)
+	case c.Reason == "", had && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message:
+		return true
+	default:
+		if conds == nil {
+			conds = map[string]metav1.Condition{}
+			w.extra[k] = conds
+		}
+		c.LastTransitionTime = metav1.Now()
+		if had && old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		}
+		conds[c.Type] = c
+	}
+	w.dirty[k] = struct{}{}
+	return true
 }
 
 type gatedPod struct {
@@ -56,12 +99,23 @@ type written struct {
 	sum   gang.Summary
 	obs   gang.Observed
 	since metav1.Time
+	extra string // conditionsSignature of the extra conditions written
+}
+
+// conditionsSignature renders conditions for change detection.
+func conditionsSignature(cs []metav1.Condition) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString("\x00" + c.Type + "\x01" + c.Reason + "\x01" + c.Message + "\x01" + string(c.Status))
+	}
+	return b.String()
 }
 
 func newStatusWriter(h fwk.Handle, pl *Gang, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
-		placed: map[gang.Key]bool{}, told: map[types.UID]string{}}
+		placed: map[gang.Key]bool{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}}
+	writers.Store(h, w)
 	if cfg := h.KubeConfig(); cfg != nil && pl.podGroups != nil {
 		w.pgs, _ = podGroupClient(cfg)
 	}
@@ -212,15 +266,30 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		}
 	}
 
+	w.mu.Lock()
+	extra := make([]metav1.Condition, 0, len(w.extra[k]))
+	for _, c := range w.extra[k] {
+		extra = append(extra, c)
+	}
+	w.mu.Unlock()
+	sort.Slice(extra, func(i, j int) bool { return extra[i].Type < extra[j].Type })
+	extraSig := conditionsSignature(extra)
+
 	prev, had := w.last[k]
-	if had && prev.sum == sum && prev.obs == obs {
+	if had && prev.sum == sum && prev.obs == obs && prev.extra == extraSig {
 		return
 	}
 	since := prev.since
 	if !had || prev.sum.Placed != sum.Placed || prev.sum.Reason != sum.Reason {
 		since = metav1.Now()
 	}
-	w.last[k] = written{sum: sum, obs: obs, since: since}
+	w.last[k] = written{sum: sum, obs: obs, since: since, extra: extraSig}
+	for _, c := range extra {
+		if had && strings.Contains(prev.extra, "\x00"+c.Type+"\x01"+c.Reason+"\x01"+c.Message+"\x01") {
+			continue
+		}
+		w.h.EventRecorder().Eventf(pg, nil, v1.EventTypeNormal, c.Reason, "Autoscaling", "%s", c.Message)
+	}
 
 	if !had || prev.sum.Reason != sum.Reason || prev.sum.Message != sum.Message {
 		kind := v1.EventTypeNormal
@@ -243,9 +312,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		"running":   obs.Running,
 		"succeeded": obs.Succeeded,
 		"failed":    obs.Failed,
-		"conditions": []metav1.Condition{{
+		"conditions": append([]metav1.Condition{{
 			Type: gang.ConditionScheduled, Status: metav1.ConditionStatus(status), Reason: sum.Reason, Message: sum.Message, LastTransitionTime: since,
-		}},
+		}}, extra...),
 	}})
 	if _, err := w.pgs.SchedulingV1alpha1().PodGroups(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		logger.V(2).Info("Could not write PodGroup status", "podGroup", klog.KRef(k.Namespace, k.Name), "err", err)
@@ -255,6 +324,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 
 func (w *statusWriter) forget(k gang.Key) {
 	delete(w.last, k)
+	w.mu.Lock()
+	delete(w.extra, k)
+	w.mu.Unlock()
 	delete(w.placed, k)
 	w.pl.tracker.Forget(k)
 	w.pl.gangSince.Delete(k)

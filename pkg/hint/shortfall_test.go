@@ -1,0 +1,50 @@
+package hint
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDecide(t *testing.T) {
+	cases := []struct {
+		name     string
+		gang     Gang
+		want     Shortfall // zero: no hint
+		noReason string
+		msg      string
+	}{
+		{name: "short by exactly what does not fit", gang: Gang{Min: 8, Max: 8, Exists: 8, Room: map[string]int64{"": 5}},
+			want: Shortfall{Members: 3}, msg: "short 3 of 8 members (room for 5)"},
+		{name: "placed members are not counted", gang: Gang{Min: 8, Max: 10, Exists: 10, Placed: 2, Room: map[string]int64{"": 1}},
+			want: Shortfall{Members: 5}},
+		{name: "nothing fits: the whole quorum", gang: Gang{Min: 4, Max: 4, Exists: 4, Room: map[string]int64{"": 0}},
+			want: Shortfall{Members: 4}},
+		{name: "required zone: the roomiest zone", gang: Gang{Min: 6, Max: 6, Exists: 6, Level: "zone", Provisionable: true, Room: map[string]int64{"z1": 2, "z2": 4, "z3": 4}},
+			want: Shortfall{Members: 2, Level: "zone", Domain: "z2"}, msg: "short 2 of 6 members in zone z2 (room for 4)"},
+		{name: "required level with no domain yet", gang: Gang{Min: 2, Max: 2, Exists: 2, Level: "placement-group", Provisionable: true, Room: map[string]int64{}},
+			want: Shortfall{Members: 2, Level: "placement-group"}},
+		{name: "fits now", gang: Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2}}, noReason: NoHintFits},
+		{name: "quorum missing", gang: Gang{Min: 4, Max: 4, Exists: 3, Room: map[string]int64{"": 0}}, noReason: NoHintQuorum, msg: "3 of min 4 members exist"},
+		{name: "quorum placed: elastic members get nothing", gang: Gang{Min: 2, Max: 8, Exists: 8, Placed: 2, Room: map[string]int64{"": 0}}, noReason: NoHintPlaced},
+		{name: "invalid spec", gang: Gang{Min: 2, Max: 1, Exists: 2, Invalid: errors.New("max < min")}, noReason: NoHintInvalid, msg: "max < min"},
+		{name: "pinned to a node", gang: Gang{Min: 2, Max: 2, Exists: 2, Unfixable: "pinned by kubernetes.io/hostname"}, noReason: NoHintUnfixable},
+		{name: "required clique", gang: Gang{Min: 9, Max: 9, Exists: 9, Level: "clique", Room: map[string]int64{"c1": 8}}, noReason: NoHintLevel,
+			msg: "nodes the autoscaler adds cannot join an existing clique"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Decide(tc.gang)
+			if tc.noReason != "" {
+				if v.Hint || v.NoReason != tc.noReason {
+					t.Fatalf("verdict %+v, want no hint for %s", v, tc.noReason)
+				}
+			} else if !v.Hint || v.Short != tc.want {
+				t.Fatalf("verdict %+v, want hint %+v", v, tc.want)
+			}
+			if tc.msg != "" && !strings.Contains(v.Message, tc.msg) {
+				t.Errorf("message %q, want it to contain %q", v.Message, tc.msg)
+			}
+		})
+	}
+}
