@@ -114,6 +114,12 @@ type profileRun struct {
 
 // runPlacement runs t on c once per profile, in order.
 func runPlacement(ctx context.Context, progress io.Writer, c placement.Cluster, t placement.Trace, opts placementOptions) ([]profileRun, error) {
+	if opts.quiet <= 0 {
+		return nil, fmt.Errorf("--quiet must be positive, got %s", opts.quiet)
+	}
+	if opts.stepCap <= opts.quiet {
+		return nil, fmt.Errorf("--step-cap (%s) must be longer than --quiet (%s)", opts.stepCap, opts.quiet)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -38,13 +38,13 @@ func WriteReport(w io.Writer, c Cluster, t Trace, results []Result) error {
 		for i, r := range results {
 			cells[i] = cell(r)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", name, strings.Join(cells, "\t"))
+		fmt.Fprintf(tw, "%s\t%s\n", name, strings.Join(cells, "\t"))
 	}
 	head := []string{"METRIC"}
 	for _, r := range results {
 		head = append(head, r.Profile)
 	}
-	fmt.Fprintf(tw, "%s\t\n", strings.Join(head, "\t"))
+	fmt.Fprintf(tw, "%s\n", strings.Join(head, "\t"))
 	row(fmt.Sprintf("gangs fully placed (of %d)", len(t.Gangs)), func(r Result) string { return fmt.Sprint(r.Placed) })
 	for i, l := range Levels {
 		row("within one "+l.Name, func(r Result) string { return share(r.Within[i], r.Placed) })
