@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: all build test demo bench bench-go bench-topology vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: all build test demo bench bench-go bench-topology placement-report vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -31,6 +31,10 @@ bench:
 ## bench-go: the same scenarios as Go benchmarks
 bench-go:
 	cd test/bench && $(GO) test -run '^$$' -bench Throughput -benchtime=1x -timeout 30m .
+
+## placement-report: Muster vs LeastAllocated vs MostAllocated on a fixed GPU trace
+placement-report:
+	$(GO) run ./cmd/muster placement-report
 
 ## bench-topology: a 512-member gang on 5000 nodes through MusterTopology
 bench-topology:

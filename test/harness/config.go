@@ -52,7 +52,7 @@ profiles:
     preFilter:
       enabled: [{name: MusterGang}, {name: MusterTopology}]
     postFilter:
-      enabled: [{name: MusterGang}]
+      enabled: [{name: MusterGang}, {name: MusterTopology}]
       disabled: [{name: DefaultPreemption}]
     permit:
       enabled: [{name: MusterGang}]
@@ -71,7 +71,7 @@ profiles:
   - name: MusterGang
     args: %s
   - name: MusterTopology
-    args: {}
+    args: {hintSyncMillis: 200}
   - name: NodeResourcesFit
     args:
       scoringStrategy:

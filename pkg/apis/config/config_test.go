@@ -71,6 +71,8 @@ func TestDecodeTopologyArgs(t *testing.T) {
 		{name: "bad label", obj: &TopologyArgs{Levels: []TopologyLevel{{Name: "a", Label: "not a label"}}}, wantErr: "pluginConfig.MusterTopology.args.levels[0].label: Invalid value"},
 		{name: "bad name", obj: &TopologyArgs{Levels: []TopologyLevel{{Name: "Rack!", Label: "a.io/x"}}}, wantErr: "pluginConfig.MusterTopology.args.levels[0].name: Invalid value"},
 		{name: "zero window", obj: &TopologyArgs{ShapeWindow: ptr.To[int32](0)}, wantErr: "pluginConfig.MusterTopology.args.shapeWindow"},
+		{name: "unknown provisionable level", obj: &TopologyArgs{ProvisionableLevels: []string{"zone", "row"}}, wantErr: "pluginConfig.MusterTopology.args.provisionableLevels[1]: Not found: \"row\""},
+		{name: "hint sync too fast", obj: &TopologyArgs{HintSyncMillis: ptr.To[int64](5)}, wantErr: "pluginConfig.MusterTopology.args.hintSyncMillis"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

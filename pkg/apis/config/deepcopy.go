@@ -38,9 +38,18 @@ func (a *GangArgs) DeepCopyObject() runtime.Object {
 func (a *TopologyArgs) DeepCopyInto(out *TopologyArgs) {
 	*out = *a
 	out.Levels = append([]TopologyLevel(nil), a.Levels...)
+	out.ProvisionableLevels = append([]string(nil), a.ProvisionableLevels...)
 	if a.ShapeWindow != nil {
 		v := *a.ShapeWindow
 		out.ShapeWindow = &v
+	}
+	if a.AutoscalerHints != nil {
+		v := *a.AutoscalerHints
+		out.AutoscalerHints = &v
+	}
+	if a.HintSyncMillis != nil {
+		v := *a.HintSyncMillis
+		out.HintSyncMillis = &v
 	}
 }
 

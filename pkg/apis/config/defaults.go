@@ -30,6 +30,7 @@ func SetDefaultsGangArgs(a *GangArgs) {
 const (
 	DefaultGPUResourceName       = "nvidia.com/gpu"
 	DefaultShapeWindow     int32 = 64
+	DefaultHintSyncMillis  int64 = 1000
 )
 
 // DefaultTopologyLevels are the levels used when TopologyArgs sets none,
@@ -56,5 +57,21 @@ func SetDefaultsTopologyArgs(a *TopologyArgs) {
 	}
 	if a.ShapeWindow == nil {
 		a.ShapeWindow = ptr.To(DefaultShapeWindow)
+	}
+	if a.AutoscalerHints == nil {
+		a.AutoscalerHints = ptr.To(true)
+	}
+	if a.ProvisionableLevels == nil {
+		// Of the levels configured, those Muster's Azure provider labels new
+		// nodes with.
+		a.ProvisionableLevels = []string{}
+		for _, l := range a.Levels {
+			if l.Name == "placement-group" || l.Name == "zone" {
+				a.ProvisionableLevels = append(a.ProvisionableLevels, l.Name)
+			}
+		}
+	}
+	if a.HintSyncMillis == nil {
+		a.HintSyncMillis = ptr.To(DefaultHintSyncMillis)
 	}
 }

@@ -47,6 +47,18 @@ type TopologyArgs struct {
 	// ShapeWindow is how many recently seen gangs define the common shapes
 	// (GPUs per member) that scoring keeps leftover GPUs usable for. Default 64.
 	ShapeWindow *int32 `json:"shapeWindow,omitempty"`
+
+	// AutoscalerHints turns on ProvisioningRequests for gangs short of
+	// capacity (when the cluster serves autoscaling.x-k8s.io/v1). Default true.
+	AutoscalerHints *bool `json:"autoscalerHints,omitempty"`
+
+	// ProvisionableLevels are the levels whose domains nodes added by the
+	// autoscaler join (their templates carry the level's label). A gang that
+	// requires any other level gets no hint. Default: placement-group, zone.
+	ProvisionableLevels []string `json:"provisionableLevels,omitempty"`
+
+	// HintSyncMillis is how often hints are reconciled with the API. Default 1000.
+	HintSyncMillis *int64 `json:"hintSyncMillis,omitempty"`
 }
 
 // TopologyLevel is one tier of TopologyArgs.Levels.

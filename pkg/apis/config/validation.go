@@ -48,6 +48,14 @@ func ValidateTopologyArgs(path *field.Path, a *TopologyArgs) error {
 	for _, msg := range validation.IsQualifiedName(a.GPUResourceName) {
 		errs = append(errs, field.Invalid(path.Child("gpuResourceName"), a.GPUResourceName, msg))
 	}
+	for i, l := range a.ProvisionableLevels {
+		if !names[l] {
+			errs = append(errs, field.NotFound(path.Child("provisionableLevels").Index(i), l))
+		}
+	}
+	if a.HintSyncMillis != nil && *a.HintSyncMillis < 100 {
+		errs = append(errs, field.Invalid(path.Child("hintSyncMillis"), *a.HintSyncMillis, "must be at least 100"))
+	}
 	if a.ShapeWindow != nil && (*a.ShapeWindow < 1 || *a.ShapeWindow > 4096) {
 		errs = append(errs, field.Invalid(path.Child("shapeWindow"), *a.ShapeWindow, "must be between 1 and 4096"))
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/topology"
@@ -79,6 +81,12 @@ type Topology struct {
 	shapes shapeWindow
 	// decisions counts domain choices (tests check there is one per attempt).
 	decisions int64
+
+	// hints writes ProvisioningRequests for short gangs (nil: off);
+	// hinted is when each gang's shortfall was last computed.
+	hints         *hints.Writer
+	hinted        map[gang.Key]time.Time
+	provisionable map[string]bool
 }
 
 // placement is one gang's domain and the members it has placed (reserved or
@@ -130,6 +138,16 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}
 	klog.FromContext(ctx).V(2).Info("MusterTopology levels", "levels", levels)
+	pl.hinted = map[gang.Key]time.Time{}
+	pl.provisionable = map[string]bool{}
+	for _, l := range args.ProvisionableLevels {
+		pl.provisionable[l] = true
+	}
+	if *args.AutoscalerHints {
+		if err := pl.startHints(ctx, h, time.Duration(*args.HintSyncMillis)*time.Millisecond); err != nil {
+			return nil, fmt.Errorf("starting autoscaler hints: %w", err)
+		}
+	}
 	return pl, nil
 }
 
@@ -559,6 +577,13 @@ func (pl *Topology) forgetIfEmpty(p *placement) {
 	}
 }
 
+// forgetHinted drops a gang's hint timestamp when its last member is gone.
+func (pl *Topology) forgetHinted(k gang.Key) {
+	if objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, k.String()); len(objs) == 0 {
+		delete(pl.hinted, k)
+	}
+}
+
 // podGone drops a deleted member from its gang. The index learns of the freed
 // GPUs at its next sync from the snapshot.
 func (pl *Topology) podGone(obj any) {
@@ -584,6 +609,7 @@ func (pl *Topology) podGone(obj any) {
 		p.remove(pod.UID)
 		pl.forgetIfEmpty(p)
 	}
+	pl.forgetHinted(key)
 }
 
 // SignPod refuses batching for GPU pods: where a member may go depends on its

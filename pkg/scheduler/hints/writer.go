@@ -1,0 +1,449 @@
+// Package hints keeps one ProvisioningRequest (autoscaling.x-k8s.io/v1, class
+// best-effort-atomic-scale-up) per gang that is short of capacity, naming
+// exactly the members it lacks, and mirrors what the autoscaler says about it
+// into the gang's status. The scheduler plugins decide what a gang lacks
+// (pkg/hint); the Writer turns those verdicts into API objects off the
+// scheduling path, batched once per period.
+//
+// Lifecycle: a request and the PodTemplate it references are created when a
+// gang is short; since a request's spec is immutable, a changed shortfall
+// replaces it with a new one; it is deleted when the gang's quorum is placed,
+// when the gang is gone, or when a verdict says no nodes should be asked for.
+// The gang's unplaced members carry the consume annotation, so that an
+// autoscaler leaves them out of its ordinary, one-by-one scale-up. Requests
+// carry Muster's labels and the gang's owner, so a restarted scheduler adopts
+// them and garbage collection removes them with the gang.
+package hints
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/hint"
+)
+
+// Labels on the requests and templates Muster manages.
+const (
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedBy      = "muster-scheduler"
+	GangLabel      = "muster.dev/gang"
+)
+
+// ConditionCapacity is the gang condition type that mirrors the hint.
+const ConditionCapacity = "CapacityRequested"
+
+// Reasons of the CapacityRequested condition.
+const (
+	ReasonRequested   = "CapacityRequested"
+	ReasonProvisioned = "CapacityProvisioned"
+	ReasonFailed      = "CapacityFailed"
+	ReasonNotFound    = "CapacityNotFound"
+	ReasonNoRequest   = "NoCapacityRequest"
+)
+
+// Want is a plugin's verdict on one short (or not short) gang.
+type Want struct {
+	Key     gang.Key
+	Min     int64
+	Verdict hint.Verdict
+	// Member is the member whose shape the request's PodTemplate copies.
+	Member *v1.Pod
+	// Affinity, when set, is the node label and value new nodes must have
+	// (the required topology domain the gang is confined to).
+	AffinityLabel, AffinityValue string
+	// Source says whether the gang is a PodGroup (which then owns the
+	// request) or CRD-free (owned by its oldest member).
+	Source gang.Source
+	// GPUs per member, for messages.
+	GPUs int64
+}
+
+// ReportFunc writes a gang condition; the Writer is not tied to MusterGang.
+type ReportFunc func(gang.Key, metav1.Condition)
+
+// Writer reconciles ProvisioningRequests with verdicts.
+type Writer struct {
+	client  kubernetes.Interface
+	dyn     dynamic.Interface
+	members func(gang.Key) []*v1.Pod
+	report  ReportFunc
+	period  time.Duration
+
+	mu   sync.Mutex
+	want map[gang.Key]Want
+	live map[gang.Key]string // request name in the API
+}
+
+// NewWriter builds a Writer. members lists a gang's pods (from an informer).
+func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, report ReportFunc, period time.Duration) *Writer {
+	return &Writer{client: client, dyn: dyn, members: members, report: report, period: period,
+		want: map[gang.Key]Want{}, live: map[gang.Key]string{}}
+}
+
+// Set records the latest verdict on a gang.
+func (w *Writer) Set(x Want) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.want[x.Key] = x
+}
+
+// Run adopts the requests a previous scheduler left and reconciles until ctx
+// ends.
+func (w *Writer) Run(ctx context.Context) {
+	logger := klog.FromContext(ctx).WithName("hints")
+	ctx = klog.NewContext(ctx, logger)
+	if err := w.adopt(ctx); err != nil {
+		logger.Error(err, "Could not list ProvisioningRequests; hints start empty")
+	}
+	t := time.NewTicker(w.period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.Sync(ctx)
+		}
+	}
+}
+
+func (w *Writer) requests(ns string) dynamic.ResourceInterface {
+	return w.dyn.Resource(autoscalingv1.Resource).Namespace(ns)
+}
+
+// adopt lists the requests Muster manages.
+func (w *Writer) adopt(ctx context.Context) error {
+	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + ManagedBy})
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, u := range list.Items {
+		if g := u.GetLabels()[GangLabel]; g != "" {
+			w.live[gang.Key{Namespace: u.GetNamespace(), Name: g}] = u.GetName()
+		}
+	}
+	return nil
+}
+
+// Sync reconciles every gang with a verdict or a live request once.
+func (w *Writer) Sync(ctx context.Context) {
+	w.mu.Lock()
+	keys := map[gang.Key]struct{}{}
+	for k := range w.want {
+		keys[k] = struct{}{}
+	}
+	for k := range w.live {
+		keys[k] = struct{}{}
+	}
+	w.mu.Unlock()
+	for k := range keys {
+		w.sync(ctx, k)
+	}
+}
+
+func (w *Writer) sync(ctx context.Context, k gang.Key) {
+	logger := klog.FromContext(ctx)
+	w.mu.Lock()
+	want, wanted := w.want[k]
+	live := w.live[k]
+	w.mu.Unlock()
+
+	members := w.members(k)
+	var bound int64
+	for _, p := range members {
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			bound++
+		}
+	}
+	switch {
+	case len(members) == 0:
+		w.drop(ctx, k, live, "gang gone")
+		w.forget(k)
+		return
+	case wanted && bound >= want.Min:
+		w.drop(ctx, k, live, "quorum placed")
+		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
+		w.forget(k)
+		return
+	case !wanted:
+		// Adopted after a restart: keep the request until a verdict comes.
+		return
+	case !want.Verdict.Hint:
+		w.drop(ctx, k, live, want.Verdict.NoReason)
+		w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonNoRequest, Message: want.Verdict.Message})
+		return
+	}
+
+	name := requestName(want)
+	if live != name {
+		if err := w.create(ctx, want, name); err != nil {
+			logger.Error(err, "Could not create ProvisioningRequest", "gang", k, "request", name)
+			return
+		}
+		w.drop(ctx, k, live, "shortfall changed")
+		w.mu.Lock()
+		w.live[k] = name
+		w.mu.Unlock()
+		logger.V(2).Info("Asked the autoscaler for capacity", "gang", k, "request", name, "members", want.Verdict.Short.Members)
+	}
+	w.annotate(ctx, members, name)
+	w.mirror(ctx, want, name)
+}
+
+// requestName is stable for an unchanged shortfall, so a verdict repeated
+// after every failed attempt keeps the same request.
+func requestName(x Want) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d/%s/%s/%s=%s/", x.Verdict.Short.Members, x.Verdict.Short.Level, x.Verdict.Short.Domain, x.AffinityLabel, x.AffinityValue)
+	spec, _ := json.Marshal(templateSpec(x))
+	h.Write(spec)
+	sum := hex.EncodeToString(h.Sum(nil))[:10]
+	base := "muster-" + x.Key.Name
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	return strings.TrimSuffix(base, "-") + "-" + sum
+}
+
+// templateSpec is the member's pod spec as the autoscaler should simulate it:
+// the same requests, node selection and tolerations, no node, plus the
+// required domain's label when the gang is confined to one.
+func templateSpec(x Want) v1.PodSpec {
+	spec := *x.Member.Spec.DeepCopy()
+	spec.NodeName = ""
+	spec.SchedulingGates = nil
+	if x.AffinityLabel != "" {
+		req := v1.NodeSelectorRequirement{Key: x.AffinityLabel, Operator: v1.NodeSelectorOpIn, Values: []string{x.AffinityValue}}
+		if spec.Affinity == nil {
+			spec.Affinity = &v1.Affinity{}
+		}
+		if spec.Affinity.NodeAffinity == nil {
+			spec.Affinity.NodeAffinity = &v1.NodeAffinity{}
+		}
+		na := spec.Affinity.NodeAffinity
+		if na.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+			na.RequiredDuringSchedulingIgnoredDuringExecution = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{}}}
+		}
+		terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		for i := range terms {
+			terms[i].MatchExpressions = append(terms[i].MatchExpressions, req)
+		}
+	}
+	return spec
+}
+
+var podGroupResource = schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups")
+
+// owner is the object whose deletion removes the request: the PodGroup, or
+// for a CRD-free gang its oldest member.
+func (w *Writer) owner(ctx context.Context, x Want) (metav1.OwnerReference, error) {
+	if x.Source == gang.SourcePodGroup {
+		pg, err := w.dyn.Resource(podGroupResource).Namespace(x.Key.Namespace).Get(ctx, x.Key.Name, metav1.GetOptions{})
+		if err != nil {
+			return metav1.OwnerReference{}, fmt.Errorf("reading PodGroup %s: %w", x.Key, err)
+		}
+		return metav1.OwnerReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}, nil
+	}
+	var oldest *v1.Pod
+	for _, p := range w.members(x.Key) {
+		if oldest == nil || p.CreationTimestamp.Before(&oldest.CreationTimestamp) ||
+			(p.CreationTimestamp.Equal(&oldest.CreationTimestamp) && p.Name < oldest.Name) {
+			oldest = p
+		}
+	}
+	if oldest == nil {
+		return metav1.OwnerReference{}, fmt.Errorf("gang %s has no members", x.Key)
+	}
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: oldest.Name, UID: oldest.UID}, nil
+}
+
+func (w *Writer) create(ctx context.Context, x Want, name string) error {
+	labels := map[string]string{ManagedByLabel: ManagedBy, GangLabel: x.Key.Name}
+	owner, err := w.owner(ctx, x)
+	if err != nil {
+		return err
+	}
+	owners := []metav1.OwnerReference{owner}
+	tmplLabels := map[string]string{}
+	for k, v := range x.Member.Labels {
+		tmplLabels[k] = v
+	}
+	tmpl := &v1.PodTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners},
+		Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmplLabels}, Spec: templateSpec(x)},
+	}
+	if _, err := w.client.CoreV1().PodTemplates(x.Key.Namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating PodTemplate %s/%s: %w", x.Key.Namespace, name, err)
+	}
+	pr := &autoscalingv1.ProvisioningRequest{
+		TypeMeta:   metav1.TypeMeta{APIVersion: autoscalingv1.GroupVersion.String(), Kind: "ProvisioningRequest"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners},
+		Spec: autoscalingv1.ProvisioningRequestSpec{
+			ProvisioningClassName: autoscalingv1.ClassBestEffortAtomicScaleUp,
+			PodSets:               []autoscalingv1.PodSet{{PodTemplateRef: autoscalingv1.Reference{Name: name}, Count: int32(x.Verdict.Short.Members)}},
+		},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pr)
+	if err != nil {
+		return err
+	}
+	if _, err := w.requests(x.Key.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating ProvisioningRequest %s/%s: %w", x.Key.Namespace, name, err)
+	}
+	return nil
+}
+
+// drop deletes a request and its template.
+func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
+	if name == "" {
+		return
+	}
+	if err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
+		return
+	}
+	if err := w.client.CoreV1().PodTemplates(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).Error(err, "Could not delete PodTemplate", "podTemplate", klog.KRef(k.Namespace, name))
+	}
+	klog.FromContext(ctx).V(2).Info("Withdrew capacity request", "gang", k, "request", name, "why", why)
+	w.mu.Lock()
+	if w.live[k] == name {
+		delete(w.live, k)
+	}
+	w.mu.Unlock()
+}
+
+func (w *Writer) forget(k gang.Key) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.want, k)
+	delete(w.live, k)
+}
+
+// annotate marks the gang's unplaced members as consumers of the request.
+func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		autoscalingv1.ConsumeAnnotation: name,
+		autoscalingv1.ClassAnnotation:   autoscalingv1.ClassBestEffortAtomicScaleUp,
+	}}})
+	for _, p := range members {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == name {
+			continue
+		}
+		if _, err := w.client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).V(2).Info("Could not annotate gang member", "pod", klog.KObj(p), "err", err)
+		}
+	}
+}
+
+// mirror turns the request's conditions into the gang's CapacityRequested
+// condition, in words.
+func (w *Writer) mirror(ctx context.Context, x Want, name string) {
+	u, err := w.requests(x.Key.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return
+	}
+	var pr autoscalingv1.ProvisioningRequest
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+		return
+	}
+	short := fmt.Sprintf("short %d pods x %d GPUs", x.Verdict.Short.Members, x.GPUs)
+	if x.Verdict.Short.Domain != "" {
+		short += fmt.Sprintf(" in %s %s", x.Verdict.Short.Level, x.Verdict.Short.Domain)
+	}
+	c := metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionTrue, Reason: ReasonRequested,
+		Message: fmt.Sprintf("%s; asked the cluster-autoscaler for them (ProvisioningRequest %s)", short, name)}
+	conds := map[string]metav1.Condition{}
+	for _, pc := range pr.Status.Conditions {
+		conds[pc.Type] = pc
+	}
+	switch {
+	case isTrue(conds, autoscalingv1.Failed):
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonFailed
+		c.Message = fmt.Sprintf("%s; the cluster-autoscaler cannot add them: %s", short, conds[autoscalingv1.Failed].Message)
+	case isTrue(conds, autoscalingv1.Provisioned):
+		c.Reason = ReasonProvisioned
+		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))
+	case hasReason(conds, autoscalingv1.Provisioned, "CapacityIsNotFound"):
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNotFound
+		c.Message = fmt.Sprintf("%s; no node pool can provide them: %s", short, conds[autoscalingv1.Provisioned].Message)
+	case hasCondition(conds, autoscalingv1.Provisioned):
+		c.Message = fmt.Sprintf("%s; %s", short, conds[autoscalingv1.Provisioned].Message)
+	}
+	w.report(x.Key, c)
+}
+
+func isTrue(c map[string]metav1.Condition, t string) bool {
+	v, ok := c[t]
+	return ok && v.Status == metav1.ConditionTrue
+}
+
+func hasCondition(c map[string]metav1.Condition, t string) bool {
+	v, ok := c[t]
+	return ok && v.Message != ""
+}
+
+func hasReason(c map[string]metav1.Condition, t, reason string) bool {
+	v, ok := c[t]
+	return ok && v.Reason == reason
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// Live returns the live requests by gang, sorted, for tests and reports.
+func (w *Writer) Live() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.live))
+	for k, n := range w.live {
+		out = append(out, k.String()+"="+n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func schemaGVR(group, version, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}
+
+// Members lists pods from an informer indexer by the gang index.
+func Members(indexer cache.Indexer, index string) func(gang.Key) []*v1.Pod {
+	return func(k gang.Key) []*v1.Pod {
+		objs, _ := indexer.ByIndex(index, k.String())
+		out := make([]*v1.Pod, 0, len(objs))
+		for _, o := range objs {
+			if p, ok := o.(*v1.Pod); ok && p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+}

@@ -1,0 +1,168 @@
+package gputopology
+
+import (
+	"context"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/hint"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/topology"
+)
+
+// hintInterval bounds how often one gang's shortfall is recomputed: members
+// of a failed gang reach PostFilter one after another, and retry while the
+// gang backs off.
+const hintInterval = time.Second
+
+// startHints starts the ProvisioningRequest writer when the cluster serves
+// the API; without it gangs are scheduled the same, only no hints are written.
+func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Duration) error {
+	logger := klog.FromContext(ctx)
+	cfg := h.KubeConfig()
+	if cfg == nil {
+		return nil
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := dc.ServerResourcesForGroupVersion(autoscalingv1.GroupVersion.String()); err != nil {
+		logger.Info("ProvisioningRequest API (autoscaling.x-k8s.io/v1) is not served; gangs short of capacity get no autoscaler hints", "err", err)
+		return nil
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	report := func(k gang.Key, c metav1.Condition) { gangplugin.ReportCondition(h, k, c) }
+	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), report, period)
+	go pl.hints.Run(ctx)
+	return nil
+}
+
+// PostFilter runs when a member fits no node, after MusterGang has failed the
+// gang's attempt: it works out what the gang lacks and hands the verdict to
+// the hints writer. It never makes a member schedulable itself.
+func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	unschedulable := fwk.NewStatus(fwk.Unschedulable)
+	if pl.hints == nil {
+		return nil, unschedulable
+	}
+	spec, ok := gangplugin.SpecFromCycleState(state)
+	if !ok {
+		return nil, unschedulable // a lone pod: any autoscaler handles it
+	}
+	now := time.Now()
+	pl.mu.Lock()
+	if last, ok := pl.hinted[spec.Key]; ok && now.Sub(last) < hintInterval {
+		pl.mu.Unlock()
+		return nil, unschedulable
+	}
+	pl.hinted[spec.Key] = now
+	pl.mu.Unlock()
+
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil, unschedulable
+	}
+	want := pl.shortfall(klog.FromContext(ctx), spec, pod, nodes)
+	pl.hints.Set(want)
+	klog.FromContext(ctx).V(3).Info("Gang shortfall", "gang", spec.Key, "hint", want.Verdict.Hint, "short", want.Verdict.Short, "reason", want.Verdict.NoReason, "message", want.Verdict.Message)
+	return nil, unschedulable
+}
+
+// shortfall gathers what hint.Decide needs: the gang's members, and the room
+// for members like pod per domain of its required level. One pass over the
+// nodes, once per gang per hintInterval.
+func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) hints.Want {
+	g := hint.Gang{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
+	for _, m := range hints.Members(pl.pods, gangplugin.GangIndex)(spec.Key) {
+		if m.DeletionTimestamp != nil {
+			continue
+		}
+		g.Exists++
+		if m.Spec.NodeName != "" {
+			g.Placed++
+		}
+	}
+	want := hints.Want{Key: spec.Key, Min: g.Min, Member: pod, Source: spec.Source, GPUs: pl.gpusOf(pod)}
+	object := "Pod " + pod.Namespace + "/" + pod.Name
+	if spec.Source == gang.SourcePodGroup {
+		object = "PodGroup " + spec.Key.String()
+	}
+	req, err := topology.ParseRequest(spec.Annotations, pl.levels, object)
+	if err != nil {
+		g.Invalid = err
+		want.Verdict = hint.Decide(g)
+		return want
+	}
+	g.Unfixable = pinned(pod)
+	label := ""
+	if req.Required != topology.Anywhere {
+		g.Level = pl.levels[req.Required].Name
+		label = pl.levels[req.Required].Label
+		g.Provisionable = pl.provisionable[g.Level]
+	}
+	if label == "" {
+		g.Room[""] = 0 // the whole cluster is the one domain, even without nodes
+	}
+	checker := nodefit.For(logger, pod)
+	for _, ni := range nodes {
+		node := ni.Node()
+		if node == nil || !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+			continue
+		}
+		domain := ""
+		if label != "" {
+			var ok bool
+			if domain, ok = node.Labels[label]; !ok || domain == "" {
+				continue
+			}
+		}
+		g.Room[domain] += checker.Copies(ni)
+	}
+	want.Verdict = hint.Decide(g)
+	if want.Verdict.Hint && want.Verdict.Short.Domain != "" {
+		want.AffinityLabel, want.AffinityValue = label, want.Verdict.Short.Domain
+	}
+	return want
+}
+
+// pinned says why a member can only ever run on nodes that exist now: a
+// node name, or a hostname selector. New nodes would not help.
+func pinned(pod *v1.Pod) string {
+	if _, ok := pod.Spec.NodeSelector[topology.HostnameLabel]; ok {
+		return "nodeSelector pins the member to a node by " + topology.HostnameLabel
+	}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			pins := false
+			for _, e := range t.MatchExpressions {
+				if e.Key == topology.HostnameLabel && e.Operator == v1.NodeSelectorOpIn {
+					pins = true
+				}
+			}
+			for _, f := range t.MatchFields {
+				if f.Key == "metadata.name" && f.Operator == v1.NodeSelectorOpIn {
+					pins = true
+				}
+			}
+			if !pins {
+				return ""
+			}
+		}
+		return "required node affinity pins the member to named nodes"
+	}
+	return ""
+}
