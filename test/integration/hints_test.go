@@ -1,0 +1,269 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/topology"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// provReqs lists the ProvisioningRequests in the test namespace, by name.
+func provReqs(t *testing.T, ctx context.Context, env *harness.Env) map[string]autoscalingv1.ProvisioningRequest {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := dc.Resource(autoscalingv1.Resource).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]autoscalingv1.ProvisioningRequest{}
+	for _, u := range list.Items {
+		var pr autoscalingv1.ProvisioningRequest
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+			t.Fatal(err)
+		}
+		out[pr.Name] = pr
+	}
+	return out
+}
+
+// waitProvReqs waits until the gang's requests satisfy cond.
+func waitProvReqs(t *testing.T, ctx context.Context, env *harness.Env, gangName, what string, cond func([]autoscalingv1.ProvisioningRequest) bool) []autoscalingv1.ProvisioningRequest {
+	t.Helper()
+	var mine []autoscalingv1.ProvisioningRequest
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		mine = mine[:0]
+		for _, pr := range provReqs(t, ctx, env) {
+			if pr.Labels[hints.GangLabel] == gangName {
+				mine = append(mine, pr)
+			}
+		}
+		sort.Slice(mine, func(i, j int) bool { return mine[i].Name < mine[j].Name })
+		return cond(mine), nil
+	})
+	if err != nil {
+		t.Fatalf("gang %s: waiting for ProvisioningRequests %s: %v; have %+v", gangName, what, err, mine)
+	}
+	return mine
+}
+
+func oneRequestFor(count int32) func([]autoscalingv1.ProvisioningRequest) bool {
+	return func(prs []autoscalingv1.ProvisioningRequest) bool {
+		return len(prs) == 1 && len(prs[0].Spec.PodSets) == 1 && prs[0].Spec.PodSets[0].Count == count
+	}
+}
+
+func noRequest(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 0 }
+
+// setProvReqCondition stands in for the autoscaler writing the request's status.
+func setProvReqCondition(t *testing.T, ctx context.Context, env *harness.Env, name string, c metav1.Condition) {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.LastTransitionTime = metav1.Now()
+	cond, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": autoscalingv1.GroupVersion.String(), "kind": "ProvisioningRequest",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"status":   map[string]any{"conditions": []any{cond}},
+	}}
+	data, _ := u.MarshalJSON()
+	if _, err := dc.Resource(autoscalingv1.Resource).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", data, metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A gang short of nodes gets one request for exactly the members that do not
+// fit, its members consume it, the autoscaler's answer shows in the gang's
+// status, and the request goes once the gang is placed.
+func TestShortGangGetsExactHint(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 5, 0, 0, "llm")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "llm", 5, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	prs := waitProvReqs(t, ctx, env, "llm", "for 3 members", oneRequestFor(3))
+	pr := prs[0]
+	if pr.Spec.ProvisioningClassName != autoscalingv1.ClassBestEffortAtomicScaleUp {
+		t.Errorf("class %q, want %q", pr.Spec.ProvisioningClassName, autoscalingv1.ClassBestEffortAtomicScaleUp)
+	}
+	if len(pr.OwnerReferences) != 1 || pr.OwnerReferences[0].Kind != "PodGroup" || pr.OwnerReferences[0].Name != "llm" {
+		t.Errorf("owners %+v, want the PodGroup llm", pr.OwnerReferences)
+	}
+	tmpl, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, pr.Spec.PodSets[0].PodTemplateRef.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("PodTemplate of the request: %v", err)
+	}
+	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]; q.Value() != 8 {
+		t.Errorf("template asks for %s GPUs, want 8", q.String())
+	}
+	waitPod(t, ctx, env, "llm-0", "consume annotation", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == pr.Name && p.Annotations[autoscalingv1.ClassAnnotation] == autoscalingv1.ClassBestEffortAtomicScaleUp
+	})
+	waitExtraCondition(t, ctx, env, "llm", hints.ConditionCapacity, hints.ReasonRequested, "short 3 pods x 8 GPUs; asked the cluster-autoscaler")
+
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "heavy-gpu pool adding 3 nodes"})
+	waitExtraCondition(t, ctx, env, "llm", hints.ConditionCapacity, hints.ReasonProvisioned, "short 3 pods x 8 GPUs; heavy-gpu pool adding 3 nodes")
+
+	if err := harness.CreateNodes(ctx, env.Client, "new", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "llm", 5)
+	waitProvReqs(t, ctx, env, "llm", "deleted once placed", noRequest)
+	if _, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, pr.Name, metav1.GetOptions{}); err == nil {
+		t.Errorf("PodTemplate %s outlived its request", pr.Name)
+	}
+}
+
+// waitExtraCondition waits for a PodGroup condition of type typ.
+func waitExtraCondition(t *testing.T, ctx context.Context, env *harness.Env, name, typ, reason, msgPart string) {
+	t.Helper()
+	var got string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		st, err := podGroupStatus(ctx, env, name)
+		if err != nil {
+			return false, nil
+		}
+		conds, _ := st["conditions"].([]any)
+		for _, c := range conds {
+			m := c.(map[string]any)
+			if m["type"] == typ {
+				got = fmt.Sprintf("%v: %v", m["reason"], m["message"])
+				return m["reason"] == reason && strings.Contains(m["message"].(string), msgPart), nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("PodGroup %s: want %s condition %s with %q, last %q", name, typ, reason, msgPart, got)
+	}
+}
+
+// No hint for a gang that new nodes would not help: an incomplete gang, one
+// confined to a level new nodes cannot join, or members pinned to a node.
+// Members beyond max are never counted.
+func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env, "a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1")
+
+	// Incomplete: 3 of min 4 exist.
+	createPodGroup(t, env, 4, 0, 0, "partial")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "partial", 3, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	// Confined to one clique, bigger than any clique.
+	pg := harness.PodGroup(ns, "cliquey", 3, 0, 0)
+	pg.Annotations = map[string]string{topology.RequiredLevelAnnotation: "clique"}
+	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "cliquey", 3, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	waitExtraCondition(t, ctx, env, "cliquey", hints.ConditionCapacity, hints.ReasonNoRequest, "nodes the autoscaler adds cannot join an existing clique")
+
+	// Pinned to a node that does not exist.
+	pinned := harness.PodGroupMembers(ns, "pinned", 2, 8)
+	createPodGroup(t, env, 2, 0, 0, "pinned")
+	for i := range pinned {
+		p := pinned[i].Pod()
+		p.Spec.NodeSelector = map[string]string{topology.HostnameLabel: "gone"}
+		if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitExtraCondition(t, ctx, env, "pinned", hints.ConditionCapacity, hints.ReasonNoRequest, "new nodes cannot fix")
+
+	// Elastic: min 1 placed, max 4: the members waiting beyond the quorum ask for nothing.
+	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "elastic", 4, 8, 1, 4)...); err != nil {
+		t.Fatal(err)
+	}
+	stays(t, 3*time.Second, "no ProvisioningRequest at all", func() (bool, error) {
+		return len(provReqs(t, ctx, env)) == 0, nil
+	})
+}
+
+// A gang's request follows its shortfall: when another gang leaves and frees
+// a node, the request is replaced by one for fewer members.
+func TestHintFollowsShortfall(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "small", 1, 8, 1, 1)...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "small", 1)
+	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "big", 5, 8, 5, 5)...); err != nil {
+		t.Fatal(err)
+	}
+	first := waitProvReqs(t, ctx, env, "big", "for 3 members", oneRequestFor(3))[0]
+	if first.OwnerReferences[0].Kind != "Pod" || first.OwnerReferences[0].Name != "big-0" {
+		t.Errorf("owner %+v, want the oldest member big-0", first.OwnerReferences)
+	}
+	if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "small-0", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	second := waitProvReqs(t, ctx, env, "big", "for 2 members", oneRequestFor(2))[0]
+	if second.Name == first.Name {
+		t.Errorf("request %s kept with a changed shortfall", first.Name)
+	}
+	waitPod(t, ctx, env, "big-4", "consumes the new request", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == second.Name
+	})
+}
+
+// A restarted scheduler adopts its live request rather than adding another,
+// and withdraws it when the gang is placed.
+func TestHintSurvivesRestart(t *testing.T) {
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 3, 0, 0, "job")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "job", 3, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	before := waitProvReqs(t, ctx, env, "job", "for 2 members", oneRequestFor(2))[0]
+	sched.Stop()
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	stays(t, 3*time.Second, "the same single request", func() (bool, error) {
+		var mine []string
+		for name, pr := range provReqs(t, ctx, env) {
+			if pr.Labels[hints.GangLabel] == "job" {
+				mine = append(mine, name)
+			}
+		}
+		return len(mine) == 1 && mine[0] == before.Name, nil
+	})
+	if err := harness.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "job", 3)
+	waitProvReqs(t, ctx, env, "job", "deleted once placed", noRequest)
+}
