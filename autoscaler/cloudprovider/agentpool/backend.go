@@ -1,0 +1,294 @@
+package agentpool
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+)
+
+// vm is one instance of a pool as Azure reports it.
+type vm struct {
+	key        string // scale set instance ID, or AKS machine name
+	providerID string // azure:///subscriptions/.../virtualMachines/<id>
+	state      cloudprovider.InstanceState
+	failCode   string // set when provisioning failed
+	failMsg    string
+}
+
+// poolState is a pool as Azure reports it.
+type poolState struct {
+	size      int
+	sku       string
+	location  string
+	zones     []string
+	ppg       string // proximity placement group name, or ""
+	tags      map[string]string
+	labels    map[string]string // AKS node labels
+	taints    []apiv1.Taint     // AKS node taints
+	maxPods   int
+	mode      string // AKS: System or User
+	instances []vm
+}
+
+// lro is a started long-running operation.
+type lro interface {
+	Done() bool
+	Poll(ctx context.Context) (*http.Response, error)
+	Result(ctx context.Context) error
+}
+
+type poller[T any] struct{ p *runtime.Poller[T] }
+
+func (p poller[T]) Done() bool                                       { return p.p.Done() }
+func (p poller[T]) Poll(ctx context.Context) (*http.Response, error) { return p.p.Poll(ctx) }
+func (p poller[T]) Result(ctx context.Context) error                 { _, err := p.p.Result(ctx); return err }
+
+// backend is one kind of Azure pool, driven through the real SDK clients.
+type backend interface {
+	get(ctx context.Context) (*poolState, error)
+	setSize(ctx context.Context, st *poolState, size int) (lro, error)
+	deleteInstances(ctx context.Context, keys []string) (lro, error)
+	describe() string
+}
+
+// normalizeProviderID lower-cases the resource group segment, as kubelet's
+// Azure provider IDs have it, so that instances match registered nodes.
+func normalizeProviderID(resourceID string) string {
+	id := "azure://" + resourceID
+	parts := strings.Split(id, "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if strings.EqualFold(parts[i], "resourceGroups") {
+			parts[i+1] = strings.ToLower(parts[i+1])
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func lastSegment(id string) string {
+	if i := strings.LastIndex(id, "/"); i >= 0 {
+		return id[i+1:]
+	}
+	return id
+}
+
+// scaleSetBackend is a VM scale set pool (acs-engine, aks-engine, Cluster API).
+type scaleSetBackend struct {
+	c             *clients
+	resourceGroup string
+	name          string
+}
+
+func (b *scaleSetBackend) describe() string {
+	return fmt.Sprintf("scale set %s/%s", b.resourceGroup, b.name)
+}
+
+func (b *scaleSetBackend) get(ctx context.Context) (*poolState, error) {
+	ss, err := b.c.scaleSets.Get(ctx, b.resourceGroup, b.name, nil)
+	if err != nil {
+		return nil, err
+	}
+	st := &poolState{tags: map[string]string{}}
+	if ss.SKU == nil || ss.SKU.Name == nil || ss.SKU.Capacity == nil {
+		return nil, fmt.Errorf("%s: sku.name or sku.capacity missing in Azure's answer", b.describe())
+	}
+	st.sku, st.size = *ss.SKU.Name, int(*ss.SKU.Capacity)
+	if ss.Location != nil {
+		st.location = *ss.Location
+	}
+	for _, z := range ss.Zones {
+		if z != nil {
+			st.zones = append(st.zones, *z)
+		}
+	}
+	for k, v := range ss.Tags {
+		if v != nil {
+			st.tags[k] = *v
+		}
+	}
+	if ss.Properties != nil && ss.Properties.ProximityPlacementGroup != nil && ss.Properties.ProximityPlacementGroup.ID != nil {
+		st.ppg = lastSegment(*ss.Properties.ProximityPlacementGroup.ID)
+	}
+	pager := b.c.vms.NewListPager(b.resourceGroup, b.name, &armcompute.VirtualMachineScaleSetVMsClientListOptions{Expand: to.Ptr("instanceView")})
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range page.Value {
+			if v == nil || v.ID == nil || v.InstanceID == nil {
+				continue
+			}
+			st.instances = append(st.instances, scaleSetVM(v))
+		}
+	}
+	return st, nil
+}
+
+func scaleSetVM(v *armcompute.VirtualMachineScaleSetVM) vm {
+	out := vm{key: *v.InstanceID, providerID: normalizeProviderID(*v.ID), state: cloudprovider.InstanceRunning}
+	ps := ""
+	if v.Properties != nil && v.Properties.ProvisioningState != nil {
+		ps = strings.ToLower(*v.Properties.ProvisioningState)
+	}
+	switch ps {
+	case "creating":
+		out.state = cloudprovider.InstanceCreating
+	case "deleting":
+		out.state = cloudprovider.InstanceDeleting
+	case "failed":
+		out.state = cloudprovider.InstanceCreating
+		out.failCode, out.failMsg = "ProvisioningFailed", "provisioning state Failed"
+		if v.Properties.InstanceView != nil {
+			for _, s := range v.Properties.InstanceView.Statuses {
+				if s == nil || s.Code == nil {
+					continue
+				}
+				if rest, ok := strings.CutPrefix(*s.Code, "ProvisioningState/failed/"); ok {
+					out.failCode = rest
+					if s.Message != nil {
+						out.failMsg = *s.Message
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (b *scaleSetBackend) setSize(ctx context.Context, st *poolState, size int) (lro, error) {
+	p, err := b.c.scaleSets.BeginUpdate(ctx, b.resourceGroup, b.name, armcompute.VirtualMachineScaleSetUpdate{
+		SKU: &armcompute.SKU{Name: to.Ptr(st.sku), Capacity: to.Ptr(int64(size))},
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return poller[armcompute.VirtualMachineScaleSetsClientUpdateResponse]{p}, nil
+}
+
+func (b *scaleSetBackend) deleteInstances(ctx context.Context, keys []string) (lro, error) {
+	p, err := b.c.scaleSets.BeginDeleteInstances(ctx, b.resourceGroup, b.name,
+		armcompute.VirtualMachineScaleSetVMInstanceRequiredIDs{InstanceIDs: to.SliceOfPtrs(keys...)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return poller[armcompute.VirtualMachineScaleSetsClientDeleteInstancesResponse]{p}, nil
+}
+
+// agentPoolBackend is an AKS managed cluster agent pool.
+type agentPoolBackend struct {
+	c             *clients
+	resourceGroup string
+	cluster       string
+	name          string
+	location      string
+	// raw is the last agent pool read, written back with a new count so that
+	// no other property changes.
+	mu  sync.Mutex
+	raw *armcontainerservice.AgentPool
+}
+
+func (b *agentPoolBackend) describe() string {
+	return fmt.Sprintf("agent pool %s of managed cluster %s/%s", b.name, b.resourceGroup, b.cluster)
+}
+
+func (b *agentPoolBackend) get(ctx context.Context) (*poolState, error) {
+	ap, err := b.c.pools.Get(ctx, b.resourceGroup, b.cluster, b.name, nil)
+	if err != nil {
+		return nil, err
+	}
+	p := ap.Properties
+	if p == nil || p.Count == nil || p.VMSize == nil {
+		return nil, fmt.Errorf("%s: properties.count or properties.vmSize missing in Azure's answer", b.describe())
+	}
+	st := &poolState{size: int(*p.Count), sku: *p.VMSize, location: b.location, tags: map[string]string{}, labels: map[string]string{}}
+	for _, z := range p.AvailabilityZones {
+		if z != nil {
+			st.zones = append(st.zones, *z)
+		}
+	}
+	for k, v := range p.Tags {
+		if v != nil {
+			st.tags[k] = *v
+		}
+	}
+	for k, v := range p.NodeLabels {
+		if v != nil {
+			st.labels[k] = *v
+		}
+	}
+	for _, t := range p.NodeTaints {
+		if t == nil {
+			continue
+		}
+		taint, err := parseTaint(*t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: properties.nodeTaints: %w", b.describe(), err)
+		}
+		st.taints = append(st.taints, taint)
+	}
+	if p.MaxPods != nil {
+		st.maxPods = int(*p.MaxPods)
+	}
+	if p.Mode != nil {
+		st.mode = string(*p.Mode)
+	}
+	if p.ProximityPlacementGroupID != nil {
+		st.ppg = lastSegment(*p.ProximityPlacementGroupID)
+	}
+	pager := b.c.machines.NewListPager(b.resourceGroup, b.cluster, b.name, nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Value {
+			if m == nil || m.Name == nil || m.Properties == nil || m.Properties.ResourceID == nil {
+				continue
+			}
+			st.instances = append(st.instances, vm{key: *m.Name, providerID: normalizeProviderID(*m.Properties.ResourceID), state: cloudprovider.InstanceRunning})
+		}
+	}
+	raw := ap.AgentPool
+	b.mu.Lock()
+	b.raw = &raw
+	b.mu.Unlock()
+	return st, nil
+}
+
+func (b *agentPoolBackend) setSize(ctx context.Context, _ *poolState, size int) (lro, error) {
+	b.mu.Lock()
+	raw := b.raw
+	b.mu.Unlock()
+	if raw == nil {
+		return nil, fmt.Errorf("%s: not read yet", b.describe())
+	}
+	ap := *raw
+	props := *ap.Properties
+	props.Count = to.Ptr(int32(size))
+	// Read-only fields are not sent back.
+	props.ProvisioningState, props.PowerState = nil, nil
+	ap.Properties = &props
+	p, err := b.c.pools.BeginCreateOrUpdate(ctx, b.resourceGroup, b.cluster, b.name, ap, nil)
+	if err != nil {
+		return nil, err
+	}
+	return poller[armcontainerservice.AgentPoolsClientCreateOrUpdateResponse]{p}, nil
+}
+
+func (b *agentPoolBackend) deleteInstances(ctx context.Context, keys []string) (lro, error) {
+	p, err := b.c.pools.BeginDeleteMachines(ctx, b.resourceGroup, b.cluster, b.name,
+		armcontainerservice.AgentPoolDeleteMachinesParameter{MachineNames: to.SliceOfPtrs(keys...)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return poller[armcontainerservice.AgentPoolsClientDeleteMachinesResponse]{p}, nil
+}

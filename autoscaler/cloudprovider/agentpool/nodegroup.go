@@ -1,0 +1,654 @@
+package agentpool
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	caerrors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
+	"k8s.io/klog/v2"
+)
+
+// OutOfResourcesError is returned by a scale-up that quota (or Azure's
+// capacity) cannot serve. It is a cloudProviderError for the core and names
+// the quota.
+type OutOfResourcesError struct {
+	Pool    string
+	Quota   string // family name, or "cores" for the regional total
+	Limit   int64
+	Used    int64
+	Needed  int64
+	Message string // Azure's message when Azure refused
+}
+
+func (e *OutOfResourcesError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("OutOfResources: pool %s: %s", e.Pool, e.Message)
+	}
+	return fmt.Sprintf("OutOfResources: pool %s: quota %s allows %d more vCPUs (limit %d, used %d), the scale-up needs %d",
+		e.Pool, e.Quota, max(e.Limit-e.Used, 0), e.Limit, e.Used, e.Needed)
+}
+
+// Type makes it an AutoscalerError of type cloudProviderError.
+func (e *OutOfResourcesError) Type() caerrors.AutoscalerErrorType { return caerrors.CloudProviderError }
+
+// AddPrefix adds a prefix to the message.
+func (e *OutOfResourcesError) AddPrefix(msg string, args ...interface{}) caerrors.AutoscalerError {
+	c := *e
+	c.Message = fmt.Sprintf(msg, args...) + strings.TrimPrefix(e.Error(), "OutOfResources: ")
+	return &c
+}
+
+// ErrorClass is how instances failing for this reason are classed.
+func (e *OutOfResourcesError) ErrorClass() cloudprovider.InstanceErrorClass {
+	return cloudprovider.OutOfResourcesErrorClass
+}
+
+// failedInstance is an instance whose provisioning failed; it is reported by
+// Nodes() with its error until the core deletes it or the retention passes,
+// even after the provider cleaned it up itself.
+type failedInstance struct {
+	inst    cloudprovider.Instance
+	expires time.Time
+}
+
+// nodeGroup is one Azure pool.
+type nodeGroup struct {
+	m       *manager
+	id      string
+	kind    string // vmss or aks
+	minSize int
+	maxSize int
+	pool    PoolConfig
+	be      backend
+
+	writeMu sync.Mutex // one size change or deletion at a time
+
+	mu      sync.Mutex
+	state   *poolState
+	fetched time.Time
+	failed  map[string]failedInstance // lower-case provider ID
+}
+
+var _ cloudprovider.NodeGroup = &nodeGroup{}
+
+func (g *nodeGroup) MaxSize() int { return g.maxSize }
+func (g *nodeGroup) MinSize() int { return g.minSize }
+func (g *nodeGroup) Id() string   { return g.id }
+
+func (g *nodeGroup) Debug() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	size := -1
+	if g.state != nil {
+		size = g.state.size
+	}
+	return fmt.Sprintf("%s (%s) min=%d max=%d target=%d", g.id, g.be.describe(), g.minSize, g.maxSize, size)
+}
+
+func (g *nodeGroup) Exist() bool           { return true }
+func (g *nodeGroup) Autoprovisioned() bool { return false }
+
+// Create is not implemented: pools are created by the cluster's owner, not
+// by the autoscaler (no node auto-provisioning).
+func (g *nodeGroup) Create() (cloudprovider.NodeGroup, error) {
+	return nil, cloudprovider.ErrNotImplemented
+}
+
+// Delete is not implemented, for the same reason.
+func (g *nodeGroup) Delete() error { return cloudprovider.ErrNotImplemented }
+
+func (g *nodeGroup) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(g.m.ctx, g.m.requestTimeout)
+}
+
+// cached returns the last read state, reading it first when older than the
+// cache TTL (or when force). A failed read keeps serving the cached state
+// (logged), so that throttling does not blind the core.
+func (g *nodeGroup) cached(force bool) (*poolState, error) {
+	g.mu.Lock()
+	st, fetched := g.state, g.fetched
+	g.mu.Unlock()
+	if st != nil && !force && time.Since(fetched) < g.m.cacheTTL {
+		return st, nil
+	}
+	ctx, cancel := g.ctx()
+	defer cancel()
+	fresh, err := g.be.get(ctx)
+	if err != nil {
+		if st != nil {
+			klog.InfoS("Reading pool failed; serving the cached state", "pool", g.id, "age", time.Since(fetched).Round(time.Second), "throttled", isThrottled(err), "err", err)
+			return st, nil
+		}
+		return nil, fmt.Errorf("pool %s: reading %s: %w", g.id, g.be.describe(), err)
+	}
+	g.mu.Lock()
+	g.state, g.fetched = fresh, time.Now()
+	g.mu.Unlock()
+	return fresh, nil
+}
+
+// fresh reads the pool from Azure; writes always start from it.
+func (g *nodeGroup) fresh() (*poolState, error) {
+	ctx, cancel := g.ctx()
+	defer cancel()
+	st, err := g.be.get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: reading %s: %w", g.id, g.be.describe(), err)
+	}
+	g.mu.Lock()
+	g.state, g.fetched = st, time.Now()
+	g.mu.Unlock()
+	return st, nil
+}
+
+// invalidate makes the next read go to Azure.
+func (g *nodeGroup) invalidate() {
+	g.mu.Lock()
+	g.fetched = time.Time{}
+	g.mu.Unlock()
+}
+
+func (g *nodeGroup) TargetSize() (int, error) {
+	st, err := g.cached(false)
+	if err != nil {
+		return 0, err
+	}
+	return st.size, nil
+}
+
+// isGPU reports whether the pool's SKU has GPUs (from the SKU data).
+func (g *nodeGroup) isGPU() bool {
+	st, err := g.cached(false)
+	if err != nil {
+		return false
+	}
+	info, err := g.m.skus.lookup(g.m.ctx, st.sku)
+	return err == nil && info.GPUs > 0
+}
+
+// IncreaseSize adds delta instances. GPU pools are all-or-nothing, as with
+// AtomicIncreaseSize; other pools keep what arrives.
+func (g *nodeGroup) IncreaseSize(delta int) error { return g.increase(delta, g.isGPU()) }
+
+// AtomicIncreaseSize adds delta instances or none.
+func (g *nodeGroup) AtomicIncreaseSize(delta int) error { return g.increase(delta, true) }
+
+// increase checks the pool's max and the quota, issues one capacity change,
+// and watches it in the background: when it fails and atomic is set, every
+// instance it added is deleted (and reported failed through Nodes()).
+func (g *nodeGroup) increase(delta int, atomic bool) error {
+	if delta <= 0 {
+		return fmt.Errorf("pool %s: size increase must be positive, got %d", g.id, delta)
+	}
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	st, err := g.fresh()
+	if err != nil {
+		return err
+	}
+	if st.size+delta > g.maxSize {
+		return fmt.Errorf("pool %s: size increase too large: target %d + %d exceeds max %d", g.id, st.size, delta, g.maxSize)
+	}
+	ctx, cancel := g.ctx()
+	defer cancel()
+	info, err := g.m.skus.lookup(ctx, st.sku)
+	if err != nil {
+		return fmt.Errorf("pool %s: %w", g.id, err)
+	}
+	if err := g.m.checkQuota(ctx, g.id, info, delta); err != nil {
+		return err
+	}
+	before := map[string]bool{}
+	for _, v := range st.instances {
+		before[v.key] = true
+	}
+	op, err := g.be.setSize(ctx, st, st.size+delta)
+	if err != nil {
+		if code, msg := errorCode(err); isOutOfResources(code, msg) {
+			return &OutOfResourcesError{Pool: g.id, Message: fmt.Sprintf("Azure refused the capacity change to %d: %s", st.size+delta, msg)}
+		}
+		return fmt.Errorf("pool %s: setting the size of %s to %d: %w", g.id, g.be.describe(), st.size+delta, err)
+	}
+	klog.InfoS("Increasing pool size", "pool", g.id, "from", st.size, "to", st.size+delta, "atomic", atomic)
+	g.mu.Lock()
+	if g.state != nil {
+		s := *g.state
+		s.size = st.size + delta
+		g.state = &s
+	}
+	g.fetched = time.Time{}
+	g.mu.Unlock()
+	deadline := time.Now().Add(g.provisionTimeout(info))
+	g.m.goWatch(func(ctx context.Context) { g.watchScaleUp(ctx, op, before, delta, atomic, deadline) })
+	return nil
+}
+
+func (g *nodeGroup) provisionTimeout(info skuInfo) time.Duration {
+	if g.pool.MaxNodeProvisionTime.Duration > 0 {
+		return g.pool.MaxNodeProvisionTime.Duration
+	}
+	if info.GPUs > 0 {
+		return g.m.cfg.GPUPools.MaxNodeProvisionTime.or(DefaultGPUMaxNodeProvisionTime)
+	}
+	return DefaultMaxNodeProvisionTime
+}
+
+// waitLRO polls op until it is done or the deadline passes, pausing while
+// throttled and retrying transient poll failures; it returns the operation's
+// outcome.
+func (g *nodeGroup) waitLRO(ctx context.Context, op lro, deadline time.Time) error {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	for !op.Done() {
+		if _, err := op.Poll(ctx); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("operation did not finish before %s: %w", deadline.Format(time.RFC3339), ctx.Err())
+			}
+			wait := g.m.pollInterval
+			if until, ok := g.m.c.gate.blocked(); ok {
+				wait = time.Until(until)
+			}
+			klog.V(2).InfoS("Polling an Azure operation failed; retrying", "pool", g.id, "wait", wait, "err", err)
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return fmt.Errorf("operation did not finish before %s: %w", deadline.Format(time.RFC3339), ctx.Err())
+			}
+			continue
+		}
+		if op.Done() {
+			break
+		}
+		select {
+		case <-time.After(g.m.pollInterval):
+		case <-ctx.Done():
+			return fmt.Errorf("operation did not finish before %s: %w", deadline.Format(time.RFC3339), ctx.Err())
+		}
+	}
+	return op.Result(ctx)
+}
+
+// watchScaleUp follows a capacity change to its end and cleans up after a
+// failure.
+func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, before map[string]bool, delta int, atomic bool, deadline time.Time) {
+	opErr := g.waitLRO(ctx, op, deadline)
+	if ctx.Err() != nil {
+		return // provider shutting down
+	}
+	if opErr == nil {
+		klog.InfoS("Pool scale-up finished", "pool", g.id, "added", delta)
+		g.invalidate()
+		return
+	}
+	code, msg := errorCode(opErr)
+	class := cloudprovider.OtherErrorClass
+	if isOutOfResources(code, msg) {
+		class = cloudprovider.OutOfResourcesErrorClass
+	}
+	if code == "" {
+		code = "ScaleUpFailed"
+	}
+	klog.InfoS("Pool scale-up failed", "pool", g.id, "atomic", atomic, "code", code, "err", opErr)
+
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	// Find what this scale-up added, retrying reads until the cleanup
+	// deadline: no VM may be leaked.
+	cleanupDeadline := time.Now().Add(g.m.requestTimeout * 5)
+	var st *poolState
+	for {
+		var err error
+		if st, err = g.fresh(); err == nil {
+			break
+		}
+		if time.Now().After(cleanupDeadline) || ctx.Err() != nil {
+			klog.ErrorS(err, "Could not read the pool to clean up a failed scale-up; the core will see the instances through Nodes()", "pool", g.id)
+			return
+		}
+		g.sleepWhileThrottled(ctx)
+	}
+	var added, remove []vm
+	for _, v := range st.instances {
+		if before[v.key] || v.state == cloudprovider.InstanceDeleting {
+			continue
+		}
+		added = append(added, v)
+		if atomic || v.failCode != "" {
+			remove = append(remove, v)
+		}
+	}
+	now := time.Now()
+	retention := g.m.cfg.FailedInstanceRetention.or(DefaultFailedInstanceRetention)
+	g.mu.Lock()
+	for _, v := range remove {
+		g.failed[strings.ToLower(v.providerID)] = failedInstance{
+			inst: cloudprovider.Instance{Id: v.providerID, Status: &cloudprovider.InstanceStatus{
+				State: cloudprovider.InstanceCreating,
+				ErrorInfo: &cloudprovider.InstanceErrorInfo{ErrorClass: class, ErrorCode: code,
+					ErrorMessage: fmt.Sprintf("scale-up of pool %s failed (%s); instance removed: %s", g.id, code, msg)},
+			}},
+			expires: now.Add(retention),
+		}
+	}
+	// Placeholders for instances the operation never created, so that the
+	// core still sees the failure and backs off.
+	missing := delta - len(added)
+	for i := 0; i < missing; i++ {
+		id := fmt.Sprintf("azure:///muster-failed/%s/%d-%d", g.id, now.UnixNano(), i)
+		g.failed[id] = failedInstance{
+			inst: cloudprovider.Instance{Id: id, Status: &cloudprovider.InstanceStatus{
+				State: cloudprovider.InstanceCreating,
+				ErrorInfo: &cloudprovider.InstanceErrorInfo{ErrorClass: class, ErrorCode: code,
+					ErrorMessage: fmt.Sprintf("scale-up of pool %s failed (%s): %s", g.id, code, msg)},
+			}},
+			expires: now.Add(retention),
+		}
+	}
+	g.mu.Unlock()
+	if len(remove) > 0 {
+		keys := make([]string, 0, len(remove))
+		for _, v := range remove {
+			keys = append(keys, v.key)
+		}
+		klog.InfoS("Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys, "atomic", atomic)
+		if err := g.deleteKeys(ctx, keys, cleanupDeadline); err != nil {
+			klog.ErrorS(err, "Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys)
+		}
+	}
+	if st2, err := g.fresh(); err == nil && st2.size > len(st2.instances) && (atomic || missing > 0) {
+		// The target still counts instances that never came: lower it to
+		// what exists, which deletes nothing.
+		sctx, cancel := g.ctx()
+		if op, err := g.be.setSize(sctx, st2, len(st2.instances)); err == nil {
+			_ = g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout))
+		} else {
+			klog.ErrorS(err, "Lowering the target of a failed scale-up", "pool", g.id)
+		}
+		cancel()
+	}
+	g.invalidate()
+}
+
+func (g *nodeGroup) sleepWhileThrottled(ctx context.Context) {
+	wait := g.m.pollInterval
+	if until, ok := g.m.c.gate.blocked(); ok {
+		wait = time.Until(until)
+	}
+	select {
+	case <-time.After(wait):
+	case <-ctx.Done():
+	}
+}
+
+// deleteKeys deletes exactly the named instances and waits for Azure to
+// accept it, retrying while throttled until the deadline.
+func (g *nodeGroup) deleteKeys(ctx context.Context, keys []string, deadline time.Time) error {
+	for {
+		dctx, cancel := g.ctx()
+		op, err := g.be.deleteInstances(dctx, keys)
+		cancel()
+		if err == nil {
+			return g.waitLRO(ctx, op, deadline)
+		}
+		if !isThrottled(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		g.sleepWhileThrottled(ctx)
+	}
+}
+
+// DeleteNodes deletes exactly the given nodes' instances, never below min.
+func (g *nodeGroup) DeleteNodes(nodes []*apiv1.Node) error { return g.deleteNodes(nodes, false) }
+
+// ForceDeleteNodes deletes the given nodes' instances even below min.
+func (g *nodeGroup) ForceDeleteNodes(nodes []*apiv1.Node) error { return g.deleteNodes(nodes, true) }
+
+func (g *nodeGroup) deleteNodes(nodes []*apiv1.Node, force bool) error {
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	st, err := g.fresh()
+	if err != nil {
+		return err
+	}
+	byID := map[string]vm{}
+	for _, v := range st.instances {
+		byID[strings.ToLower(v.providerID)] = v
+	}
+	var keys []string
+	forgot := 0
+	for _, n := range nodes {
+		pid := strings.ToLower(n.Spec.ProviderID)
+		g.mu.Lock()
+		_, wasFailed := g.failed[pid]
+		delete(g.failed, pid)
+		g.mu.Unlock()
+		v, ok := byID[pid]
+		switch {
+		case ok && v.state == cloudprovider.InstanceDeleting:
+			continue
+		case ok:
+			keys = append(keys, v.key)
+		case wasFailed:
+			forgot++ // already cleaned up by the provider
+		default:
+			return fmt.Errorf("pool %s: node %s (providerID %q) is not an instance of %s", g.id, n.Name, n.Spec.ProviderID, g.be.describe())
+		}
+	}
+	if len(keys) == 0 {
+		if forgot > 0 {
+			klog.InfoS("Forgot failed instances the provider had already removed", "pool", g.id, "count", forgot)
+		}
+		return nil
+	}
+	if !force && st.size-len(keys) < g.minSize {
+		return fmt.Errorf("pool %s: deleting %d nodes would shrink it to %d, below its min %d", g.id, len(keys), st.size-len(keys), g.minSize)
+	}
+	klog.InfoS("Deleting pool instances", "pool", g.id, "instances", keys, "force", force)
+	ctx, cancel := g.ctx()
+	defer cancel()
+	op, err := g.be.deleteInstances(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("pool %s: deleting instances %v of %s: %w", g.id, keys, g.be.describe(), err)
+	}
+	g.mu.Lock()
+	if g.state != nil {
+		s := *g.state
+		s.size -= len(keys)
+		s.instances = nil
+		gone := map[string]bool{}
+		for _, k := range keys {
+			gone[k] = true
+		}
+		for _, v := range g.state.instances {
+			if gone[v.key] {
+				v.state = cloudprovider.InstanceDeleting
+			}
+			s.instances = append(s.instances, v)
+		}
+		g.state = &s
+	}
+	g.mu.Unlock()
+	g.m.goWatch(func(ctx context.Context) {
+		if err := g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout*5)); err != nil && ctx.Err() == nil {
+			klog.ErrorS(err, "Deleting pool instances did not complete", "pool", g.id, "instances", keys)
+		}
+		g.invalidate()
+	})
+	return nil
+}
+
+// DecreaseTargetSize lowers the target for instances not yet created; it
+// never deletes an existing instance and never goes below min.
+func (g *nodeGroup) DecreaseTargetSize(delta int) error {
+	if delta >= 0 {
+		return fmt.Errorf("pool %s: size decrease must be negative, got %d", g.id, delta)
+	}
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	st, err := g.fresh()
+	if err != nil {
+		return err
+	}
+	target := st.size + delta
+	if target < len(st.instances) {
+		return fmt.Errorf("pool %s: attempt to delete existing instances: target %d + %d is below the %d instances that exist", g.id, st.size, delta, len(st.instances))
+	}
+	if target < g.minSize {
+		return fmt.Errorf("pool %s: decreasing the target to %d goes below min %d", g.id, target, g.minSize)
+	}
+	ctx, cancel := g.ctx()
+	defer cancel()
+	op, err := g.be.setSize(ctx, st, target)
+	if err != nil {
+		return fmt.Errorf("pool %s: setting the size of %s to %d: %w", g.id, g.be.describe(), target, err)
+	}
+	g.m.goWatch(func(ctx context.Context) {
+		_ = g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout))
+		g.invalidate()
+	})
+	g.invalidate()
+	return nil
+}
+
+// Nodes lists the pool's instances, with those that failed to provision
+// carrying their error class.
+func (g *nodeGroup) Nodes() ([]cloudprovider.Instance, error) {
+	st, err := g.cached(false)
+	if err != nil {
+		return nil, err
+	}
+	var out []cloudprovider.Instance
+	present := map[string]bool{}
+	for _, v := range st.instances {
+		present[strings.ToLower(v.providerID)] = true
+		inst := cloudprovider.Instance{Id: v.providerID, Status: &cloudprovider.InstanceStatus{State: v.state}}
+		if v.failCode != "" {
+			class := cloudprovider.OtherErrorClass
+			if isOutOfResources(v.failCode, v.failMsg) {
+				class = cloudprovider.OutOfResourcesErrorClass
+			}
+			inst.Status.ErrorInfo = &cloudprovider.InstanceErrorInfo{ErrorClass: class, ErrorCode: v.failCode, ErrorMessage: v.failMsg}
+		}
+		out = append(out, inst)
+	}
+	now := time.Now()
+	g.mu.Lock()
+	var failedIDs []string
+	for id, f := range g.failed {
+		if now.After(f.expires) {
+			delete(g.failed, id)
+			continue
+		}
+		if !present[id] {
+			failedIDs = append(failedIDs, id)
+		}
+	}
+	sort.Strings(failedIDs)
+	for _, id := range failedIDs {
+		out = append(out, g.failed[id].inst)
+	}
+	g.mu.Unlock()
+	return out, nil
+}
+
+// hasInstance reports whether providerID is one of the pool's instances,
+// re-reading the pool once when it is not in the cache.
+func (g *nodeGroup) hasInstance(providerID string) bool {
+	pid := strings.ToLower(providerID)
+	for _, force := range []bool{false, true} {
+		st, err := g.cached(force)
+		if err != nil {
+			return true // cannot tell: do not report the node as gone
+		}
+		for _, v := range st.instances {
+			if strings.ToLower(v.providerID) == pid {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TemplateNodeInfo builds the node the pool would add, from the Resource
+// SKUs data of its size.
+func (g *nodeGroup) TemplateNodeInfo() (*framework.NodeInfo, error) {
+	st, err := g.cached(false)
+	if err != nil {
+		return nil, err
+	}
+	info, err := g.m.skus.lookup(g.m.ctx, st.sku)
+	if err != nil {
+		return nil, fmt.Errorf("pool %s: %w", g.id, err)
+	}
+	spec, err := g.templateSpec(st, info)
+	if err != nil {
+		return nil, err
+	}
+	node, err := buildTemplateNode(spec)
+	if err != nil {
+		return nil, err
+	}
+	return templateNodeInfo(node), nil
+}
+
+func (g *nodeGroup) templateSpec(st *poolState, info skuInfo) (templateSpec, error) {
+	labels, taints, err := tagLabelsAndTaints(st.tags)
+	if err != nil {
+		return templateSpec{}, fmt.Errorf("pool %s: %w", g.id, err)
+	}
+	for k, v := range st.labels {
+		labels[k] = v
+	}
+	taints = mergeTaints(taints, st.taints)
+	for k, v := range g.pool.Labels {
+		labels[k] = v
+	}
+	for _, s := range g.pool.Taints {
+		t, err := parseTaint(s)
+		if err != nil {
+			return templateSpec{}, fmt.Errorf("pool %s: taints: %w", g.id, err)
+		}
+		taints = mergeTaints(taints, []apiv1.Taint{t})
+	}
+	ppg := st.ppg
+	if ppg == "" {
+		ppg = g.id
+	}
+	location := st.location
+	if location == "" {
+		location = g.m.cfg.Location
+	}
+	maxPods := st.maxPods
+	if maxPods == 0 {
+		maxPods = g.m.cfg.MaxPods
+	}
+	return templateSpec{
+		Pool: g.id, SKU: info, Location: location, Zones: st.zones, PlacementGroup: ppg,
+		Labels: labels, Taints: taints, MaxPods: maxPods, KubeReserved: g.m.kubeReserved, AKSMode: st.mode,
+	}, nil
+}
+
+// GetOptions gives GPU pools a longer scale-down unneeded time and
+// provisioning timeout (configurable); per-pool settings win.
+func (g *nodeGroup) GetOptions(defaults config.NodeGroupAutoscalingOptions) (*config.NodeGroupAutoscalingOptions, error) {
+	o := defaults
+	if g.isGPU() {
+		o.ScaleDownUnneededTime = g.m.cfg.GPUPools.ScaleDownUnneededTime.or(DefaultGPUScaleDownUnneededTime)
+		o.MaxNodeProvisionTime = g.m.cfg.GPUPools.MaxNodeProvisionTime.or(DefaultGPUMaxNodeProvisionTime)
+	}
+	if g.pool.ScaleDownUnneededTime.Duration > 0 {
+		o.ScaleDownUnneededTime = g.pool.ScaleDownUnneededTime.Duration
+	}
+	if g.pool.MaxNodeProvisionTime.Duration > 0 {
+		o.MaxNodeProvisionTime = g.pool.MaxNodeProvisionTime.Duration
+	}
+	return &o, nil
+}

@@ -1,0 +1,515 @@
+package agentpool
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
+	"k8s.io/autoscaler/cluster-autoscaler/config"
+
+	"github.com/muster-project/muster/autoscaler/armlocal"
+)
+
+const rg = "rg-muster"
+
+// env is an armlocal endpoint with the seed scenario's pools: a CPU-only,
+// a light-GPU and a heavy-GPU scale set, plus an AKS cluster with the same
+// three pools.
+type env struct {
+	srv *armlocal.Server
+	cfg *Config
+}
+
+func newEnv(t *testing.T, provisioning time.Duration) *env {
+	t.Helper()
+	srv, err := armlocal.New(armlocal.Options{ProvisioningDelay: provisioning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	for _, ss := range []armlocal.ScaleSetSpec{
+		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Zones: []string{"1", "2"},
+			Tags: map[string]string{"cluster-autoscaler-enabled": "true", "min": "1", "max": "10"}},
+		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Capacity: 0,
+			Tags: map[string]string{"cluster-autoscaler-enabled": "true", "min": "0", "max": "4",
+				TagNodeTemplateTaintPrefix + "sku": "gpu:NoSchedule"}},
+		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", Capacity: 1, ProximityPlacementGroup: "ppg-ib",
+			Zones: []string{"1"},
+			Tags: map[string]string{"cluster-autoscaler-enabled": "true", "min": "0", "max": "3",
+				TagNodeTemplateTaintPrefix + "nvidia.com_gpu": "present:NoSchedule"}},
+		{ResourceGroup: rg, Name: "unmanaged", SKU: "Standard_D4s_v5", Capacity: 1},
+	} {
+		if err := srv.AddScaleSet(ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ap := range []armlocal.AgentPoolSpec{
+		{ResourceGroup: rg, Cluster: "aks1", Name: "cpuaks", VMSize: "Standard_D4s_v5", Count: 1, Mode: "System"},
+		{ResourceGroup: rg, Cluster: "aks1", Name: "gpuaks", VMSize: "Standard_ND96asr_v4", Count: 0,
+			NodeTaints: []string{"nvidia.com/gpu=present:NoSchedule"}, NodeLabels: map[string]string{"team": "ml"}},
+	} {
+		if err := srv.AddAgentPool(ap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms := func(n int) Duration { return Duration{Duration: time.Duration(n) * time.Millisecond} }
+	cfg := &Config{
+		ResourceManagerEndpoint: srv.URL(), ActiveDirectoryAuthorityHost: srv.URL(),
+		TenantID: srv.TenantID(), SubscriptionID: srv.SubscriptionID(), ResourceGroup: rg, Location: srv.Location(),
+		ClusterName:    "aks1",
+		RequestTimeout: ms(3000), TryTimeout: ms(1000), MaxRetries: 3, RetryDelay: ms(10), MaxRetryDelay: ms(50),
+		PollInterval: ms(20), CacheTTL: ms(1), DiscoveryInterval: ms(1), ThrottleBackoff: ms(30000),
+		FailedInstanceRetention: Duration{Duration: time.Minute},
+		AutoDiscovery:           &AutoDiscoveryConfig{Tags: map[string]string{"cluster-autoscaler-enabled": "true"}},
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, cfg: cfg}
+}
+
+func (e *env) provider(t *testing.T, specs ...string) *Provider {
+	t.Helper()
+	p, err := New(e.cfg, Options{NodeGroupSpecs: specs, Credential: e.srv.Credential(), Transport: e.srv.HTTPClient()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Cleanup() })
+	return p
+}
+
+func group(t *testing.T, p *Provider, id string) *nodeGroup {
+	t.Helper()
+	for _, g := range p.m.list() {
+		if g.id == id {
+			return g
+		}
+	}
+	t.Fatalf("no pool %s", id)
+	return nil
+}
+
+// eventually waits for cond, failing after a generous bound (a hang guard,
+// not a timing assertion).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func states(e *env, name string) (int, map[string]string) {
+	c, insts, _ := e.srv.ScaleSet(rg, name)
+	out := map[string]string{}
+	for _, i := range insts {
+		out[i.ID] = i.State
+	}
+	return c, out
+}
+
+func settled(e *env, name string) bool {
+	_, st := states(e, name)
+	for _, s := range st {
+		if s == armlocal.StateCreating || s == armlocal.StateDeleting {
+			return false
+		}
+	}
+	return true
+}
+
+func TestScaleUp(t *testing.T) {
+	cases := []struct {
+		name    string
+		pool    string
+		delta   int
+		atomic  bool
+		setup   func(e *env)
+		wantErr string // substring; empty: success
+		// after the operation has settled:
+		wantCapacity  int
+		wantStates    map[string]string
+		wantErrorInfo int // instances Nodes() reports with an error
+		wantClass     cloudprovider.InstanceErrorClass
+		updates       int // capacity writes
+	}{
+		{name: "heavy GPU pool grows by exactly one", pool: "gpu-heavy", delta: 1,
+			wantCapacity: 2, wantStates: map[string]string{"0": "Succeeded", "1": "Succeeded"}, updates: 1},
+		{name: "never above max", pool: "gpu-heavy", delta: 3, wantErr: "exceeds max 3",
+			wantCapacity: 1, wantStates: map[string]string{"0": "Succeeded"}, updates: 0},
+		{name: "family quota checked first", pool: "gpu-heavy", delta: 1,
+			setup:        func(e *env) { e.srv.SetQuota("standardNDSH100v5Family", 150) },
+			wantErr:      "OutOfResources: pool gpu-heavy: quota standardNDSH100v5Family allows 54 more vCPUs",
+			wantCapacity: 1, wantStates: map[string]string{"0": "Succeeded"}, updates: 0},
+		{name: "regional quota checked first", pool: "cpu", delta: 2,
+			setup:   func(e *env) { e.srv.SetRegionalQuota(122) },
+			wantErr: "quota cores allows 2 more vCPUs", wantCapacity: 1, wantStates: map[string]string{"0": "Succeeded"}, updates: 0},
+		{name: "GPU IncreaseSize is all-or-nothing", pool: "gpu-heavy", delta: 2,
+			setup:        func(e *env) { e.srv.InjectPartialProvisioning("gpu-heavy", 1, "AllocationFailed") },
+			wantCapacity: 1, wantStates: map[string]string{"0": "Succeeded"},
+			wantErrorInfo: 2, wantClass: cloudprovider.OutOfResourcesErrorClass, updates: 1},
+		{name: "CPU IncreaseSize keeps what arrived", pool: "cpu", delta: 3,
+			setup:        func(e *env) { e.srv.InjectPartialProvisioning("cpu", 1, "AllocationFailed") },
+			wantCapacity: 2, wantStates: map[string]string{"0": "Succeeded", "1": "Succeeded"},
+			wantErrorInfo: 2, wantClass: cloudprovider.OutOfResourcesErrorClass, updates: 1},
+		{name: "CPU AtomicIncreaseSize is all-or-nothing", pool: "cpu", delta: 3, atomic: true,
+			setup:        func(e *env) { e.srv.InjectPartialProvisioning("cpu", 2, "InternalOperationError") },
+			wantCapacity: 1, wantStates: map[string]string{"0": "Succeeded"},
+			wantErrorInfo: 3, wantClass: cloudprovider.OtherErrorClass, updates: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 100*time.Millisecond)
+			p := e.provider(t)
+			if tc.setup != nil {
+				tc.setup(e)
+			}
+			g := group(t, p, tc.pool)
+			var err error
+			if tc.atomic {
+				err = g.AtomicIncreaseSize(tc.delta)
+			} else {
+				err = g.IncreaseSize(tc.delta)
+			}
+			if tc.wantErr == "" && err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+			}
+			if size, _ := g.TargetSize(); err == nil && size != 1+tc.delta && tc.pool != "cpu" {
+				t.Fatalf("target size %d right after the increase, want %d", size, 1+tc.delta)
+			}
+			eventually(t, "the pool to settle", func() bool {
+				c, _ := states(e, tc.pool)
+				return settled(e, tc.pool) && c == tc.wantCapacity
+			})
+			p.m.wg.Wait() // the watcher has finished its cleanup
+			c, st := states(e, tc.pool)
+			if c != tc.wantCapacity || len(st) != len(tc.wantStates) {
+				t.Fatalf("capacity %d instances %v, want %d %v", c, st, tc.wantCapacity, tc.wantStates)
+			}
+			for id, s := range tc.wantStates {
+				if st[id] != s {
+					t.Fatalf("instances %v, want %v", st, tc.wantStates)
+				}
+			}
+			if n := e.srv.Requests(armlocal.OpScaleSetUpdate); n != tc.updates {
+				t.Fatalf("%d capacity writes, want %d", n, tc.updates)
+			}
+			insts, err := g.Nodes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			withErr := 0
+			for _, i := range insts {
+				if i.Status != nil && i.Status.ErrorInfo != nil {
+					withErr++
+					if i.Status.ErrorInfo.ErrorClass != tc.wantClass || i.Status.State != cloudprovider.InstanceCreating {
+						t.Fatalf("instance %s: %+v, want class %v", i.Id, i.Status.ErrorInfo, tc.wantClass)
+					}
+				}
+			}
+			if withErr != tc.wantErrorInfo {
+				t.Fatalf("%d instances with errors in %+v, want %d", withErr, insts, tc.wantErrorInfo)
+			}
+		})
+	}
+}
+
+func TestOutOfResourcesErrorType(t *testing.T) {
+	e := newEnv(t, 0)
+	e.srv.SetQuota("standardNCASv3_T4Family", 0)
+	p := e.provider(t)
+	err := group(t, p, "gpu-light").AtomicIncreaseSize(1)
+	var oor *OutOfResourcesError
+	if !errors.As(err, &oor) || oor.Quota != "standardNCASv3_T4Family" || oor.Type() != "cloudProviderError" {
+		t.Fatalf("want OutOfResourcesError naming standardNCASv3_T4Family, got %#v", err)
+	}
+}
+
+func TestThrottling(t *testing.T) {
+	e := newEnv(t, 0)
+	p := e.provider(t)
+	g := group(t, p, "gpu-heavy")
+	if _, err := g.Nodes(); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.InjectThrottle(armlocal.OpAny, 1, 30*time.Second)
+	time.Sleep(5 * time.Millisecond) // let the 1 ms cache expire
+	before := e.srv.Requests(armlocal.OpAny)
+
+	// A read during throttling serves the cache...
+	insts, err := g.Nodes()
+	if err != nil || len(insts) != 1 {
+		t.Fatalf("Nodes while throttled: %v %v", insts, err)
+	}
+	if size, err := g.TargetSize(); err != nil || size != 1 {
+		t.Fatalf("TargetSize while throttled: %d %v", size, err)
+	}
+	// ...a write fails fast, without calling Azure...
+	err = g.IncreaseSize(1)
+	var te *ThrottledError
+	if !errors.As(err, &te) {
+		t.Fatalf("IncreaseSize while throttled: %v, want a ThrottledError", err)
+	}
+	// ...and only the one request that got the 429 reached Azure.
+	if n := e.srv.Requests(armlocal.OpAny) - before; n != 1 {
+		t.Fatalf("%d requests reached Azure while throttled, want 1", n)
+	}
+	if e.srv.Requests(armlocal.OpScaleSetUpdate) != 0 {
+		t.Fatal("a capacity write was sent while throttled")
+	}
+}
+
+func TestTransientFaults(t *testing.T) {
+	cases := []struct {
+		name    string
+		inject  func(s *armlocal.Server)
+		wantErr bool
+	}{
+		{"5xx retried within the budget", func(s *armlocal.Server) {
+			s.InjectServerError(armlocal.OpScaleSetGet, 2, http.StatusServiceUnavailable)
+		}, false},
+		{"5xx beyond the budget fails", func(s *armlocal.Server) {
+			s.InjectServerError(armlocal.OpScaleSetGet, 10, http.StatusInternalServerError)
+		}, true},
+		{"timeouts bounded in time", func(s *armlocal.Server) { s.InjectDelay(armlocal.OpScaleSetGet, 10, time.Minute) }, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 0)
+			p := e.provider(t)
+			g := group(t, p, "cpu")
+			tc.inject(e.srv)
+			err := g.IncreaseSize(1)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err %v, want error %v", err, tc.wantErr)
+			}
+			wantWrites := 1
+			if tc.wantErr {
+				wantWrites = 0
+			}
+			if n := e.srv.Requests(armlocal.OpScaleSetUpdate); n != wantWrites {
+				t.Fatalf("%d capacity writes, want %d", n, wantWrites)
+			}
+			e.srv.ClearFaults()
+		})
+	}
+}
+
+func node(name, providerID string) *apiv1.Node {
+	n := &apiv1.Node{Spec: apiv1.NodeSpec{ProviderID: providerID}}
+	n.Name = name
+	return n
+}
+
+func TestDeleteNodes(t *testing.T) {
+	e := newEnv(t, 0)
+	p := e.provider(t)
+	g := group(t, p, "cpu")
+	if err := g.IncreaseSize(3); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "4 instances", func() bool { c, _ := states(e, "cpu"); return c == 4 && settled(e, "cpu") })
+	p.m.wg.Wait()
+	_, insts, _ := e.srv.ScaleSet(rg, "cpu")
+	_, other, _ := e.srv.ScaleSet(rg, "gpu-heavy")
+
+	// Not an instance of the pool: refused, nothing deleted.
+	if err := g.DeleteNodes([]*apiv1.Node{node("x", other[0].ProviderID)}); err == nil || !strings.Contains(err.Error(), "is not an instance of") {
+		t.Fatalf("deleting another pool's node: %v", err)
+	}
+	// Exactly the named instances go.
+	if err := g.DeleteNodes([]*apiv1.Node{node("n1", insts[1].ProviderID), node("n3", insts[3].ProviderID)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "2 instances", func() bool { c, _ := states(e, "cpu"); return c == 2 && settled(e, "cpu") })
+	_, st := states(e, "cpu")
+	if _, ok := st["0"]; !ok || st["2"] != "Succeeded" || len(st) != 2 {
+		t.Fatalf("after deleting 1 and 3: %v", st)
+	}
+	// Never below min (1): deleting both remaining is refused...
+	_, insts, _ = e.srv.ScaleSet(rg, "cpu")
+	both := []*apiv1.Node{node("a", insts[0].ProviderID), node("b", insts[1].ProviderID)}
+	if err := g.DeleteNodes(both); err == nil || !strings.Contains(err.Error(), "below its min 1") {
+		t.Fatalf("deleting below min: %v", err)
+	}
+	// ...unless forced.
+	if err := g.ForceDeleteNodes(both); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "0 instances", func() bool { c, _ := states(e, "cpu"); return c == 0 && settled(e, "cpu") })
+	if c, _ := states(e, "gpu-heavy"); c != 1 {
+		t.Fatalf("another pool changed: capacity %d", c)
+	}
+}
+
+func TestDecreaseTargetSize(t *testing.T) {
+	e := newEnv(t, 0)
+	p := e.provider(t)
+	g := group(t, p, "gpu-heavy")
+	if err := g.DecreaseTargetSize(-1); err == nil || !strings.Contains(err.Error(), "attempt to delete existing instances") {
+		t.Fatalf("decrease over existing instances: %v", err)
+	}
+	if err := g.DecreaseTargetSize(1); err == nil {
+		t.Fatal("positive delta accepted")
+	}
+	if c, _ := states(e, "gpu-heavy"); c != 1 {
+		t.Fatalf("capacity %d", c)
+	}
+}
+
+func TestAKSPools(t *testing.T) {
+	e := newEnv(t, 50*time.Millisecond)
+	e.cfg.Pools = []PoolConfig{{Name: "gpuaks", Type: PoolTypeAKS, Min: 0, Max: 4}, {Name: "cpuaks", Type: PoolTypeAKS, Min: 1, Max: 5}}
+	p := e.provider(t)
+	g := group(t, p, "gpuaks")
+
+	// Scale from zero: the template comes from the SKU data.
+	ni, err := g.TemplateNodeInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := ni.Node()
+	if q := n.Status.Allocatable[GPUResourceName]; q.Value() != 8 || n.Labels[GPUProductLabel] != "NVIDIA-A100-SXM4-40GB" || n.Labels["team"] != "ml" || len(n.Spec.Taints) != 1 {
+		t.Fatalf("template %v %v %v", n.Labels, n.Status.Allocatable, n.Spec.Taints)
+	}
+	if err := g.AtomicIncreaseSize(2); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "2 machines", func() bool { c, m, _ := e.srv.AgentPool(rg, "aks1", "gpuaks"); return c == 2 && len(m) == 2 })
+	p.m.wg.Wait()
+	_, machines, _ := e.srv.AgentPool(rg, "aks1", "gpuaks")
+	owner, err := p.NodeGroupForNode(node("m1", machines[1].ProviderID))
+	if err != nil || owner == nil || owner.Id() != "gpuaks" {
+		t.Fatalf("NodeGroupForNode(%s) = %v, %v", machines[1].ProviderID, owner, err)
+	}
+	if err := g.DeleteNodes([]*apiv1.Node{node("m1", machines[1].ProviderID)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "1 machine", func() bool { c, m, _ := e.srv.AgentPool(rg, "aks1", "gpuaks"); return c == 1 && len(m) == 1 })
+	_, left, _ := e.srv.AgentPool(rg, "aks1", "gpuaks")
+	if left[0].ID != machines[0].ID {
+		t.Fatalf("kept %s, want %s", left[0].ID, machines[0].ID)
+	}
+
+	// Partial provisioning of an atomic scale-up: nothing is kept.
+	e.srv.InjectPartialProvisioning("gpuaks", 1, "")
+	if err := g.AtomicIncreaseSize(2); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the pool back to 1", func() bool {
+		c, m, _ := e.srv.AgentPool(rg, "aks1", "gpuaks")
+		return c == 1 && len(m) == 1
+	})
+	p.m.wg.Wait()
+	c, m, _ := e.srv.AgentPool(rg, "aks1", "gpuaks")
+	if c != 1 || len(m) != 1 || m[0].ID != machines[0].ID {
+		t.Fatalf("after the failed atomic scale-up: count %d machines %+v", c, m)
+	}
+	insts, _ := g.Nodes()
+	failed := 0
+	for _, i := range insts {
+		if i.Status.ErrorInfo != nil && i.Status.ErrorInfo.ErrorClass == cloudprovider.OutOfResourcesErrorClass {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Fatalf("%d failed instances reported, want 2: %+v", failed, insts)
+	}
+}
+
+func TestDiscoveryAndNodeGroupForNode(t *testing.T) {
+	e := newEnv(t, 0)
+	e.cfg.AutoDiscovery = &AutoDiscoveryConfig{Tags: map[string]string{"cluster-autoscaler-enabled": "true"}}
+	p := e.provider(t, "2:5:unmanaged")
+	var ids []string
+	for _, g := range p.NodeGroups() {
+		ids = append(ids, g.Id()+":"+strconv.Itoa(g.MinSize())+":"+strconv.Itoa(g.MaxSize()))
+	}
+	if got := strings.Join(ids, ","); got != "cpu:1:10,gpu-heavy:0:3,gpu-light:0:4,unmanaged:2:5" {
+		t.Fatalf("pools %s", got)
+	}
+	_, insts, _ := e.srv.ScaleSet(rg, "gpu-heavy")
+	cases := []struct {
+		providerID string
+		want       string
+	}{
+		{insts[0].ProviderID, "gpu-heavy"},
+		{strings.Replace(insts[0].ProviderID, "rg-muster", "RG-MUSTER", 1), "gpu-heavy"},
+		{"azure:///subscriptions/x/resourceGroups/other/providers/Microsoft.Compute/virtualMachineScaleSets/gpu-heavy/virtualMachines/0", ""},
+		{"", ""},
+	}
+	for _, tc := range cases {
+		g, err := p.NodeGroupForNode(node("n", tc.providerID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if g != nil {
+			got = g.Id()
+		}
+		if got != tc.want {
+			t.Errorf("NodeGroupForNode(%q) = %q, want %q", tc.providerID, got, tc.want)
+		}
+	}
+	if has, err := p.HasInstance(node("n", insts[0].ProviderID)); !has || err != nil {
+		t.Fatalf("HasInstance of a live instance: %v %v", has, err)
+	}
+	gone := strings.TrimSuffix(insts[0].ProviderID, "/0") + "/42"
+	if has, err := p.HasInstance(node("n", gone)); has || err != nil {
+		t.Fatalf("HasInstance of a deleted instance: %v %v", has, err)
+	}
+	if gpus := p.GetAvailableGPUTypes(); len(gpus) != 2 {
+		t.Fatalf("GPU types %v", gpus)
+	}
+}
+
+func TestGetOptions(t *testing.T) {
+	e := newEnv(t, 0)
+	e.cfg.GPUPools = GPUPoolDefaults{ScaleDownUnneededTime: Duration{Duration: 45 * time.Minute}}
+	e.cfg.Pools = []PoolConfig{{Name: "gpu-light", Min: 0, Max: 4, MaxNodeProvisionTime: Duration{Duration: 7 * time.Minute}}}
+	p := e.provider(t, "1:10:cpu", "0:3:gpu-heavy")
+	defaults := config.NodeGroupAutoscalingOptions{ScaleDownUnneededTime: 10 * time.Minute, MaxNodeProvisionTime: 15 * time.Minute, ScaleDownUtilizationThreshold: 0.5}
+	cases := []struct {
+		pool                string
+		unneeded, provision time.Duration
+	}{
+		{"cpu", 10 * time.Minute, 15 * time.Minute},
+		{"gpu-heavy", 45 * time.Minute, DefaultGPUMaxNodeProvisionTime},
+		{"gpu-light", 45 * time.Minute, 7 * time.Minute},
+	}
+	for _, tc := range cases {
+		o, err := group(t, p, tc.pool).GetOptions(defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.ScaleDownUnneededTime != tc.unneeded || o.MaxNodeProvisionTime != tc.provision || o.ScaleDownUtilizationThreshold != 0.5 {
+			t.Errorf("%s: %+v", tc.pool, o)
+		}
+	}
+}
+
+func TestStaticSKUFallback(t *testing.T) {
+	e := newEnv(t, 0)
+	e.srv.InjectServerError(armlocal.OpResourceSKUsList, 100, http.StatusInternalServerError)
+	p := e.provider(t, "0:3:gpu-heavy")
+	ni, err := group(t, p, "gpu-heavy").TemplateNodeInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := ni.Node().Status.Capacity[GPUResourceName]; q.Value() != 8 {
+		t.Fatalf("fallback template capacity %v", ni.Node().Status.Capacity)
+	}
+}
