@@ -267,3 +267,37 @@ func TestHintSurvivesRestart(t *testing.T) {
 	waitBound(t, env, gang.PodGroupLabel, "job", 3)
 	waitProvReqs(t, ctx, env, "job", "deleted once placed", noRequest)
 }
+
+// Bound members tell the cluster-autoscaler which nodes it must not empty:
+// the quorum's members are not safe to evict, members beyond min are.
+func TestScaleDownProtection(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	members := harness.LabelMembers(ns, "ddp", 4, 8, 2, 4)
+	for _, m := range members {
+		if err := harness.CreatePods(ctx, env.Client, m); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond) // distinct creation seconds: age orders the members
+	}
+	waitBound(t, env, gang.GroupLabel, "ddp", 4)
+	safe := func(name, want string) {
+		t.Helper()
+		waitPod(t, ctx, env, name, gang.SafeToEvictAnnotation+"="+want, func(p *v1.Pod) bool { return p.Annotations[gang.SafeToEvictAnnotation] == want })
+	}
+	safe("ddp-0", "false")
+	safe("ddp-1", "false")
+	safe("ddp-2", "true")
+	safe("ddp-3", "true")
+
+	// Down to min: the survivors stay protected.
+	for _, name := range []string{"ddp-0", "ddp-3"} {
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	safe("ddp-1", "false")
+	safe("ddp-2", "false")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -266,6 +267,10 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		}
 	}
 
+	if err == nil {
+		w.protect(ctx, members, spec.MinMember)
+	}
+
 	w.mu.Lock()
 	extra := make([]metav1.Condition, 0, len(w.extra[k]))
 	for _, c := range w.extra[k] {
@@ -319,6 +324,36 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 	if _, err := w.pgs.SchedulingV1alpha1().PodGroups(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		logger.V(2).Info("Could not write PodGroup status", "podGroup", klog.KRef(k.Namespace, k.Name), "err", err)
 		delete(w.last, k) // try again on the next change
+	}
+}
+
+// protect keeps the cluster-autoscaler from emptying nodes that hold a gang's
+// quorum: bound members are annotated safe-to-evict "false" while the gang has
+// min or fewer bound, and members beyond min "true", newest first.
+func (w *statusWriter) protect(ctx context.Context, members []*v1.Pod, min int32) {
+	var bound []gang.Placed
+	for _, m := range members {
+		if m.Spec.NodeName != "" && gang.Live(m) {
+			bound = append(bound, gang.Placed{Name: m.Name, Created: m.CreationTimestamp.Time})
+		}
+	}
+	if len(bound) == 0 {
+		return
+	}
+	safe := gang.SafeToEvict(bound, min)
+	for _, m := range members {
+		verdict, ok := safe[m.Name]
+		if !ok {
+			continue
+		}
+		want := strconv.FormatBool(verdict)
+		if m.Annotations[gang.SafeToEvictAnnotation] == want {
+			continue
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{gang.SafeToEvictAnnotation: want}}})
+		if _, err := w.h.ClientSet().CoreV1().Pods(m.Namespace).Patch(ctx, m.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			klog.FromContext(ctx).V(2).Info("Could not mark gang member for scale-down", "pod", klog.KObj(m), "err", err)
+		}
 	}
 }
 
