@@ -8,7 +8,9 @@ import (
 
 func TestSafeToEvict(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	p := func(name string, s int) Placed { return Placed{Name: name, Created: t0.Add(time.Duration(s) * time.Second)} }
+	p := func(name string, s int) Placed {
+		return Placed{Name: name, Created: t0.Add(time.Duration(s) * time.Second)}
+	}
 	cases := []struct {
 		name  string
 		bound []Placed
