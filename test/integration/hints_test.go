@@ -301,3 +301,34 @@ func TestScaleDownProtection(t *testing.T) {
 	safe("ddp-1", "false")
 	safe("ddp-2", "false")
 }
+
+// The request states the gang's GPU class: exact products as a node
+// requirement, the class annotations on the template.
+func TestHintCarriesGPUClass(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env, "a100:"+a100+":x:r1:z1")
+	topoGang(t, ctx, env, "hopper", 2, 8, 2, 2, topology.GPUProductAnnotation, h100, topology.GPUMemoryAnnotation, "80Gi")
+	pr := waitProvReqs(t, ctx, env, "hopper", "for both members (the A100 node is not of the class)", oneRequestFor(2))[0]
+	tmpl, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, pr.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tmpl.Template.Annotations[topology.GPUMemoryAnnotation]; got != "80Gi" {
+		t.Errorf("template annotation %s = %q, want 80Gi", topology.GPUMemoryAnnotation, got)
+	}
+	aff := tmpl.Template.Spec.Affinity
+	if aff == nil || aff.NodeAffinity == nil || aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		t.Fatalf("template has no required node affinity: %+v", tmpl.Template.Spec)
+	}
+	found := false
+	for _, term := range aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, e := range term.MatchExpressions {
+			if e.Key == topology.ProductLabel && fmt.Sprint(e.Values) == "["+h100+"]" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("template affinity %+v does not require %s", aff.NodeAffinity, h100)
+	}
+}

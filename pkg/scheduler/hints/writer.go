@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,7 +78,17 @@ type Want struct {
 	Source gang.Source
 	// GPUs per member, for messages.
 	GPUs int64
+	// Require adds node requirements the member's own spec does not state
+	// (the gang's GPU class, where it names exact products).
+	Require []v1.NodeSelectorRequirement
+	// TemplateAnnotations go on the PodTemplate: the gang's asks an
+	// autoscaler cannot read from the pod spec (GPU class patterns, topology).
+	TemplateAnnotations map[string]string
 }
+
+// MinAnnotation on a request records the gang's min, so that a restarted
+// scheduler withdraws a request whose gang was placed meanwhile.
+const MinAnnotation = "muster.dev/gang-min-member"
 
 // ReportFunc writes a gang condition; the Writer is not tied to MusterGang.
 type ReportFunc func(gang.Key, metav1.Condition)
@@ -93,12 +104,14 @@ type Writer struct {
 	mu   sync.Mutex
 	want map[gang.Key]Want
 	live map[gang.Key]string // request name in the API
+	// adoptedMin is the min recorded on requests adopted after a restart.
+	adoptedMin map[gang.Key]int64
 }
 
 // NewWriter builds a Writer. members lists a gang's pods (from an informer).
 func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, report ReportFunc, period time.Duration) *Writer {
 	return &Writer{client: client, dyn: dyn, members: members, report: report, period: period,
-		want: map[gang.Key]Want{}, live: map[gang.Key]string{}}
+		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{}}
 }
 
 // Set records the latest verdict on a gang.
@@ -142,7 +155,11 @@ func (w *Writer) adopt(ctx context.Context) error {
 	defer w.mu.Unlock()
 	for _, u := range list.Items {
 		if g := u.GetLabels()[GangLabel]; g != "" {
-			w.live[gang.Key{Namespace: u.GetNamespace(), Name: g}] = u.GetName()
+			k := gang.Key{Namespace: u.GetNamespace(), Name: g}
+			w.live[k] = u.GetName()
+			if min, err := strconv.ParseInt(u.GetAnnotations()[MinAnnotation], 10, 64); err == nil {
+				w.adoptedMin[k] = min
+			}
 		}
 	}
 	return nil
@@ -169,6 +186,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	w.mu.Lock()
 	want, wanted := w.want[k]
 	live := w.live[k]
+	adoptedMin, adopted := w.adoptedMin[k]
 	w.mu.Unlock()
 
 	members := w.members(k)
@@ -186,6 +204,10 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	case wanted && bound >= want.Min:
 		w.drop(ctx, k, live, "quorum placed")
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
+		w.forget(k)
+		return
+	case !wanted && adopted && bound >= adoptedMin:
+		w.drop(ctx, k, live, "quorum placed while the scheduler was away")
 		w.forget(k)
 		return
 	case !wanted:
@@ -217,9 +239,11 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 // after every failed attempt keeps the same request.
 func requestName(x Want) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d/%s/%s/%s=%s/", x.Verdict.Short.Members, x.Verdict.Short.Level, x.Verdict.Short.Domain, x.AffinityLabel, x.AffinityValue)
+	fmt.Fprintf(h, "%d/%s/%s/", x.Verdict.Short.Members, x.Verdict.Short.Level, x.Verdict.Short.Domain)
 	spec, _ := json.Marshal(templateSpec(x))
 	h.Write(spec)
+	ann, _ := json.Marshal(x.TemplateAnnotations)
+	h.Write(ann)
 	sum := hex.EncodeToString(h.Sum(nil))[:10]
 	base := "muster-" + x.Key.Name
 	if len(base) > 200 {
@@ -235,8 +259,11 @@ func templateSpec(x Want) v1.PodSpec {
 	spec := *x.Member.Spec.DeepCopy()
 	spec.NodeName = ""
 	spec.SchedulingGates = nil
+	reqs := append([]v1.NodeSelectorRequirement(nil), x.Require...)
 	if x.AffinityLabel != "" {
-		req := v1.NodeSelectorRequirement{Key: x.AffinityLabel, Operator: v1.NodeSelectorOpIn, Values: []string{x.AffinityValue}}
+		reqs = append(reqs, v1.NodeSelectorRequirement{Key: x.AffinityLabel, Operator: v1.NodeSelectorOpIn, Values: []string{x.AffinityValue}})
+	}
+	if len(reqs) > 0 {
 		if spec.Affinity == nil {
 			spec.Affinity = &v1.Affinity{}
 		}
@@ -249,7 +276,7 @@ func templateSpec(x Want) v1.PodSpec {
 		}
 		terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 		for i := range terms {
-			terms[i].MatchExpressions = append(terms[i].MatchExpressions, req)
+			terms[i].MatchExpressions = append(terms[i].MatchExpressions, reqs...)
 		}
 	}
 	return spec
@@ -293,14 +320,15 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	}
 	tmpl := &v1.PodTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners},
-		Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmplLabels}, Spec: templateSpec(x)},
+		Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmplLabels, Annotations: x.TemplateAnnotations}, Spec: templateSpec(x)},
 	}
 	if _, err := w.client.CoreV1().PodTemplates(x.Key.Namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating PodTemplate %s/%s: %w", x.Key.Namespace, name, err)
 	}
 	pr := &autoscalingv1.ProvisioningRequest{
-		TypeMeta:   metav1.TypeMeta{APIVersion: autoscalingv1.GroupVersion.String(), Kind: "ProvisioningRequest"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners},
+		TypeMeta: metav1.TypeMeta{APIVersion: autoscalingv1.GroupVersion.String(), Kind: "ProvisioningRequest"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners,
+			Annotations: map[string]string{MinAnnotation: strconv.FormatInt(x.Min, 10)}},
 		Spec: autoscalingv1.ProvisioningRequestSpec{
 			ProvisioningClassName: autoscalingv1.ClassBestEffortAtomicScaleUp,
 			PodSets:               []autoscalingv1.PodSet{{PodTemplateRef: autoscalingv1.Reference{Name: name}, Count: int32(x.Verdict.Short.Members)}},
@@ -341,6 +369,7 @@ func (w *Writer) forget(k gang.Key) {
 	defer w.mu.Unlock()
 	delete(w.want, k)
 	delete(w.live, k)
+	delete(w.adoptedMin, k)
 }
 
 // annotate marks the gang's unplaced members as consumers of the request.

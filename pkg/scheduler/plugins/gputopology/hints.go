@@ -2,6 +2,7 @@ package gputopology
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -136,7 +137,35 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 	if want.Verdict.Hint && want.Verdict.Short.Domain != "" {
 		want.AffinityLabel, want.AffinityValue = label, want.Verdict.Short.Domain
 	}
+	want.Require, want.TemplateAnnotations = classTerms(req.Class, spec.Annotations)
 	return want
+}
+
+// classTerms states a gang's GPU class for the autoscaler: exact product
+// names as a node requirement every autoscaler understands, and the gang's
+// class and topology annotations on the template, which Muster's autoscaler
+// also reads (product patterns, a memory floor).
+func classTerms(c topology.Class, annotations map[string]string) ([]v1.NodeSelectorRequirement, map[string]string) {
+	var reqs []v1.NodeSelectorRequirement
+	exact := len(c.Products) > 0
+	for _, p := range c.Products {
+		if strings.ContainsAny(p, "*?[\\") {
+			exact = false
+		}
+	}
+	if exact {
+		reqs = append(reqs, v1.NodeSelectorRequirement{Key: topology.ProductLabel, Operator: v1.NodeSelectorOpIn, Values: append([]string(nil), c.Products...)})
+	}
+	var ann map[string]string
+	for _, k := range []string{topology.GPUProductAnnotation, topology.GPUMemoryAnnotation, topology.RequiredLevelAnnotation, topology.PreferredLevelAnnotation} {
+		if v, ok := annotations[k]; ok {
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[k] = v
+		}
+	}
+	return reqs, ann
 }
 
 // pinned says why a member can only ever run on nodes that exist now: a
