@@ -231,3 +231,14 @@ func TestErrorClassification(t *testing.T) {
 		}
 	}
 }
+
+// The example shipped in manifests/autoscaler must stay valid.
+func TestManifestCloudConfigExample(t *testing.T) {
+	cfg, err := LoadConfig("../../../manifests/autoscaler/cloud-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.authMethod() != "workload-identity" || cfg.Auth.ClientSecretFile != "" {
+		t.Fatalf("example must use workload identity and carry no secret: %+v", cfg.Auth)
+	}
+}
