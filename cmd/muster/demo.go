@@ -15,13 +15,16 @@ import (
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/demo"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -123,6 +126,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	defer sched.Stop()
 
 	board := demo.NewBoard(scen.Gangs)
+	board.SetNodes(scen.Nodes())
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	if err := watchPods(watchCtx, env, board); err != nil {
@@ -202,8 +206,10 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 
 	results := board.Results()
 	reasons = waitReasons(ctx, env, results)
+	asked := askedAutoscaler(ctx, env)
 	for i := range results {
 		results[i].Reason = reasons[results[i].Gang.Name]
+		results[i].Asked = asked[results[i].Gang.Name]
 	}
 	if pr := board.Progress(); pr != p.last {
 		p.progress(time.Since(start), pr)
@@ -225,7 +231,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	if problems := demo.Verdict(results); len(problems) > 0 {
 		return errors.New("demo failed: " + strings.Join(problems, "; "))
 	}
-	p.printf("OK: every gang that fits reached min (elastic gangs their max); the gang too big for the cluster bound nothing and says why.\n")
+	p.printf("OK: every gang that fits reached min (elastic gangs their max) inside the topology it asked for; the gang too big for the cluster bound nothing, says why and asked the autoscaler for exactly what it lacks.\n")
 	return nil
 }
 
@@ -254,7 +260,7 @@ func watchPods(ctx context.Context, env *harness.Env, board *demo.Board) error {
 		}
 		now := time.Now()
 		if name := gangName(pod); name != "" {
-			board.Bound(name, pod.Name, now)
+			board.Bound(name, pod.Name, pod.Spec.NodeName, now)
 		}
 	}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -336,12 +342,23 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang) error {
 			max = 0
 		}
 		pg := harness.PodGroup(demo.Namespace, g.Name, int32(g.Min), max, 0)
+		for k, v := range g.Ask {
+			if pg.Annotations == nil {
+				pg.Annotations = map[string]string{}
+			}
+			pg.Annotations[k] = v
+		}
 		if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(demo.Namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating PodGroup %s: %w", g.Name, err)
 		}
 		members = harness.PodGroupMembers(demo.Namespace, g.Name, g.Members, g.GPUs)
 	default:
 		members = harness.LabelMembers(demo.Namespace, g.Name, g.Members, g.GPUs, g.Min, g.Max)
+		for i := range members {
+			for k, v := range g.Ask {
+				members[i].Annotations[k] = v
+			}
+		}
 	}
 	// Members arrive in a burst, as from a job controller: several at once.
 	work := make(chan harness.Member)
@@ -427,6 +444,34 @@ func waitReasons(ctx context.Context, env *harness.Env, results []demo.Result) m
 		}
 	}
 	return out
+}
+
+// askedAutoscaler reads the ProvisioningRequests muster-scheduler keeps for
+// short gangs: what each gang asked the cluster-autoscaler for.
+func askedAutoscaler(ctx context.Context, env *harness.Env) map[string]string {
+	out := map[string]string{}
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		return out
+	}
+	// The writer reconciles once a second; give it a moment to catch up.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		list, err := dc.Resource(autoscalingv1.Resource).Namespace(demo.Namespace).List(ctx, metav1.ListOptions{})
+		if err == nil {
+			for _, u := range list.Items {
+				var pr autoscalingv1.ProvisioningRequest
+				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil || len(pr.Spec.PodSets) == 0 {
+					continue
+				}
+				out[pr.Labels[hints.GangLabel]] = fmt.Sprintf("%d pods (%s)", pr.Spec.PodSets[0].Count, pr.Name)
+			}
+		}
+		if len(out) > 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return out
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // reasonsGiven says every gang that cannot fit reports the reason it must.

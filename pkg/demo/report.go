@@ -8,6 +8,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/muster-project/muster/pkg/topology"
 )
 
 // Board follows the gangs while the demo runs: when each gang's last member
@@ -20,16 +22,30 @@ type Board struct {
 	index   map[string]int
 	created []time.Time            // last member creation, zero until then
 	bound   []map[string]time.Time // pod name -> first seen bound
+	node    []map[string]string    // pod name -> its node
+	labels  map[string]map[string]string
 }
 
 // NewBoard returns a board for gangs.
 func NewBoard(gangs []Gang) *Board {
-	b := &Board{gangs: gangs, index: map[string]int{}, created: make([]time.Time, len(gangs)), bound: make([]map[string]time.Time, len(gangs))}
+	b := &Board{gangs: gangs, index: map[string]int{}, created: make([]time.Time, len(gangs)),
+		bound: make([]map[string]time.Time, len(gangs)), node: make([]map[string]string, len(gangs)), labels: map[string]map[string]string{}}
 	for i, g := range gangs {
 		b.index[g.Name] = i
 		b.bound[i] = map[string]time.Time{}
+		b.node[i] = map[string]string{}
 	}
 	return b
+}
+
+// SetNodes tells the board the nodes' labels, so results say which topology
+// domain each gang landed in.
+func (b *Board) SetNodes(nodes []Node) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, n := range nodes {
+		b.labels[n.Name] = n.Labels
+	}
 }
 
 // Created records that the gang's last member was created at.
@@ -41,8 +57,9 @@ func (b *Board) Created(gang string, at time.Time) {
 	}
 }
 
-// Bound records that pod of gang was seen bound at; the first sighting counts.
-func (b *Board) Bound(gang, pod string, at time.Time) {
+// Bound records that pod of gang was seen bound to node at; the first
+// sighting counts.
+func (b *Board) Bound(gang, pod, node string, at time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	i, ok := b.index[gang]
@@ -51,7 +68,54 @@ func (b *Board) Bound(gang, pod string, at time.Time) {
 	}
 	if _, seen := b.bound[i][pod]; !seen {
 		b.bound[i][pod] = at
+		b.node[i][pod] = node
 	}
+}
+
+// Levels are the topology levels results are reported in, narrowest first.
+var Levels = []topology.Level{
+	{Name: "node", Label: topology.HostnameLabel},
+	{Name: "clique", Label: topology.CliqueLabel},
+	{Name: "rack", Label: topology.LeafLabel},
+	{Name: "zone", Label: topology.ZoneLabel},
+}
+
+// scope returns the narrowest level all nodes share a domain of, as "level
+// value" (e.g. "clique h100train-c2"), or "cluster".
+func scope(nodes []string, labels map[string]map[string]string) string {
+	if len(nodes) == 0 {
+		return "-"
+	}
+	for _, l := range Levels {
+		v, ok := labels[nodes[0]][l.Label]
+		if !ok {
+			continue
+		}
+		same := true
+		for _, n := range nodes[1:] {
+			if labels[n][l.Label] != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			return l.Name + " " + v
+		}
+	}
+	return "cluster"
+}
+
+// within says whether a scope is no wider than the level.
+func within(scope, level string) bool {
+	for _, l := range Levels {
+		if strings.HasPrefix(scope, l.Name+" ") {
+			return true
+		}
+		if l.Name == level {
+			return false
+		}
+	}
+	return false
 }
 
 // Progress is a point-in-time count over all gangs.
@@ -100,7 +164,12 @@ func (b *Board) Results() []Result {
 			times = append(times, t)
 		}
 		slices.SortFunc(times, func(x, y time.Time) int { return x.Compare(y) })
-		r := Result{Gang: g, Placed: len(times), Created: b.created[i]}
+		nodes := make([]string, 0, len(b.node[i]))
+		for _, n := range b.node[i] {
+			nodes = append(nodes, n)
+		}
+		slices.Sort(nodes)
+		r := Result{Gang: g, Placed: len(times), Created: b.created[i], Domain: scope(nodes, b.labels)}
 		if g.Min > 0 && len(times) >= g.Min {
 			r.MinAt = times[g.Min-1]
 		}
@@ -120,6 +189,8 @@ type Result struct {
 	MinAt   time.Time // when min members were bound; zero if never
 	MaxAt   time.Time // when max members were bound; zero if never
 	Reason  string    // why the gang is not at min, if it is not
+	Domain  string    // the narrowest topology domain holding the placed members
+	Asked   string    // what the scheduler asked the autoscaler for, if anything
 }
 
 // AtMin says the gang reached min.
@@ -159,7 +230,7 @@ func ProgressLine(elapsed time.Duration, p Progress) string {
 // WriteTable writes the result table.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GANG\tSOURCE\tMIN\tMAX\tPLACED\tTO MIN\tTO MAX\tREASON")
+	fmt.Fprintln(tw, "GANG\tSOURCE\tMIN\tMAX\tPLACED\tWITHIN\tTO MIN\tTO MAX\tASKED AUTOSCALER\tREASON")
 	for _, r := range results {
 		reason := "-"
 		if !r.AtMin() {
@@ -168,8 +239,12 @@ func WriteTable(w io.Writer, results []Result) error {
 				reason = "(no reason reported)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\t%s\n", r.Gang.Name, r.Gang.Source, r.Gang.Min, r.Gang.Max,
-			r.Placed, r.Gang.Members, Duration(r.ToMin()), Duration(r.ToMax()), reason)
+		asked := r.Asked
+		if asked == "" {
+			asked = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\t%s\t%s\t%s\n", r.Gang.Name, r.Gang.Source, r.Gang.Min, r.Gang.Max,
+			r.Placed, r.Gang.Members, r.Domain, Duration(r.ToMin()), Duration(r.ToMax()), asked, reason)
 	}
 	return tw.Flush()
 }
@@ -194,6 +269,12 @@ func Verdict(results []Result) []string {
 			problems = append(problems, fmt.Sprintf("gang %s cannot fit but got %d members bound", g.Name, r.Placed))
 		case !g.Fits && !strings.Contains(r.Reason, g.WaitReason):
 			problems = append(problems, fmt.Sprintf("gang %s waits without saying %q (reason %q)", g.Name, g.WaitReason, r.Reason))
+		}
+		if g.Within != "" && r.AtMin() && !within(r.Domain, g.Within) {
+			problems = append(problems, fmt.Sprintf("gang %s should sit within one %s but spans %s", g.Name, g.Within, r.Domain))
+		}
+		if !g.Fits && r.Asked == "" {
+			problems = append(problems, fmt.Sprintf("gang %s does not fit but asked the autoscaler for nothing", g.Name))
 		}
 		if r.Placed > g.Max {
 			problems = append(problems, fmt.Sprintf("gang %s placed %d members, more than its max %d", g.Name, r.Placed, g.Max))

@@ -37,15 +37,21 @@ func TestBoardResults(t *testing.T) {
 		{Name: "big", Source: SourcePodGroup, Min: 5, Max: 5, Members: 5, WaitReason: "room for"},
 	}
 	b := NewBoard(gangs)
+	b.SetNodes([]Node{
+		{Name: "n-one-0", Labels: map[string]string{"kubernetes.io/hostname": "n-one-0", "nvidia.com/gpu.clique": "c1", "topology.kubernetes.io/zone": "z"}},
+		{Name: "n-elastic-0", Labels: map[string]string{"kubernetes.io/hostname": "n-elastic-0", "nvidia.com/gpu.clique": "c1", "topology.kubernetes.io/zone": "z"}},
+		{Name: "n-elastic-1", Labels: map[string]string{"kubernetes.io/hostname": "n-elastic-1", "nvidia.com/gpu.clique": "c2", "topology.kubernetes.io/zone": "z"}},
+		{Name: "n-elastic-2", Labels: map[string]string{"kubernetes.io/hostname": "n-elastic-2", "topology.kubernetes.io/zone": "z"}},
+	})
 	b.Created("one", at(0))
 	b.Created("elastic", at(100))
 	b.Created("big", at(200))
-	b.Bound("one", "one-0", at(300))
-	b.Bound("one", "one-0", at(900)) // a later sighting does not move the time
-	b.Bound("elastic", "elastic-2", at(1600))
-	b.Bound("elastic", "elastic-0", at(600))
-	b.Bound("elastic", "elastic-1", at(1100))
-	b.Bound("nobody", "x", at(1))
+	b.Bound("one", "one-0", "n-one-0", at(300))
+	b.Bound("one", "one-0", "n-one-0", at(900)) // a later sighting does not move the time
+	b.Bound("elastic", "elastic-2", "n-elastic-2", at(1600))
+	b.Bound("elastic", "elastic-0", "n-elastic-0", at(600))
+	b.Bound("elastic", "elastic-1", "n-elastic-1", at(1100))
+	b.Bound("nobody", "x", "n-x", at(1))
 	if b.Settled() == false {
 		t.Error("Settled() = false with every fitting gang at max")
 	}
@@ -66,6 +72,10 @@ func TestBoardResults(t *testing.T) {
 	check(rs[1], "1.00s", "1.50s") // second and third bind, from 100ms
 	check(rs[2], "-", "-")
 
+	if rs[0].Domain != "node n-one-0" || rs[1].Domain != "zone z" || rs[2].Domain != "-" {
+		t.Errorf("domains %q, %q, %q; want node n-one-0, zone z, -", rs[0].Domain, rs[1].Domain, rs[2].Domain)
+	}
+	rs[2].Asked = "2 pods"
 	if v := Verdict(rs); len(v) != 1 || !strings.Contains(v[0], `waits without saying "room for"`) {
 		t.Errorf("Verdict without a reason = %q, want one complaint about the missing reason", v)
 	}
@@ -78,10 +88,10 @@ func TestBoardResults(t *testing.T) {
 	if err := WriteTable(&sb, rs); err != nil {
 		t.Fatal(err)
 	}
-	want := `GANG     SOURCE    MIN  MAX  PLACED  TO MIN  TO MAX  REASON
-one      labels    1    1    1/1     0.30s   0.30s   -
-elastic  labels    2    3    3/4     1.00s   1.50s   -
-big      PodGroup  5    5    0/5     -       -       gang ml/big needs 5 more members placed at once (min 5, 0 placed); the cluster has room for 3 members like big-0
+	want := `GANG     SOURCE    MIN  MAX  PLACED  WITHIN        TO MIN  TO MAX  ASKED AUTOSCALER  REASON
+one      labels    1    1    1/1     node n-one-0  0.30s   0.30s   -                 -
+elastic  labels    2    3    3/4     zone z        1.00s   1.50s   -                 -
+big      PodGroup  5    5    0/5     -             -       -       2 pods            gang ml/big needs 5 more members placed at once (min 5, 0 placed); the cluster has room for 3 members like big-0
 `
 	if sb.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", sb.String(), want)
@@ -92,6 +102,7 @@ func TestVerdict(t *testing.T) {
 	fit := Gang{Name: "fit", Min: 2, Max: 2, Members: 2, Fits: true, FitsMax: true}
 	elastic := Gang{Name: "elastic", Min: 2, Max: 4, Members: 5, Fits: true, FitsMax: true}
 	big := Gang{Name: "big", Min: 9, Max: 9, Members: 9, WaitReason: "room for"}
+	near := Gang{Name: "near", Min: 2, Max: 2, Members: 2, Fits: true, FitsMax: true, Within: "clique"}
 	for _, tc := range []struct {
 		name string
 		r    Result
@@ -100,8 +111,12 @@ func TestVerdict(t *testing.T) {
 		{"fit at min", Result{Gang: fit, Placed: 2, MinAt: at(1), MaxAt: at(1)}, ""},
 		{"fit short of min", Result{Gang: fit, Placed: 1}, "should fit but placed 1 of min 2"},
 		{"elastic short of max", Result{Gang: elastic, Placed: 3, MinAt: at(1)}, "should reach max but placed 3 of max 4"},
-		{"too big bound a pod", Result{Gang: big, Placed: 1, Reason: "room for 8"}, "cannot fit but got 1 members bound"},
-		{"too big waiting with reason", Result{Gang: big, Reason: "the cluster has room for 8 members"}, ""},
+		{"too big bound a pod", Result{Gang: big, Placed: 1, Reason: "room for 8", Asked: "1 pods"}, "cannot fit but got 1 members bound"},
+		{"too big waiting with reason", Result{Gang: big, Reason: "the cluster has room for 8 members", Asked: "1 pods"}, ""},
+		{"too big asked nothing", Result{Gang: big, Reason: "the cluster has room for 8 members"}, "asked the autoscaler for nothing"},
+		{"within its clique", Result{Gang: near, Placed: 2, MinAt: at(1), MaxAt: at(1), Domain: "clique c3"}, ""},
+		{"on one node is within a clique", Result{Gang: near, Placed: 2, MinAt: at(1), MaxAt: at(1), Domain: "node n1"}, ""},
+		{"spans a rack", Result{Gang: near, Placed: 2, MinAt: at(1), MaxAt: at(1), Domain: "rack r1"}, "should sit within one clique but spans rack r1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Verdict([]Result{tc.r})

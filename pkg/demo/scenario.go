@@ -6,6 +6,8 @@ package demo
 import (
 	"fmt"
 	"time"
+
+	"github.com/muster-project/muster/pkg/topology"
 )
 
 // Namespace is where the demo's gangs run.
@@ -17,11 +19,17 @@ const WaveInterval = 1500 * time.Millisecond
 // MinNodes is the smallest pool the scenario is sized for.
 const MinNodes = 18
 
-// Labels every simulated node carries besides kubernetes.io/hostname.
+// Labels every simulated node carries besides kubernetes.io/hostname: the
+// pool, the GPU (as GPU Feature Discovery publishes it) and the topology
+// (NVLink cliques of CliqueNodes nodes, racks of RackNodes, one zone).
 const (
-	LabelGPUProduct   = "nvidia.com/gpu.product"
-	LabelAgentPool    = "agentpool"
-	LabelInstanceType = "node.kubernetes.io/instance-type"
+	LabelGPUProduct   = topology.ProductLabel
+	LabelAgentPool    = topology.LegacyAgentPoolLabel
+	LabelInstanceType = topology.InstanceTypeLabel
+
+	CliqueNodes = 8
+	RackNodes   = 16
+	Zone        = "westeurope-1"
 )
 
 // Pool is a group of identical GPU nodes, as a managed node pool would be.
@@ -67,6 +75,11 @@ type Gang struct {
 	Fits, FitsMax bool
 	// WaitReason is part of the reason a gang that cannot fit must report.
 	WaitReason string
+	// Ask holds the gang's GPU class and topology annotations.
+	Ask map[string]string
+	// Within is the widest level ("node", "clique", "rack", "zone") the
+	// placed members must share; empty for no promise.
+	Within string
 }
 
 // Scenario is the simulated cluster and the gangs submitted to it.
@@ -105,12 +118,14 @@ func NewScenario(nodes int) (Scenario, error) {
 		Gangs: []Gang{
 			// Wave 1: a notebook, the big pre-training run, a small fine-tune.
 			{Name: "notebook-ana", Source: SourceLabels, Min: 1, Max: 1, Members: 1, GPUs: 1, Pool: DevPool, Wave: 0},
-			{Name: "llm-pretrain", Source: SourcePodGroup, Min: pretrain, Max: pretrain, Members: pretrain, GPUs: 8, Pool: TrainPool, Wave: 0},
-			{Name: "finetune-bert", Source: SourceLabels, Min: 4, Max: 4, Members: 4, GPUs: 2, Pool: DevPool, Wave: 0},
+			{Name: "llm-pretrain", Source: SourcePodGroup, Min: pretrain, Max: pretrain, Members: pretrain, GPUs: 8, Pool: TrainPool, Wave: 0,
+				Ask: map[string]string{topology.GPUProductAnnotation: "NVIDIA-H100*", topology.PreferredLevelAnnotation: "clique", topology.RequiredLevelAnnotation: "zone"}, Within: "zone"},
+			{Name: "finetune-bert", Source: SourceLabels, Min: 4, Max: 4, Members: 4, GPUs: 2, Pool: DevPool, Wave: 0, Within: "node"},
 			// Wave 2: another notebook, a whole-node fine-tune, the elastic job
 			// (two members more than its max), a single-pod PodGroup.
 			{Name: "notebook-raj", Source: SourceLabels, Min: 1, Max: 1, Members: 1, GPUs: 1, Pool: DevPool, Wave: 1},
-			{Name: "finetune-llama", Source: SourcePodGroup, Min: finetune, Max: finetune, Members: finetune, GPUs: 8, Pool: TrainPool, Wave: 1},
+			{Name: "finetune-llama", Source: SourcePodGroup, Min: finetune, Max: finetune, Members: finetune, GPUs: 8, Pool: TrainPool, Wave: 1,
+				Ask: map[string]string{topology.PreferredLevelAnnotation: "clique", topology.RequiredLevelAnnotation: "clique"}, Within: "clique"},
 			{Name: "elastic-ddp", Source: SourceLabels, Min: 4, Max: 8, Members: 10, GPUs: 2, Pool: DevPool, Wave: 1},
 			{Name: "eval-batch", Source: SourcePodGroup, Min: 1, Max: 1, Members: 1, GPUs: 2, Pool: DevPool, Wave: 1},
 			// Wave 3: a gang bigger than the cluster, and more small work.
@@ -137,9 +152,15 @@ func (s Scenario) Nodes() []Node {
 		for i := 0; i < p.Nodes; i++ {
 			name := fmt.Sprintf("aks-%s-vmss%06d", p.Name, i)
 			out = append(out, Node{Name: name, GPUs: p.GPUs, Labels: map[string]string{
-				LabelAgentPool:    p.Name,
-				LabelGPUProduct:   p.Product,
-				LabelInstanceType: p.InstanceType,
+				topology.HostnameLabel:  name,
+				LabelAgentPool:          p.Name,
+				topology.AgentPoolLabel: p.Name,
+				LabelGPUProduct:         p.Product,
+				topology.MemoryLabel:    "81559",
+				LabelInstanceType:       p.InstanceType,
+				topology.CliqueLabel:    fmt.Sprintf("%s-c%d", p.Name, i/CliqueNodes),
+				topology.LeafLabel:      fmt.Sprintf("%s-r%d", p.Name, i/RackNodes),
+				topology.ZoneLabel:      Zone,
 			}})
 		}
 	}
