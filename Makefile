@@ -8,17 +8,21 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: all build test demo bench bench-go bench-topology placement-report vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
-## build: the scheduler and the muster / muster-bench tools into bin/
+## build: the scheduler and the muster / muster-bench tools into bin/, and the
+## autoscaler (nested module autoscaler/) into autoscaler/bin/
 build:
 	$(GO) build -o $(BIN)/ ./cmd/muster-scheduler ./cmd/muster ./cmd/muster-bench
+	$(MAKE) -C autoscaler build
 
-## test: every unit and integration test (real kube-apiserver in-process)
+## test: every unit and integration test (real kube-apiserver in-process), of
+## the scheduler and of the autoscaler's nested module
 test:
 	$(GO) test -p $(TEST_P) -timeout 80m $(PKGS)
+	$(MAKE) -C autoscaler test TEST_P=$(TEST_P)
 
 ## demo: the embedded default — API server, GPU nodes, muster-scheduler, a burst of gangs
 demo:
@@ -45,8 +49,10 @@ vendor:
 	GOFLAGS= $(GO) mod tidy
 	GOFLAGS= $(GO) mod vendor
 
-## verify: gofmt, go vet (which also fails on a vendor/ out of sync with go.mod)
+## verify: gofmt, go vet (which also fails on a vendor/ out of sync with go.mod),
+## for both modules
 verify: fmt vet
+	$(MAKE) -C autoscaler verify
 
 fmt:
 	@out=$$(gofmt -l cmd pkg test manifests); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -67,6 +73,10 @@ verify-manifests:
 ## image: the muster-scheduler container image (needs a Docker engine)
 image:
 	docker build -t muster-scheduler:latest .
+
+## image-autoscaler: the muster-autoscaler image (needs a Docker engine)
+image-autoscaler:
+	$(MAKE) -C autoscaler image
 
 clean:
 	rm -rf $(BIN)
