@@ -1,0 +1,238 @@
+package simulate
+
+import (
+	"sort"
+	"time"
+)
+
+// Record is what happened during one run, in trace time from the start. The
+// simulator fills it from API events (pods bound and finished, nodes
+// registered and removed) and from the autoscaler's and scheduler's reports
+// (scale-ups that failed).
+type Record struct {
+	Jobs  map[string]*JobRecord
+	Nodes map[string]*NodeRecord
+	// ScaleUpFailures are failed or refused scale-ups, with the reason.
+	ScaleUpFailures []Failure
+	End             time.Duration
+}
+
+// JobRecord follows one job.
+type JobRecord struct {
+	Job     Job
+	Created time.Duration
+	// Bound is when each member was first bound; Done when it finished.
+	Bound map[string]time.Duration
+	Done  map[string]time.Duration
+	Node  map[string]string
+	// MostBound is the most members bound at once.
+	MostBound int
+}
+
+// NodeRecord follows one node.
+type NodeRecord struct {
+	Name, Pool string
+	GPUs       int64
+	Up, Down   time.Duration // Down 0: still up at the end
+	// Used says a pod ran on the node at some time.
+	Used bool
+	// GPUSeconds is GPU time (trace time) pods used on the node.
+	GPUSeconds float64
+}
+
+// Failure is one failed scale-up.
+type Failure struct {
+	At     time.Duration
+	Pool   string
+	Reason string
+}
+
+// NewRecord starts an empty record.
+func NewRecord() *Record {
+	return &Record{Jobs: map[string]*JobRecord{}, Nodes: map[string]*NodeRecord{}}
+}
+
+// JobCreated notes a job's pods were created.
+func (r *Record) JobCreated(j Job, at time.Duration) {
+	r.Jobs[j.Name] = &JobRecord{Job: j, Created: at, Bound: map[string]time.Duration{}, Done: map[string]time.Duration{}, Node: map[string]string{}}
+}
+
+// PodBound notes a member was bound to node.
+func (r *Record) PodBound(job, pod, node string, at time.Duration) {
+	jr := r.Jobs[job]
+	if jr == nil {
+		return
+	}
+	if _, seen := jr.Bound[pod]; !seen {
+		jr.Bound[pod] = at
+		jr.Node[pod] = node
+	}
+	running := 0
+	for p := range jr.Bound {
+		if _, done := jr.Done[p]; !done {
+			running++
+		}
+	}
+	jr.MostBound = max(jr.MostBound, running)
+	if n := r.Nodes[node]; n != nil {
+		n.Used = true
+	}
+}
+
+// PodDone notes a member finished (or was deleted) after running on node
+// with gpus GPUs.
+func (r *Record) PodDone(job, pod, node string, gpus int64, at time.Duration) {
+	jr := r.Jobs[job]
+	if jr == nil {
+		return
+	}
+	start, bound := jr.Bound[pod]
+	if _, done := jr.Done[pod]; done || !bound {
+		return
+	}
+	jr.Done[pod] = at
+	if n := r.Nodes[node]; n != nil {
+		n.GPUSeconds += float64(gpus) * (at - start).Seconds()
+	}
+}
+
+// NodeUp notes a node registered.
+func (r *Record) NodeUp(name, pool string, gpus int64, at time.Duration) {
+	if _, ok := r.Nodes[name]; !ok {
+		r.Nodes[name] = &NodeRecord{Name: name, Pool: pool, GPUs: gpus, Up: at}
+	}
+}
+
+// NodeDown notes a node was removed.
+func (r *Record) NodeDown(name string, at time.Duration) {
+	if n := r.Nodes[name]; n != nil && n.Down == 0 {
+		n.Down = at
+	}
+}
+
+// Figures are what the report shows for one run.
+type Figures struct {
+	Jobs []JobFigures
+	// PartialGangs ran some members but never min of them together: GPUs
+	// held for a job that never started.
+	PartialGangs int
+	// ExcessNodes were added and removed (or left at the end) without any
+	// pod ever running on them.
+	ExcessNodes int
+	// GPU-hours, trace time.
+	ProvisionedGPUHours, UsedGPUHours, IdleGPUHours float64
+	Failures                                        []Failure
+	// NodesAdded by pool.
+	NodesAdded map[string]int
+}
+
+// JobFigures is one job's waits.
+type JobFigures struct {
+	Name         string
+	Min, Max     int
+	ToMin, ToMax time.Duration
+	AtMin, AtMax bool
+	MostRunning  int
+}
+
+// Figures computes the run's figures. initial lists nodes that existed before
+// the run (they count in GPU-hours but not as added).
+func (r *Record) Figures(initial map[string]bool) Figures {
+	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures}
+	names := make([]string, 0, len(r.Jobs))
+	for n := range r.Jobs {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		ja, jb := r.Jobs[names[a]], r.Jobs[names[b]]
+		if ja.Job.At != jb.Job.At {
+			return ja.Job.At < jb.Job.At
+		}
+		return names[a] < names[b]
+	})
+	for _, n := range names {
+		jr := r.Jobs[n]
+		times := make([]time.Duration, 0, len(jr.Bound))
+		for _, t := range jr.Bound {
+			times = append(times, t)
+		}
+		sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
+		jf := JobFigures{Name: n, Min: jr.Job.Min, Max: jr.Job.Max, MostRunning: jr.MostBound}
+		if jr.MostBound >= jr.Job.Min && len(times) >= jr.Job.Min {
+			jf.AtMin, jf.ToMin = true, max(0, times[jr.Job.Min-1]-jr.Created)
+		}
+		if jr.MostBound >= jr.Job.Max && len(times) >= jr.Job.Max {
+			jf.AtMax, jf.ToMax = true, max(0, times[jr.Job.Max-1]-jr.Created)
+		}
+		if jr.Job.Kind == KindGang && jr.MostBound > 0 && jr.MostBound < jr.Job.Min {
+			f.PartialGangs++
+		}
+		f.Jobs = append(f.Jobs, jf)
+	}
+	// Members still running at the end used their GPUs until then.
+	running := map[string]float64{}
+	for _, jr := range r.Jobs {
+		for pod, at := range jr.Bound {
+			if _, done := jr.Done[pod]; !done {
+				running[jr.Node[pod]] += float64(jr.Job.GPUs) * (r.End - at).Seconds()
+			}
+		}
+	}
+	for _, n := range r.Nodes {
+		f.UsedGPUHours += running[n.Name] / 3600
+		end := n.Down
+		if end == 0 {
+			end = r.End
+		}
+		f.ProvisionedGPUHours += float64(n.GPUs) * (end - n.Up).Hours()
+		f.UsedGPUHours += n.GPUSeconds / 3600
+		if initial[n.Name] {
+			continue
+		}
+		f.NodesAdded[n.Pool]++
+		if !n.Used {
+			f.ExcessNodes++
+		}
+	}
+	f.IdleGPUHours = max(0, f.ProvisionedGPUHours-f.UsedGPUHours)
+	return f
+}
+
+// PoolSeries is the number of nodes of each pool over time, one point per
+// change.
+func (r *Record) PoolSeries() map[string][]Point {
+	type ev struct {
+		at    time.Duration
+		delta int
+	}
+	byPool := map[string][]ev{}
+	for _, n := range r.Nodes {
+		byPool[n.Pool] = append(byPool[n.Pool], ev{n.Up, +1})
+		if n.Down != 0 {
+			byPool[n.Pool] = append(byPool[n.Pool], ev{n.Down, -1})
+		}
+	}
+	out := map[string][]Point{}
+	for pool, evs := range byPool {
+		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
+		count := 0
+		pts := []Point{{At: 0, Nodes: 0}}
+		for _, e := range evs {
+			count += e.delta
+			if last := &pts[len(pts)-1]; last.At == e.at {
+				last.Nodes = count
+			} else {
+				pts = append(pts, Point{At: e.at, Nodes: count})
+			}
+		}
+		pts = append(pts, Point{At: r.End, Nodes: count})
+		out[pool] = pts
+	}
+	return out
+}
+
+// Point is a pool's node count from At on.
+type Point struct {
+	At    time.Duration
+	Nodes int
+}

@@ -1,0 +1,109 @@
+package simulate
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Run is one replay of the trace: its name ("muster", "baseline"), record
+// and figures.
+type Run struct {
+	Name    string
+	Record  *Record
+	Figures Figures
+}
+
+// WriteReport writes the side-by-side report, ending with the summary line.
+func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "JOB\tKIND\tMEMBERS\tMIN\tMAX\t%s TO MIN\t%s TO MAX\t%s TO MIN\t%s TO MAX\n",
+		strings.ToUpper(muster.Name), strings.ToUpper(muster.Name), strings.ToUpper(baseline.Name), strings.ToUpper(baseline.Name))
+	mj, bj := byName(muster.Figures.Jobs), byName(baseline.Figures.Jobs)
+	for _, j := range trace.Jobs {
+		m, b := mj[j.Name], bj[j.Name]
+		fmt.Fprintf(tw, "%s\t%s\t%d x %s\t%d\t%d\t%s\t%s\t%s\t%s\n", j.Name, j.Kind, j.Members, shape(j), j.Min, j.Max,
+			wait(m.AtMin, m.ToMin, m.MostRunning), wait(m.AtMax, m.ToMax, m.MostRunning),
+			wait(b.AtMin, b.ToMin, b.MostRunning), wait(b.AtMax, b.ToMax, b.MostRunning))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "FIGURE\t%s\t%s\n", muster.Name, baseline.Name)
+	row := func(name string, f func(Figures) string) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, f(muster.Figures), f(baseline.Figures))
+	}
+	row("nodes added, by pool", func(f Figures) string { return pools(f.NodesAdded) })
+	row("partial gangs (GPUs held, never started)", func(f Figures) string { return fmt.Sprint(f.PartialGangs) })
+	row("excess nodes (added, never used)", func(f Figures) string { return fmt.Sprint(f.ExcessNodes) })
+	row("GPU-hours provisioned", func(f Figures) string { return fmt.Sprintf("%.1f", f.ProvisionedGPUHours) })
+	row("GPU-hours used", func(f Figures) string { return fmt.Sprintf("%.1f", f.UsedGPUHours) })
+	row("GPU-hours idle", func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) })
+	row("failed scale-ups", func(f Figures) string { return fmt.Sprint(len(f.Failures)) })
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range []Run{muster, baseline} {
+		for _, fl := range r.Figures.Failures {
+			fmt.Fprintf(w, "%s: scale-up of %s failed at minute %.0f: %s\n", r.Name, fl.Pool, fl.At.Minutes(), fl.Reason)
+		}
+	}
+	fmt.Fprintln(w)
+	_, err := fmt.Fprintln(w, SummaryLine(muster, baseline))
+	return err
+}
+
+// SummaryLine is the report's last line.
+func SummaryLine(muster, baseline Run) string {
+	one := func(r Run) string {
+		return fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f", r.Name, r.Figures.PartialGangs, r.Figures.ExcessNodes, r.Figures.IdleGPUHours)
+	}
+	return one(muster) + "; " + one(baseline)
+}
+
+func byName(js []JobFigures) map[string]JobFigures {
+	out := make(map[string]JobFigures, len(js))
+	for _, j := range js {
+		out[j.Name] = j
+	}
+	return out
+}
+
+func shape(j Job) string {
+	if j.GPUs > 0 {
+		return fmt.Sprintf("%d GPU", j.GPUs)
+	}
+	return fmt.Sprintf("%d CPU", j.MilliCPU/1000)
+}
+
+// wait renders a wait in trace minutes, or how far the job got.
+func wait(ok bool, d time.Duration, most int) string {
+	if ok {
+		return fmt.Sprintf("%.1fm", d.Minutes())
+	}
+	if most > 0 {
+		return fmt.Sprintf("never (%d ran)", most)
+	}
+	return "never"
+}
+
+func pools(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, m[n])
+	}
+	return strings.Join(parts, ", ")
+}

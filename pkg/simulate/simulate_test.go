@@ -1,0 +1,160 @@
+package simulate
+
+import (
+	"encoding/xml"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseTrace(t *testing.T) {
+	cases := []struct {
+		name    string
+		in      string
+		wantErr string
+		check   func(*testing.T, Trace)
+	}{
+		{name: "default", in: DefaultTrace, check: func(t *testing.T, tr Trace) {
+			kinds := map[Kind]int{}
+			for _, j := range tr.Jobs {
+				kinds[j.Kind]++
+			}
+			if kinds[KindCPU] == 0 || kinds[KindGPU] == 0 || kinds[KindGang] == 0 {
+				t.Errorf("default trace kinds %v, want cpu, gpu and gang jobs", kinds)
+			}
+		}},
+		{name: "options and order", in: "5 b gang 4 8 16 30 min=2 max=3 require=zone\n# comment\n\n1 a gpu 1 1 4 2.5\n", check: func(t *testing.T, tr Trace) {
+			if len(tr.Jobs) != 2 || tr.Jobs[0].Name != "a" {
+				t.Fatalf("jobs %+v, want a then b", tr.Jobs)
+			}
+			b := tr.Jobs[1]
+			if b.Min != 2 || b.Max != 3 || b.Require != "zone" || b.At != 5*time.Minute || b.Run != 30*time.Minute || b.MilliCPU != 16000 {
+				t.Errorf("job b = %+v", b)
+			}
+			if tr.Jobs[0].Run != 150*time.Second {
+				t.Errorf("a runs %s, want 2m30s", tr.Jobs[0].Run)
+			}
+			if tr.Span() != 35*time.Minute {
+				t.Errorf("span %s, want 35m", tr.Span())
+			}
+		}},
+		{name: "too few fields", in: "0 a cpu 1 0 8\n", wantErr: "trace line 1: want at least 7 fields"},
+		{name: "bad kind", in: "0 a tpu 1 0 8 5\n", wantErr: "trace line 1: field kind: want cpu, gpu or gang"},
+		{name: "duplicate name", in: "0 a cpu 1 0 8 5\n1 a cpu 1 0 8 5\n", wantErr: "trace line 2: field name: \"a\" already used on line 1"},
+		{name: "min above members", in: "0 g gang 2 8 8 5 min=3\n", wantErr: "field min: want 1..2"},
+		{name: "min above max", in: "0 g gang 4 8 8 5 min=3 max=2\n", wantErr: "min 3 is above max 2"},
+		{name: "gpu job without GPUs", in: "0 r gpu 1 0 4 5\n", wantErr: "field gpus: a gpu job needs at least 1 GPU"},
+		{name: "negative run", in: "0 r gpu 1 1 4 -5\n", wantErr: "field run-minutes"},
+		{name: "unknown option", in: "0 r gpu 1 1 4 5 color=red\n", wantErr: "field color: unknown option"},
+		{name: "empty", in: "# nothing\n", wantErr: "trace has no jobs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := ParseTrace(strings.NewReader(tc.in))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, tr)
+		})
+	}
+}
+
+// A hand-computed run: a gang that started, one that got only part of its
+// members, a node never used.
+func TestFigures(t *testing.T) {
+	m := time.Minute
+	r := NewRecord()
+	r.NodeUp("cpu-0", "cpu", 0, 0)
+	r.NodeUp("h-0", "gpu-heavy", 8, 10*m)
+	r.NodeUp("h-1", "gpu-heavy", 8, 10*m)
+	r.NodeUp("h-2", "gpu-heavy", 8, 20*m) // never used
+	good := Job{Name: "good", Kind: KindGang, Members: 2, Min: 2, Max: 2, GPUs: 8}
+	part := Job{Name: "part", Kind: KindGang, Members: 3, Min: 3, Max: 3, GPUs: 8, At: 5 * m}
+	r.JobCreated(good, 0)
+	r.JobCreated(part, 5*m)
+	r.PodBound("good", "good-0", "h-0", 12*m)
+	r.PodBound("good", "good-1", "h-1", 13*m)
+	r.PodDone("good", "good-0", "h-0", 8, 42*m)
+	r.PodDone("good", "good-1", "h-1", 8, 43*m)
+	r.PodBound("part", "part-0", "h-0", 50*m)
+	r.PodDone("part", "part-0", "h-0", 8, 60*m)
+	r.NodeDown("h-2", 30*m)
+	r.End = 70 * m
+	f := r.Figures(map[string]bool{"cpu-0": true})
+
+	if f.PartialGangs != 1 || f.ExcessNodes != 1 {
+		t.Errorf("partial %d excess %d, want 1 and 1", f.PartialGangs, f.ExcessNodes)
+	}
+	if f.NodesAdded["gpu-heavy"] != 3 || f.NodesAdded["cpu"] != 0 {
+		t.Errorf("nodes added %v, want gpu-heavy 3 and no cpu", f.NodesAdded)
+	}
+	// Provisioned: h-0 and h-1 60 min x 8, h-2 10 min x 8 = 1040 GPU-minutes.
+	// Used: 30 + 30 + 10 min x 8 = 560 GPU-minutes.
+	if !near(f.ProvisionedGPUHours, 1040.0/60) || !near(f.UsedGPUHours, 560.0/60) || !near(f.IdleGPUHours, 480.0/60) {
+		t.Errorf("GPU-hours provisioned %.2f used %.2f idle %.2f, want 17.33, 9.33, 8.00", f.ProvisionedGPUHours, f.UsedGPUHours, f.IdleGPUHours)
+	}
+	if len(f.Jobs) != 2 || f.Jobs[0].Name != "good" || !f.Jobs[0].AtMin || f.Jobs[0].ToMin != 13*m || f.Jobs[1].AtMin || f.Jobs[1].MostRunning != 1 {
+		t.Errorf("jobs %+v", f.Jobs)
+	}
+	series := r.PoolSeries()["gpu-heavy"]
+	want := []Point{{0, 0}, {10 * m, 2}, {20 * m, 3}, {30 * m, 2}, {70 * m, 2}}
+	if len(series) != len(want) {
+		t.Fatalf("series %v, want %v", series, want)
+	}
+	for i := range want {
+		if series[i] != want[i] {
+			t.Errorf("series[%d] = %v, want %v", i, series[i], want[i])
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestReportAndChart(t *testing.T) {
+	m := time.Minute
+	tr, err := ParseTrace(strings.NewReader("0 g gang 2 8 8 30\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, bound int) Run {
+		r := NewRecord()
+		r.JobCreated(tr.Jobs[0], 0)
+		r.NodeUp("n0", "gpu-heavy", 8, m)
+		r.NodeUp("n1", "gpu-heavy", 8, m)
+		for i := range bound {
+			r.PodBound("g", []string{"g-0", "g-1"}[i], []string{"n0", "n1"}[i], 2*m)
+		}
+		r.End = 40 * m
+		return Run{Name: name, Record: r, Figures: r.Figures(nil)}
+	}
+	mu, base := mk("muster", 2), mk("baseline", 1)
+	var sb strings.Builder
+	if err := WriteReport(&sb, tr, mu, base); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 5.3"
+	if lines[len(lines)-1] != wantLast {
+		t.Errorf("last line %q, want %q", lines[len(lines)-1], wantLast)
+	}
+	if !strings.Contains(out, "2.0m") || !strings.Contains(out, "never (1 ran)") {
+		t.Errorf("report lacks the waits:\n%s", out)
+	}
+	var svg strings.Builder
+	if err := WriteChart(&svg, mu, base); err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal([]byte(svg.String()), new(struct{})); err != nil {
+		t.Errorf("chart is not well-formed XML: %v", err)
+	}
+	if c := strings.Count(svg.String(), "<path "); c != 2 {
+		t.Errorf("chart has %d series, want 2 (one pool in each run)", c)
+	}
+}

@@ -1,0 +1,191 @@
+// Package simulate holds what `muster simulate` replays and reports, free of
+// any API server or cloud: the trace of jobs (its file format and the default
+// one), the record of what happened during a run (jobs, pods, nodes,
+// scale-ups), the figures computed from a record, and the report that puts a
+// Muster run and a baseline run side by side, with a chart of nodes per pool.
+//
+// Time: a trace is written in minutes; the simulator runs one trace minute in
+// one wall-clock second, so GPU-hours are reported in trace time.
+package simulate
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is what a job needs.
+type Kind string
+
+// Job kinds, as in the seed scenario: CPU work (Spark-style), single-GPU
+// retrains that finish fast, and multi-node 8-GPU gangs that run long.
+const (
+	KindCPU  Kind = "cpu"
+	KindGPU  Kind = "gpu"
+	KindGang Kind = "gang"
+)
+
+// Job is one line of a trace.
+type Job struct {
+	Name string
+	At   time.Duration // arrival, trace time
+	Kind Kind
+	// Members pods are created; Min of them must run together (Min = Members
+	// for rigid jobs), at most Max run.
+	Members, Min, Max int
+	GPUs              int64 // per member
+	MilliCPU          int64 // per member
+	Run               time.Duration
+	// Require is the topology level all min members must share ("" none).
+	Require string
+}
+
+// Trace is a list of jobs by arrival.
+type Trace struct{ Jobs []Job }
+
+// Scale is how much trace time one wall-clock second stands for.
+const Scale = time.Minute / time.Second
+
+// ParseTrace reads the trace format, one job per line:
+//
+//	# minute  name        kind  members  gpus  cpu  run-minutes  [min=N] [max=N] [require=LEVEL]
+//	0         etl-1       cpu   1        0     8    10
+//	2         retrain-1   gpu   1        1     4    3
+//	5         llm-1       gang  4        8     16   60           require=placement-group
+//
+// Blank lines and lines starting with # are ignored. Errors name the line
+// and the field.
+func ParseTrace(r io.Reader) (Trace, error) {
+	var t Trace
+	sc := bufio.NewScanner(r)
+	names := map[string]int{}
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		f := strings.Fields(text)
+		bad := func(field, format string, args ...any) error {
+			return fmt.Errorf("trace line %d: field %s: %s", line, field, fmt.Sprintf(format, args...))
+		}
+		if len(f) < 7 {
+			return Trace{}, fmt.Errorf("trace line %d: want at least 7 fields (minute name kind members gpus cpu run-minutes), got %d", line, len(f))
+		}
+		at, err := strconv.ParseFloat(f[0], 64)
+		if err != nil || at < 0 {
+			return Trace{}, bad("minute", "want a non-negative number, got %q", f[0])
+		}
+		j := Job{Name: f[1], At: time.Duration(at * float64(time.Minute)), Kind: Kind(f[2])}
+		if prev, dup := names[j.Name]; dup {
+			return Trace{}, bad("name", "%q already used on line %d", j.Name, prev)
+		}
+		names[j.Name] = line
+		switch j.Kind {
+		case KindCPU, KindGPU, KindGang:
+		default:
+			return Trace{}, bad("kind", "want cpu, gpu or gang, got %q", f[2])
+		}
+		ints := []struct {
+			field string
+			s     string
+			dst   *int64
+			min   int64
+		}{{"members", f[3], new(int64), 1}, {"gpus", f[4], &j.GPUs, 0}, {"cpu", f[5], new(int64), 0}}
+		for _, x := range ints {
+			n, err := strconv.ParseInt(x.s, 10, 64)
+			if err != nil || n < x.min {
+				return Trace{}, bad(x.field, "want a whole number of at least %d, got %q", x.min, x.s)
+			}
+			*x.dst = n
+		}
+		j.Members = int(*ints[0].dst)
+		j.MilliCPU = *ints[2].dst * 1000
+		run, err := strconv.ParseFloat(f[6], 64)
+		if err != nil || run <= 0 {
+			return Trace{}, bad("run-minutes", "want a positive number, got %q", f[6])
+		}
+		j.Run = time.Duration(run * float64(time.Minute))
+		j.Min, j.Max = j.Members, j.Members
+		for _, opt := range f[7:] {
+			k, v, ok := strings.Cut(opt, "=")
+			if !ok {
+				return Trace{}, bad(opt, "want key=value")
+			}
+			switch k {
+			case "min", "max":
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > j.Members {
+					return Trace{}, bad(k, "want 1..%d (members), got %q", j.Members, v)
+				}
+				if k == "min" {
+					j.Min = n
+				} else {
+					j.Max = n
+				}
+			case "require":
+				j.Require = v
+			default:
+				return Trace{}, bad(k, "unknown option; want min, max or require")
+			}
+		}
+		if j.Min > j.Max {
+			return Trace{}, bad("min", "min %d is above max %d", j.Min, j.Max)
+		}
+		if j.Kind == KindGPU && j.GPUs == 0 {
+			return Trace{}, bad("gpus", "a gpu job needs at least 1 GPU")
+		}
+		if j.Kind == KindCPU && j.GPUs != 0 {
+			return Trace{}, bad("gpus", "a cpu job asks for no GPUs")
+		}
+		t.Jobs = append(t.Jobs, j)
+	}
+	if err := sc.Err(); err != nil {
+		return Trace{}, err
+	}
+	if len(t.Jobs) == 0 {
+		return Trace{}, fmt.Errorf("trace has no jobs")
+	}
+	sort.SliceStable(t.Jobs, func(a, b int) bool { return t.Jobs[a].At < t.Jobs[b].At })
+	return t, nil
+}
+
+// DefaultTrace is the built-in burst, modelled on the seed scenario: CPU ETL
+// jobs, single-GPU retrains that finish in minutes, and multi-node 8-GPU
+// training gangs that run for an hour, arriving in two bursts.
+const DefaultTrace = `# minute  name          kind  members  gpus  cpu  run-minutes  options
+0          etl-1         cpu   2        0     8    20
+0          retrain-1     gpu   1        1     4    6
+1          llm-a         gang  4        8     16   60           require=placement-group
+1          retrain-2     gpu   1        1     4    6
+2          retrain-3     gpu   1        1     4    8
+3          etl-2         cpu   1        0     8    15
+4          ddp-b         gang  4        8     16   45           min=2 require=placement-group
+12         retrain-4     gpu   1        1     4    6
+30         etl-3         cpu   2        0     8    20
+31         llm-c         gang  2        8     16   50           require=placement-group
+32         retrain-5     gpu   1        1     4    6
+33         retrain-6     gpu   1        1     4    5
+34         huge-moe      gang  12       8     16   60           require=placement-group
+`
+
+// Default returns the parsed built-in trace.
+func Default() Trace {
+	t, err := ParseTrace(strings.NewReader(DefaultTrace))
+	if err != nil {
+		panic("default trace: " + err.Error())
+	}
+	return t
+}
+
+// Span is when the last job could end if it started on arrival.
+func (t Trace) Span() time.Duration {
+	var end time.Duration
+	for _, j := range t.Jobs {
+		end = max(end, j.At+j.Run)
+	}
+	return end
+}
