@@ -130,7 +130,17 @@ func TestShortGangGetsExactHint(t *testing.T) {
 	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "heavy-gpu pool adding 3 nodes"})
 	waitExtraCondition(t, ctx, env, "llm", hints.ConditionCapacity, hints.ReasonProvisioned, "short 3 pods x 8 GPUs; heavy-gpu pool adding 3 nodes")
 
-	if err := harness.CreateNodes(ctx, env.Client, "new", 3, 8); err != nil {
+	// The autoscaler's nodes arrive one by one: the shortfall shrinks, but the
+	// provisioned request stays, or nodes would be added twice.
+	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	stays(t, 3*time.Second, "the provisioned request stays while its nodes arrive", func() (bool, error) {
+		prs := provReqs(t, ctx, env)
+		_, ok := prs[pr.Name]
+		return ok && len(prs) == 1, nil
+	})
+	if err := harness.CreateNodes(ctx, env.Client, "more", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "llm", 5)

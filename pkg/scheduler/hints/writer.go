@@ -220,6 +220,12 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	}
 
 	name := requestName(want)
+	if live != "" && live != name && w.covers(ctx, k, live, want.Verdict.Short.Members) {
+		// The autoscaler is already adding capacity for this gang: as its
+		// nodes arrive the shortfall shrinks, and replacing the request then
+		// would add nodes twice.
+		name = live
+	}
 	if live != name {
 		if err := w.create(ctx, want, name); err != nil {
 			logger.Error(err, "Could not create ProvisioningRequest", "gang", k, "request", name)
@@ -342,6 +348,25 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 		return fmt.Errorf("creating ProvisioningRequest %s/%s: %w", x.Key.Namespace, name, err)
 	}
 	return nil
+}
+
+// covers says the live request was provisioned for at least members pods.
+func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members int64) bool {
+	u, err := w.requests(k.Namespace).Get(ctx, live, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	var pr autoscalingv1.ProvisioningRequest
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil || len(pr.Spec.PodSets) == 0 {
+		return false
+	}
+	provisioned := false
+	for _, c := range pr.Status.Conditions {
+		if c.Type == autoscalingv1.Provisioned && c.Status == metav1.ConditionTrue {
+			provisioned = true
+		}
+	}
+	return provisioned && int64(pr.Spec.PodSets[0].Count) >= members
 }
 
 // drop deletes a request and its template.
