@@ -37,6 +37,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/core"
 	"k8s.io/autoscaler/cluster-autoscaler/core/podlistprocessor"
 	"k8s.io/autoscaler/cluster-autoscaler/metrics"
+	"k8s.io/autoscaler/cluster-autoscaler/observers/loopstart"
 	ca_processors "k8s.io/autoscaler/cluster-autoscaler/processors"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupset"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodeinfosprovider"
@@ -51,6 +52,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/options"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/autoscaler/cluster-autoscaler/version"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -64,7 +66,27 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/muster-project/muster/autoscaler/cloudprovider/agentpool"
+	"github.com/muster-project/muster/autoscaler/provreq"
+	provreqapi "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
 )
+
+// Muster's flags.
+var (
+	musterProvisioningRequests = pflag.Bool("muster-provisioning-requests", true,
+		"Serve ProvisioningRequests (autoscaling.x-k8s.io/v1, class best-effort-atomic-scale-up.autoscaling.x-k8s.io) with Muster's consumer; --enable-provisioning-requests means the same")
+	provreqBookingTTL = pflag.Duration("muster-provisioning-request-booking-ttl", 10*time.Minute,
+		"How long capacity stays booked for a Provisioned ProvisioningRequest whose pods have not all bound; then BookingExpired")
+)
+
+// provisioningRequestsEnabled combines --muster-provisioning-requests and
+// upstream's --enable-provisioning-requests.
+func provisioningRequestsEnabled(upstream bool) (bool, error) {
+	explicitOff := !*musterProvisioningRequests && pflag.CommandLine.Changed("muster-provisioning-requests")
+	if upstream && explicitOff {
+		return false, fmt.Errorf("--enable-provisioning-requests=true contradicts --muster-provisioning-requests=false: Muster's consumer is what serves ProvisioningRequests in this build")
+	}
+	return upstream || *musterProvisioningRequests, nil
+}
 
 func registerSignalHandlers(autoscaler core.Autoscaler) {
 	sigs := make(chan os.Signal, 1)
@@ -139,13 +161,40 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	opts.Processors.TemplateNodeInfoProvider = nodeinfosprovider.NewDefaultTemplateNodeInfoProvider(&autoscalingOptions.NodeInfoCacheExpireTime, autoscalingOptions.ForceDaemonSets)
 	podListProcessor := podlistprocessor.NewDefaultPodListProcessor(scheduling.ScheduleAnywhere)
 
-	// Muster: ProvisioningRequest support is not linked in yet. The pinned
-	// cluster-autoscaler's provisioning-request packages need the
+	// Muster: ProvisioningRequests (class best-effort-atomic-scale-up) are
+	// served by Muster's own consumer (package provreq), which imitates
+	// upstream's: the pinned core's provisioning-request packages need the
 	// autoscaling.x-k8s.io/v1 API module at the same commit, which the module
-	// proxy does not serve (its only served version predates v1); the flag is
-	// refused rather than ignored.
-	if autoscalingOptions.ProvisioningRequestEnabled {
-		return nil, nil, fmt.Errorf("--enable-provisioning-requests: not supported by this build yet")
+	// proxy does not serve. --enable-provisioning-requests means the same as
+	// --muster-provisioning-requests.
+	var provreqInjector *provreq.Injector
+	if enabled, err := provisioningRequestsEnabled(autoscalingOptions.ProvisioningRequestEnabled); err != nil {
+		return nil, nil, err
+	} else if enabled {
+		if autoscalingOptions.CheckCapacityProcessorInstance != "" {
+			klog.InfoS("--check-capacity-processor-instance is ignored: this build serves only the best-effort-atomic-scale-up class")
+		}
+		dyn, err := dynamic.NewForConfig(kube_util.GetKubeConfig(autoscalingOptions.KubeClientOpts))
+		if err != nil {
+			return nil, nil, fmt.Errorf("ProvisioningRequest client: %w", err)
+		}
+		client := provreq.NewClient(dyn, informerFactory.Core().V1().PodTemplates().Lister())
+		prOpts := provreq.Options{
+			InitialBackoff: autoscalingOptions.ProvisioningRequestInitialBackoffTime,
+			MaxBackoff:     autoscalingOptions.ProvisioningRequestMaxBackoffTime,
+			BookingTTL:     *provreqBookingTTL,
+		}
+		booking := provreq.NewBooking(client, prOpts)
+		provreqInjector = provreq.NewInjector(client, prOpts)
+		// Filter and booking first: the default processors then neither pack
+		// ordinary pods into booked capacity nor see a request's real pods;
+		// the injector last, so that the request's pods reach the scale-up
+		// orchestrator, which checks existing capacity itself.
+		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{provreq.PodsFilter{}, booking, podListProcessor, provreqInjector})
+		opts.ScaleUpOrchestrator = provreq.NewOrchestrator(client)
+		opts.LoopStartNotifier = loopstart.NewObserversList([]loopstart.Observer{booking})
+		opts.Processors.ScaleUpEnforcer = provreq.ScaleUpEnforcer{}
+		klog.InfoS("ProvisioningRequests enabled", "class", provreqapi.ProvisioningClassBestEffortAtomicScaleUp, "bookingTTL", prOpts.BookingTTL)
 	}
 
 	if autoscalingOptions.ProactiveScaleupEnabled {
@@ -225,7 +274,11 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	// A ProvisioningRequestPodsInjector is used as provisioningRequestProcessingTimesGetter here to obtain the last time a
 	// ProvisioningRequest was processed. This is because the ProvisioningRequestPodsInjector in addition to injecting pods
 	// also marks the ProvisioningRequest as accepted or failed.
-	trigger := loop.NewLoopTrigger(autoscaler, nil, podObserver, autoscalingOptions.ScanInterval)
+	var prTimes interface{ LastProvisioningRequestProcessTime() time.Time }
+	if provreqInjector != nil {
+		prTimes = provreqInjector
+	}
+	trigger := loop.NewLoopTrigger(autoscaler, prTimes, podObserver, autoscalingOptions.ScanInterval)
 
 	return autoscaler, trigger, nil
 }

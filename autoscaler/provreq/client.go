@@ -1,0 +1,183 @@
+package provreq
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/klog/v2"
+
+	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+// Client reads ProvisioningRequests once per autoscaler loop (Refresh) and
+// writes their status. PodTemplates come from an informer's lister.
+type Client struct {
+	dyn       dynamic.Interface
+	templates corelisters.PodTemplateLister
+	timeout   time.Duration
+
+	mu       sync.Mutex
+	requests []*v1.ProvisioningRequest
+	missing  bool // the API does not serve provisioningrequests
+}
+
+// NewClient returns a client using dyn for requests and templates for
+// PodTemplates.
+func NewClient(dyn dynamic.Interface, templates corelisters.PodTemplateLister) *Client {
+	return &Client{dyn: dyn, templates: templates, timeout: 30 * time.Second}
+}
+
+// Refresh lists the requests of all namespaces. When the API does not serve
+// them (CRD not installed), there are none; that is logged once.
+func (c *Client) Refresh() error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	list, err := c.dyn.Resource(v1.Resource).List(ctx, metav1.ListOptions{})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			if !c.missing {
+				klog.InfoS("ProvisioningRequests are not served by the API server (is the CRD installed?); none will be processed", "resource", v1.Resource.String())
+			}
+			c.missing = true
+			c.requests = nil
+			return nil
+		}
+		return fmt.Errorf("listing %s: %w", v1.Resource.String(), err)
+	}
+	if c.missing {
+		klog.InfoS("ProvisioningRequests are served now", "resource", v1.Resource.String())
+	}
+	c.missing = false
+	out := make([]*v1.ProvisioningRequest, 0, len(list.Items))
+	for i := range list.Items {
+		pr, err := fromUnstructured(&list.Items[i])
+		if err != nil {
+			klog.ErrorS(err, "Skipping a ProvisioningRequest that does not decode", "provisioningRequest", klog.KRef(list.Items[i].GetNamespace(), list.Items[i].GetName()))
+			continue
+		}
+		out = append(out, pr)
+	}
+	// Oldest first, so that requests are served in the order they came.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	c.requests = out
+	return nil
+}
+
+// Requests returns deep copies of the requests of the last Refresh, oldest
+// first.
+func (c *Client) Requests() []*v1.ProvisioningRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*v1.ProvisioningRequest, len(c.requests))
+	for i, pr := range c.requests {
+		out[i] = deepCopy(pr)
+	}
+	return out
+}
+
+// Request returns a copy of namespace/name from the last Refresh.
+func (c *Client) Request(namespace, name string) (*v1.ProvisioningRequest, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pr := range c.requests {
+		if pr.Namespace == namespace && pr.Name == name {
+			return deepCopy(pr), true
+		}
+	}
+	return nil, false
+}
+
+// UpdateStatus writes pr's status (optimistic concurrency on its
+// resourceVersion) and keeps the result for the rest of the loop.
+func (c *Client) UpdateStatus(pr *v1.ProvisioningRequest) error {
+	u, err := toUnstructured(pr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	out, err := c.dyn.Resource(v1.Resource).Namespace(pr.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("updating the status of ProvisioningRequest %s/%s: %w", pr.Namespace, pr.Name, err)
+	}
+	updated, err := fromUnstructured(out)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, old := range c.requests {
+		if old.Namespace == updated.Namespace && old.Name == updated.Name {
+			c.requests[i] = updated
+		}
+	}
+	return nil
+}
+
+// PodTemplate returns namespace/name from the informer's cache.
+func (c *Client) PodTemplate(namespace, name string) (*apiv1.PodTemplate, error) {
+	return c.templates.PodTemplates(namespace).Get(name)
+}
+
+func fromUnstructured(u *unstructured.Unstructured) (*v1.ProvisioningRequest, error) {
+	var pr v1.ProvisioningRequest
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+		return nil, fmt.Errorf("decoding ProvisioningRequest %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+	}
+	return &pr, nil
+}
+
+func toUnstructured(pr *v1.ProvisioningRequest) (*unstructured.Unstructured, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pr)
+	if err != nil {
+		return nil, fmt.Errorf("encoding ProvisioningRequest %s/%s: %w", pr.Namespace, pr.Name, err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetAPIVersion(v1.GroupVersion.String())
+	u.SetKind(v1.Kind)
+	return u, nil
+}
+
+func deepCopy(pr *v1.ProvisioningRequest) *v1.ProvisioningRequest {
+	out := *pr
+	pr.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.PodSets = append([]v1.PodSet(nil), pr.Spec.PodSets...)
+	if pr.Spec.Parameters != nil {
+		out.Spec.Parameters = make(map[string]v1.Parameter, len(pr.Spec.Parameters))
+		for k, v := range pr.Spec.Parameters {
+			out.Spec.Parameters[k] = v
+		}
+	}
+	out.Status.Conditions = nil
+	for _, c := range pr.Status.Conditions {
+		out.Status.Conditions = append(out.Status.Conditions, *c.DeepCopy())
+	}
+	if pr.Status.ProvisioningClassDetails != nil {
+		out.Status.ProvisioningClassDetails = make(map[string]v1.Detail, len(pr.Status.ProvisioningClassDetails))
+		for k, v := range pr.Status.ProvisioningClassDetails {
+			out.Status.ProvisioningClassDetails[k] = v
+		}
+	}
+	return &out
+}

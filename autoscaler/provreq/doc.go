@@ -1,0 +1,25 @@
+// Package provreq is Muster's ProvisioningRequest consumer for the
+// cluster-autoscaler core: it serves requests of class
+// best-effort-atomic-scale-up.autoscaling.x-k8s.io (autoscaling.x-k8s.io/v1)
+// the way upstream's provisioningrequest packages do, which this build cannot
+// link (see the apis/v1 package).
+//
+// Each loop:
+//   - Client.Refresh (a loop-start observer) lists the requests once and
+//     marks BookingExpired / Failed(Expired) on old ones;
+//   - PodsFilter drops the real pods that consume a request from ordinary
+//     scale-up;
+//   - Booking injects, into the cluster snapshot, fake pods for every
+//     Provisioned request, less the pods already bound, so neither ordinary
+//     pods nor scale-down take the capacity until the gang binds or the
+//     booking TTL passes;
+//   - Injector picks one request that needs capacity, marks it Accepted and
+//     adds its fake pods (built from its PodTemplate) to the pending list;
+//   - Orchestrator alternates, like upstream's WrapperOrchestrator, between
+//     ordinary pods and the request's pods; for the latter it calls the
+//     core's scale-up orchestrator with allOrNothing=true and similar-pool
+//     balancing off, so one pool gets all the new nodes, and sets the
+//     request's Provisioned / Failed condition.
+//
+// Other provisioning classes (check-capacity, vendor classes) are ignored.
+package provreq

@@ -1,0 +1,308 @@
+package provreq
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
+	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
+	"k8s.io/autoscaler/cluster-autoscaler/estimator"
+	ca_processors "k8s.io/autoscaler/cluster-autoscaler/processors"
+	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
+	ca_errors "k8s.io/autoscaler/cluster-autoscaler/utils/errors"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
+	"k8s.io/klog/v2"
+
+	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+// Orchestrator is the core's scale-up orchestrator with ProvisioningRequest
+// support. Like upstream's WrapperOrchestrator, each loop it serves either
+// the ordinary pending pods or the pods of one request, alternating when
+// both are pending. A request's pods get one all-or-nothing scale-up of one
+// pool (upstream's best-effort-atomic class).
+type Orchestrator struct {
+	client *Client
+	now    func() time.Time
+
+	ctx     *ca_context.AutoscalingContext
+	pods    scaleup.Orchestrator
+	atomic  scaleup.Orchestrator
+	sim     *scheduling.HintingSimulator
+	lastReq bool
+}
+
+// NewOrchestrator returns an Orchestrator.
+func NewOrchestrator(c *Client) *Orchestrator {
+	return &Orchestrator{client: c, now: time.Now, pods: orchestrator.New(), atomic: orchestrator.New(), sim: scheduling.NewHintingSimulator()}
+}
+
+// Initialize implements scaleup.Orchestrator.
+func (o *Orchestrator) Initialize(ctx *ca_context.AutoscalingContext, processors *ca_processors.AutoscalingProcessors,
+	csr *clusterstate.ClusterStateRegistry, eb estimator.EstimatorBuilder, tc taints.TaintConfig) {
+	o.ctx = ctx
+	o.pods.Initialize(ctx, processors, csr, eb, tc)
+	o.atomic.Initialize(ctx, processors, csr, eb, tc)
+}
+
+// ScaleUpToNodeGroupMinSize implements scaleup.Orchestrator.
+func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos map[string]*framework.NodeInfo) (*status.ScaleUpStatus, ca_errors.AutoscalerError) {
+	return o.pods.ScaleUpToNodeGroupMinSize(nodes, nodeInfos)
+}
+
+// ScaleUp implements scaleup.Orchestrator.
+func (o *Orchestrator) ScaleUp(pending []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
+	nodeInfos map[string]*framework.NodeInfo, allOrNothing bool) (*status.ScaleUpStatus, ca_errors.AutoscalerError) {
+	reqPods, regular := splitOut(pending)
+	serveRequest := !o.lastReq
+	if len(reqPods) == 0 {
+		serveRequest = false
+	} else if len(regular) == 0 {
+		serveRequest = true
+	}
+	o.lastReq = serveRequest
+	o.ctx.ProvisioningRequestScaleUpMode = serveRequest
+	if !serveRequest {
+		return o.pods.ScaleUp(regular, nodes, daemonSets, nodeInfos, allOrNothing)
+	}
+	return o.provision(reqPods, nodes, daemonSets, nodeInfos)
+}
+
+// splitOut separates the pods of requests from ordinary pods.
+func splitOut(pending []*apiv1.Pod) (reqPods, regular []*apiv1.Pod) {
+	for _, p := range pending {
+		if _, ok := ConsumedRequest(p); ok {
+			reqPods = append(reqPods, p)
+		} else {
+			regular = append(regular, p)
+		}
+	}
+	return reqPods, regular
+}
+
+// provision serves one request: capacity that exists (or is coming) is
+// enough, or one pool gets all the missing nodes at once, or nothing.
+func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
+	nodeInfos map[string]*framework.NodeInfo) (*status.ScaleUpStatus, ca_errors.AutoscalerError) {
+	name, _ := ConsumedRequest(reqPods[0])
+	ns := reqPods[0].Namespace
+	pr, ok := o.client.Request(ns, name)
+	if !ok || !supported(pr) {
+		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
+	}
+	var pods []*apiv1.Pod
+	for _, p := range reqPods {
+		if n, _ := ConsumedRequest(p); n == name && p.Namespace == ns {
+			pods = append(pods, p)
+		}
+	}
+	log := klog.LoggerWithValues(klog.Background(), "provisioningRequest", klog.KObj(pr))
+
+	snap := o.ctx.ClusterSnapshot
+	snap.Fork()
+	defer snap.Revert()
+
+	placed, _, err := o.sim.TrySchedulePods(snap, pods, scheduling.ScheduleAnywhere, false)
+	if err != nil {
+		o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, "FailedToCheckCapacity", fmt.Sprintf("checking existing capacity: %v", err))
+		return status.UpdateScaleUpError(&status.ScaleUpStatus{}, ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "ProvisioningRequest %s/%s: checking existing capacity: %v", ns, name, err))
+	}
+	fit := map[types.UID]bool{}
+	for _, s := range placed {
+		fit[s.Pod.UID] = true
+	}
+	var rest []*apiv1.Pod
+	for _, p := range pods {
+		if !fit[p.UID] {
+			rest = append(rest, p)
+		}
+	}
+	if len(rest) == 0 {
+		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsFound,
+			fmt.Sprintf("capacity is found in the cluster: all %d pods fit on existing or upcoming nodes", len(pods)))
+		return &status.ScaleUpStatus{Result: status.ScaleUpNotNeeded}, nil
+	}
+
+	// One pool: all-or-nothing gives one expansion option per pool; with
+	// similar-pool balancing off, the chosen pool gets all the new nodes.
+	balance := o.ctx.BalanceSimilarNodeGroups
+	o.ctx.BalanceSimilarNodeGroups = false
+	st, aerr := o.atomic.ScaleUp(rest, nodes, daemonSets, nodeInfos, true)
+	o.ctx.BalanceSimilarNodeGroups = balance
+
+	if aerr == nil && st != nil && st.Result == status.ScaleUpSuccessful {
+		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedMessage(st, len(pods), len(pods)-len(rest)))
+		return st, nil
+	}
+	if aerr != nil {
+		o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
+			fmt.Sprintf("scale-up for %d pods failed: %v; will retry", len(rest), aerr))
+		return st, aerr
+	}
+	if never, why := o.neverFits(rest, nodeInfos); never {
+		msg := fmt.Sprintf("no node pool can hold all %d pods even at its max size: %s", len(rest), why)
+		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
+		o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
+		return st, nil
+	}
+	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
+		fmt.Sprintf("no node pool can add capacity for all %d pods now (%s); will retry", len(rest), notNowReasons(st)))
+	return st, nil
+}
+
+func (o *Orchestrator) set(pr *v1.ProvisioningRequest, t string, s metav1.ConditionStatus, reason, msg string) *v1.ProvisioningRequest {
+	setCondition(pr, t, s, reason, msg, metav1.NewTime(o.now()))
+	return pr
+}
+
+func (o *Orchestrator) write(log klog.Logger, pr *v1.ProvisioningRequest, t string, s metav1.ConditionStatus, reason, msg string) {
+	o.set(pr, t, s, reason, msg)
+	if err := o.client.UpdateStatus(pr); err != nil {
+		log.Error(err, "Could not set a ProvisioningRequest condition", "condition", t, "status", s, "reason", reason)
+		return
+	}
+	log.V(1).Info("ProvisioningRequest condition set", "condition", t, "status", s, "reason", reason, "message", msg)
+}
+
+// provisionedMessage names the pool and the number of nodes, e.g.
+// "gpu-heavy pool adding 3 nodes".
+func provisionedMessage(st *status.ScaleUpStatus, total, existing int) string {
+	var parts []string
+	for _, info := range st.ScaleUpInfos {
+		n := info.NewSize - info.CurrentSize
+		unit := "nodes"
+		if n == 1 {
+			unit = "node"
+		}
+		parts = append(parts, fmt.Sprintf("%s pool adding %d %s", info.Group.Id(), n, unit))
+	}
+	msg := strings.Join(parts, ", ")
+	if existing > 0 {
+		msg += fmt.Sprintf(" (%d of the %d pods fit on existing or upcoming nodes)", existing, total)
+	}
+	return msg
+}
+
+// notNowReasons summarises why the core found no option, per pool.
+func notNowReasons(st *status.ScaleUpStatus) string {
+	if st == nil {
+		return "no scale-up status"
+	}
+	per := map[string][]string{}
+	for _, info := range st.PodsRemainUnschedulable {
+		for id, r := range info.RejectedNodeGroups {
+			per[id] = appendUnique(per[id], r.Reasons()...)
+		}
+		for id, r := range info.SkippedNodeGroups {
+			per[id] = appendUnique(per[id], r.Reasons()...)
+		}
+	}
+	if len(per) == 0 {
+		return fmt.Sprintf("scale-up result %v", st.Result)
+	}
+	ids := make([]string, 0, len(per))
+	for id := range per {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var out []string
+	for _, id := range ids {
+		out = append(out, fmt.Sprintf("%s: %s", id, strings.Join(per[id], ", ")))
+	}
+	return strings.Join(out, "; ")
+}
+
+func appendUnique(s []string, add ...string) []string {
+	for _, a := range add {
+		found := false
+		for _, x := range s {
+			found = found || x == a
+		}
+		if !found {
+			s = append(s, a)
+		}
+	}
+	return s
+}
+
+// neverFits says whether no pool, empty and at its max size, could hold
+// all the pods; then retrying cannot help. It packs the pods onto fresh
+// copies of each pool's template node in a fork of the snapshot.
+func (o *Orchestrator) neverFits(pods []*apiv1.Pod, nodeInfos map[string]*framework.NodeInfo) (bool, string) {
+	groups := o.ctx.CloudProvider.NodeGroups()
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Id() < groups[j].Id() })
+	var why []string
+	for _, ng := range groups {
+		tmpl, ok := nodeInfos[ng.Id()]
+		if !ok || tmpl == nil || tmpl.Node() == nil {
+			why = append(why, fmt.Sprintf("%s: no node template", ng.Id()))
+			continue
+		}
+		held, reason, err := o.holds(pods, tmpl, ng.Id(), ng.MaxSize())
+		if err != nil {
+			// Unknown: do not fail the request permanently.
+			klog.ErrorS(err, "Could not check whether a pool could ever hold a ProvisioningRequest", "pool", ng.Id())
+			return false, ""
+		}
+		if held == len(pods) {
+			return false, ""
+		}
+		if held == 0 {
+			why = append(why, fmt.Sprintf("%s: no pod fits its nodes (%s)", ng.Id(), reason))
+		} else {
+			why = append(why, fmt.Sprintf("%s: %d nodes at max hold %d", ng.Id(), ng.MaxSize(), held))
+		}
+	}
+	return true, strings.Join(why, "; ")
+}
+
+// holds returns how many of pods fit on max fresh nodes made from tmpl.
+func (o *Orchestrator) holds(pods []*apiv1.Pod, tmpl *framework.NodeInfo, id string, max int) (int, string, error) {
+	n := min(max, len(pods))
+	if n <= 0 {
+		return 0, fmt.Sprintf("max size %d", max), nil
+	}
+	snap := o.ctx.ClusterSnapshot
+	snap.Fork()
+	defer snap.Revert()
+	names := map[string]bool{}
+	first := ""
+	for i := 0; i < n; i++ {
+		ni, err := simulator.SanitizedNodeInfo(tmpl, fmt.Sprintf("muster-feasibility-%d", i))
+		if err != nil {
+			return 0, "", fmt.Errorf("pool %s: copying the template node: %w", id, err)
+		}
+		if err := snap.AddNodeInfo(ni); err != nil {
+			return 0, "", fmt.Errorf("pool %s: adding a template node to the snapshot: %w", id, err)
+		}
+		names[ni.Node().Name] = true
+		if first == "" {
+			first = ni.Node().Name
+		}
+	}
+	placed, _, err := o.sim.TrySchedulePods(snap, pods, func(ni *framework.NodeInfo) bool { return names[ni.Node().Name] }, false)
+	if err != nil {
+		return 0, "", fmt.Errorf("pool %s: %w", id, err)
+	}
+	reason := ""
+	if len(placed) == 0 {
+		if serr := snap.CheckPredicates(pods[0], first); serr != nil {
+			reason = strings.Join(serr.Reasons(), ", ")
+		}
+		if reason == "" {
+			reason = "scheduler predicates fail"
+		}
+	}
+	return len(placed), reason, nil
+}

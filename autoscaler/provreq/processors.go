@@ -1,0 +1,314 @@
+package provreq
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
+	"k8s.io/klog/v2"
+
+	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+// PodsFilter is a PodListProcessor that removes the pods consuming a
+// ProvisioningRequest from ordinary scale-up: the request, not its pods one
+// by one, asks for their capacity.
+type PodsFilter struct{}
+
+// Process implements pods.PodListProcessor.
+func (PodsFilter) Process(_ *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
+	return FilterConsumers(pending), nil
+}
+
+// CleanUp implements pods.PodListProcessor.
+func (PodsFilter) CleanUp() {}
+
+// FilterConsumers returns the pods that consume no ProvisioningRequest.
+func FilterConsumers(pending []*apiv1.Pod) []*apiv1.Pod {
+	out := make([]*apiv1.Pod, 0, len(pending))
+	skipped := 0
+	for _, p := range pending {
+		if name, ok := ConsumedRequest(p); ok {
+			if skipped < 5 {
+				klog.V(2).InfoS("Pod consumes a ProvisioningRequest; left out of ordinary scale-up", "pod", klog.KObj(p), "provisioningRequest", klog.KRef(p.Namespace, name))
+			}
+			skipped++
+			continue
+		}
+		out = append(out, p)
+	}
+	if skipped > 5 {
+		klog.V(2).InfoS("More pods consume ProvisioningRequests; left out of ordinary scale-up", "count", skipped-5)
+	}
+	return out
+}
+
+// ScaleUpEnforcer makes the core try a scale-up whenever a request's pods
+// are pending, even when they look new (their creation time is the
+// request's) or the cluster is at its node limit.
+type ScaleUpEnforcer struct{}
+
+// ShouldForceScaleUp implements pods.ScaleUpEnforcer.
+func (ScaleUpEnforcer) ShouldForceScaleUp(pending []*apiv1.Pod) bool {
+	for _, p := range pending {
+		if _, ok := ConsumedRequest(p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Options tune the consumer.
+type Options struct {
+	// InitialBackoff and MaxBackoff space the retries of a request whose
+	// capacity was not found (upstream's
+	// --provisioning-request-initial-backoff-time/-max-backoff-time).
+	InitialBackoff, MaxBackoff time.Duration
+	// BookingTTL is how long capacity stays booked for a Provisioned
+	// request whose pods have not all bound (upstream: 10 minutes).
+	BookingTTL time.Duration
+	// Expiry fails a request not provisioned this long after creation
+	// (upstream: 7 days).
+	Expiry time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.InitialBackoff <= 0 {
+		o.InitialBackoff = time.Minute
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 10 * time.Minute
+	}
+	if o.BookingTTL <= 0 {
+		o.BookingTTL = 10 * time.Minute
+	}
+	if o.Expiry <= 0 {
+		o.Expiry = 7 * 24 * time.Hour
+	}
+	return o
+}
+
+// Injector is a PodListProcessor that picks the next request needing
+// capacity, marks it Accepted and adds its pods to the pending list, as
+// upstream's ProvisioningRequestPodsInjector.
+type Injector struct {
+	client *Client
+	opts   Options
+	now    func() time.Time
+
+	mu          sync.Mutex
+	backoff     map[types.UID]time.Duration
+	lastProcess time.Time
+}
+
+// NewInjector returns an Injector.
+func NewInjector(c *Client, opts Options) *Injector {
+	return &Injector{client: c, opts: opts.withDefaults(), now: time.Now, backoff: map[types.UID]time.Duration{}, lastProcess: time.Now()}
+}
+
+// available: the request wants a scale-up attempt now. Never tried, or
+// Provisioned=False longer ago than its backoff, which doubles on each
+// retry up to MaxBackoff.
+func (p *Injector) available(pr *v1.ProvisioningRequest) bool {
+	if !supported(pr) {
+		return false
+	}
+	if terminal(pr) {
+		delete(p.backoff, pr.UID)
+		return false
+	}
+	prov := findCondition(pr, v1.Provisioned)
+	if prov == nil {
+		return true
+	}
+	wait, ok := p.backoff[pr.UID]
+	if !ok {
+		wait = p.opts.InitialBackoff
+	}
+	if prov.LastTransitionTime.Add(wait).Before(p.now()) {
+		p.backoff[pr.UID] = min(2*wait, p.opts.MaxBackoff)
+		return true
+	}
+	return false
+}
+
+// Process implements pods.PodListProcessor.
+func (p *Injector) Process(_ *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
+	pods, err := p.next()
+	return append(pending, pods...), err
+}
+
+func (p *Injector) next() ([]*apiv1.Pod, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	live := map[types.UID]bool{}
+	reqs := p.client.Requests()
+	for _, pr := range reqs {
+		live[pr.UID] = true
+	}
+	for uid := range p.backoff {
+		if !live[uid] {
+			delete(p.backoff, uid)
+		}
+	}
+	for _, pr := range reqs {
+		if !p.available(pr) {
+			continue
+		}
+		pods, err := PodsForRequest(pr, p.client.PodTemplate)
+		now := metav1.NewTime(p.now())
+		if err != nil {
+			klog.ErrorS(err, "Cannot build the pods of a ProvisioningRequest; marking it Failed", "provisioningRequest", klog.KObj(pr))
+			setCondition(pr, v1.Failed, metav1.ConditionTrue, ReasonFailedToCreatePods, err.Error(), now)
+			if uerr := p.client.UpdateStatus(pr); uerr != nil {
+				klog.ErrorS(uerr, "Could not mark a ProvisioningRequest Failed", "provisioningRequest", klog.KObj(pr))
+			}
+			p.lastProcess = p.now()
+			continue
+		}
+		if !isTrue(pr, v1.Accepted) {
+			setCondition(pr, v1.Accepted, metav1.ConditionTrue, ReasonAccepted, "ProvisioningRequest is accepted by muster-autoscaler", now)
+			if err := p.client.UpdateStatus(pr); err != nil {
+				return nil, fmt.Errorf("marking ProvisioningRequest %s/%s Accepted: %w", pr.Namespace, pr.Name, err)
+			}
+		}
+		klog.V(1).InfoS("Processing a ProvisioningRequest", "provisioningRequest", klog.KObj(pr), "pods", len(pods))
+		p.lastProcess = p.now()
+		return pods, nil
+	}
+	return nil, nil
+}
+
+// CleanUp implements pods.PodListProcessor.
+func (p *Injector) CleanUp() {}
+
+// LastProvisioningRequestProcessTime lets the loop trigger run the next
+// loop at once after a request was processed.
+func (p *Injector) LastProvisioningRequestProcessTime() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastProcess
+}
+
+// Booking is a PodListProcessor that keeps the capacity of Provisioned
+// requests: it schedules, in the loop's cluster snapshot, the request's
+// pods that have not bound yet, so that ordinary pods are not packed there
+// and scale-down does not see the new nodes as empty. It is also the
+// loop-start observer that refreshes the client and expires bookings.
+type Booking struct {
+	client *Client
+	opts   Options
+	now    func() time.Time
+	sim    *scheduling.HintingSimulator
+}
+
+// NewBooking returns a Booking.
+func NewBooking(c *Client, opts Options) *Booking {
+	return &Booking{client: c, opts: opts.withDefaults(), now: time.Now, sim: scheduling.NewHintingSimulator()}
+}
+
+// Refresh implements loopstart.Observer: lists the requests, then marks
+// BookingExpired on Provisioned requests older than the booking TTL and
+// Failed (Expired) on requests never provisioned within the expiry.
+func (b *Booking) Refresh() {
+	if err := b.client.Refresh(); err != nil {
+		klog.ErrorS(err, "Could not list ProvisioningRequests")
+		return
+	}
+	now := b.now()
+	for _, pr := range b.client.Requests() {
+		t, reason, msg, ok := expiry(pr, now, b.opts)
+		if !ok {
+			continue
+		}
+		setCondition(pr, t, metav1.ConditionTrue, reason, msg, metav1.NewTime(now))
+		if err := b.client.UpdateStatus(pr); err != nil {
+			klog.ErrorS(err, "Could not expire a ProvisioningRequest", "provisioningRequest", klog.KObj(pr), "condition", t)
+			continue
+		}
+		klog.V(1).InfoS("ProvisioningRequest expired", "provisioningRequest", klog.KObj(pr), "condition", t, "reason", reason)
+	}
+}
+
+// expiry says which condition, if any, time adds to pr.
+func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options) (string, string, string, bool) {
+	if !supported(pr) || isTrue(pr, v1.Failed) || isTrue(pr, v1.BookingExpired) {
+		return "", "", "", false
+	}
+	if prov := findCondition(pr, v1.Provisioned); prov != nil && prov.Status == metav1.ConditionTrue {
+		if prov.LastTransitionTime.Add(opts.BookingTTL).Before(now) {
+			return v1.BookingExpired, ReasonBookingExpired, fmt.Sprintf("capacity was booked for %s after it was provisioned; released", opts.BookingTTL), true
+		}
+		return "", "", "", false
+	}
+	if pr.CreationTimestamp.Add(opts.Expiry).Before(now) {
+		return v1.Failed, ReasonExpired, fmt.Sprintf("not provisioned within %s of its creation", opts.Expiry), true
+	}
+	return "", "", "", false
+}
+
+// Process implements pods.PodListProcessor.
+func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
+	var book []*apiv1.Pod
+	var bound map[string]int
+	for _, pr := range b.client.Requests() {
+		if !shouldBook(pr) {
+			continue
+		}
+		if bound == nil {
+			var err error
+			if bound, err = boundConsumers(ctx); err != nil {
+				return pending, err
+			}
+		}
+		pods, err := PodsForRequest(pr, b.client.PodTemplate)
+		if err != nil {
+			klog.ErrorS(err, "Cannot book capacity for a Provisioned ProvisioningRequest", "provisioningRequest", klog.KObj(pr))
+			continue
+		}
+		book = append(book, unbound(pods, bound[pr.Namespace+"/"+pr.Name])...)
+	}
+	if len(book) == 0 {
+		return pending, nil
+	}
+	st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, book, scheduling.ScheduleAnywhere, false)
+	if err != nil {
+		return pending, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
+	}
+	klog.V(2).InfoS("Booked capacity for Provisioned ProvisioningRequests", "pods", len(book), "placed", len(st))
+	return pending, nil
+}
+
+// unbound drops as many of a request's pods as have bound already.
+func unbound(pods []*apiv1.Pod, bound int) []*apiv1.Pod {
+	if bound >= len(pods) {
+		return nil
+	}
+	return pods[bound:]
+}
+
+// boundConsumers counts, per namespace/request, the scheduled pods in the
+// snapshot that consume a request.
+func boundConsumers(ctx *ca_context.AutoscalingContext) (map[string]int, error) {
+	infos, err := ctx.ClusterSnapshot.ListNodeInfos()
+	if err != nil {
+		return nil, fmt.Errorf("listing the cluster snapshot's nodes: %w", err)
+	}
+	out := map[string]int{}
+	for _, ni := range infos {
+		for _, pi := range ni.Pods() {
+			if name, ok := ConsumedRequest(pi.Pod); ok && pi.Pod.Spec.NodeName != "" {
+				out[pi.Pod.Namespace+"/"+name]++
+			}
+		}
+	}
+	return out, nil
+}
+
+// CleanUp implements pods.PodListProcessor.
+func (b *Booking) CleanUp() {}

@@ -1,0 +1,354 @@
+package provreq
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	ktesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+
+	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+const gpu = apiv1.ResourceName("nvidia.com/gpu")
+
+func template(ns, name string) *apiv1.PodTemplate {
+	return &apiv1.PodTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Template: apiv1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"muster.dev/gang": "g"}, Annotations: map[string]string{"muster.dev/gpu-product": "NVIDIA-H100*"}},
+			Spec: apiv1.PodSpec{
+				Containers: []apiv1.Container{{Name: "train", Image: "trainer", Resources: apiv1.ResourceRequirements{
+					Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("8")},
+					Limits:   apiv1.ResourceList{gpu: resource.MustParse("8")},
+				}}},
+				Tolerations: []apiv1.Toleration{{Key: "nvidia.com/gpu", Operator: apiv1.TolerationOpExists}},
+			},
+		},
+	}
+}
+
+func request(ns, name, class string, sets ...v1.PodSet) *v1.ProvisioningRequest {
+	return &v1.ProvisioningRequest{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1.GroupVersion.String(), Kind: v1.Kind},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Generation: 1, CreationTimestamp: metav1.NewTime(time.Unix(1000, 0))},
+		Spec:       v1.ProvisioningRequestSpec{ProvisioningClassName: class, PodSets: sets},
+	}
+}
+
+func getter(tmpls ...*apiv1.PodTemplate) TemplateGetter {
+	return func(ns, name string) (*apiv1.PodTemplate, error) {
+		for _, t := range tmpls {
+			if t.Namespace == ns && t.Name == name {
+				return t, nil
+			}
+		}
+		return nil, fmt.Errorf("not found")
+	}
+}
+
+func TestPodsForRequest(t *testing.T) {
+	tm := template("ml", "gang-a")
+	for _, tc := range []struct {
+		name    string
+		pr      *v1.ProvisioningRequest
+		want    []string
+		wantErr string
+	}{
+		{name: "one set", pr: request("ml", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 3}),
+			want: []string{"gang-a-0-0", "gang-a-0-1", "gang-a-0-2"}},
+		{name: "two sets", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 1}, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 2}),
+			want: []string{"r-0-0", "r-1-0", "r-1-1"}},
+		{name: "no sets", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp), wantErr: "spec.podSets is empty"},
+		{name: "missing template", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "nope"}, Count: 1}),
+			wantErr: "spec.podSets[0].podTemplateRef: PodTemplate ml/nope"},
+		{name: "other namespace", pr: request("other", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 1}),
+			wantErr: "PodTemplate other/gang-a"},
+		{name: "zero count", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 0}),
+			wantErr: "spec.podSets[0].count is 0"},
+		{name: "empty ref", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{Count: 1}),
+			wantErr: "spec.podSets[0].podTemplateRef.name is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pods, err := PodsForRequest(tc.pr, getter(tm))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range pods {
+				names = append(names, p.Name)
+				if p.Namespace != tc.pr.Namespace || string(p.UID) != p.Namespace+"/"+p.Name {
+					t.Errorf("pod %s: namespace %q uid %q", p.Name, p.Namespace, p.UID)
+				}
+				if n, ok := ConsumedRequest(p); !ok || n != tc.pr.Name {
+					t.Errorf("pod %s consumes %q %v, want %q", p.Name, n, ok, tc.pr.Name)
+				}
+				if p.Annotations[v1.ProvisioningClassPodAnnotationKey] != v1.ProvisioningClassBestEffortAtomicScaleUp {
+					t.Errorf("pod %s: class annotation %q", p.Name, p.Annotations[v1.ProvisioningClassPodAnnotationKey])
+				}
+				if p.Annotations["muster.dev/gpu-product"] != "NVIDIA-H100*" || p.Labels["muster.dev/gang"] != "g" {
+					t.Errorf("pod %s lost the template's labels/annotations: %v %v", p.Name, p.Labels, p.Annotations)
+				}
+				if len(p.OwnerReferences) != 1 || p.OwnerReferences[0].Kind != v1.Kind || p.OwnerReferences[0].UID != tc.pr.UID || !*p.OwnerReferences[0].Controller {
+					t.Errorf("pod %s: owner %+v", p.Name, p.OwnerReferences)
+				}
+				// Defaulted: limits-only GPU becomes a request.
+				if q := p.Spec.Containers[0].Resources.Requests[gpu]; q.Value() != 8 {
+					t.Errorf("pod %s: GPU request %v, want 8 (defaulted from limits)", p.Name, q.String())
+				}
+				if !p.CreationTimestamp.Equal(&tc.pr.CreationTimestamp) {
+					t.Errorf("pod %s created %v, want the request's time", p.Name, p.CreationTimestamp)
+				}
+			}
+			if strings.Join(names, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("pods %v, want %v", names, tc.want)
+			}
+			// The template is not modified.
+			if _, ok := tm.Template.Annotations[v1.ProvisioningRequestPodAnnotationKey]; ok {
+				t.Fatal("the PodTemplate was modified")
+			}
+		})
+	}
+}
+
+func pod(name string, ann map[string]string) *apiv1.Pod {
+	return &apiv1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Annotations: ann}}
+}
+
+func TestFilterConsumersAndEnforcer(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pods  []*apiv1.Pod
+		keep  []string
+		force bool
+	}{
+		{name: "none", pods: nil, keep: nil},
+		{name: "ordinary only", pods: []*apiv1.Pod{pod("a", nil), pod("b", map[string]string{"x": "y"})}, keep: []string{"a", "b"}},
+		{name: "consumer", pods: []*apiv1.Pod{pod("a", nil), pod("b", map[string]string{v1.ProvisioningRequestPodAnnotationKey: "r"})}, keep: []string{"a"}, force: true},
+		{name: "deprecated annotation", pods: []*apiv1.Pod{pod("c", map[string]string{v1.DeprecatedProvisioningRequestPodAnnotationKey: "r"})}, keep: nil, force: true},
+		{name: "class annotation alone does not consume", pods: []*apiv1.Pod{pod("d", map[string]string{v1.ProvisioningClassPodAnnotationKey: v1.ProvisioningClassBestEffortAtomicScaleUp})}, keep: []string{"d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range FilterConsumers(tc.pods) {
+				got = append(got, p.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.keep, ",") {
+				t.Fatalf("kept %v, want %v", got, tc.keep)
+			}
+			if f := (ScaleUpEnforcer{}).ShouldForceScaleUp(tc.pods); f != tc.force {
+				t.Fatalf("ShouldForceScaleUp = %v, want %v", f, tc.force)
+			}
+		})
+	}
+}
+
+func cond(t string, s metav1.ConditionStatus, reason string, at time.Time) metav1.Condition {
+	return metav1.Condition{Type: t, Status: s, Reason: reason, LastTransitionTime: metav1.NewTime(at)}
+}
+
+func TestSetCondition(t *testing.T) {
+	t0, t1 := time.Unix(100, 0), time.Unix(200, 0)
+	pr := request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp)
+	setCondition(pr, v1.Accepted, metav1.ConditionTrue, ReasonAccepted, "ok", metav1.NewTime(t0))
+	setCondition(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "later", metav1.NewTime(t0))
+	setCondition(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, "again", metav1.NewTime(t1))
+	if len(pr.Status.Conditions) != 2 {
+		t.Fatalf("conditions %+v, want Accepted and Provisioned once each", pr.Status.Conditions)
+	}
+	p := findCondition(pr, v1.Provisioned)
+	if p.Message != "again" || !p.LastTransitionTime.Time.Equal(t1) || p.ObservedGeneration != 1 {
+		t.Fatalf("Provisioned %+v: want replaced with the retry's time", p)
+	}
+	setCondition(pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, "pool adding 1 node", metav1.NewTime(t1))
+	if !isTrue(pr, v1.Provisioned) || !shouldBook(pr) || !terminal(pr) {
+		t.Fatal("a Provisioned request is booked and terminal for the injector")
+	}
+	setCondition(pr, v1.BookingExpired, metav1.ConditionTrue, ReasonBookingExpired, "", metav1.NewTime(t1))
+	if shouldBook(pr) {
+		t.Fatal("a BookingExpired request is still booked")
+	}
+}
+
+func TestInjectorAvailability(t *testing.T) {
+	now := time.Unix(10_000, 0)
+	class := v1.ProvisioningClassBestEffortAtomicScaleUp
+	for _, tc := range []struct {
+		name    string
+		class   string
+		conds   []metav1.Condition
+		backoff time.Duration // recorded backoff, 0 for none
+		want    bool
+		next    time.Duration // backoff recorded afterwards, 0 for none
+	}{
+		{name: "new", class: class, want: true},
+		{name: "accepted only (restart mid scale-up)", class: class, conds: []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, now)}, want: true},
+		{name: "other class", class: v1.ProvisioningClassCheckCapacity, want: false},
+		{name: "provisioned", class: class, conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, now)}, want: false},
+		{name: "failed", class: class, conds: []metav1.Condition{cond(v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, now)}, want: false},
+		{name: "not found, backoff not over", class: class, conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, now.Add(-30*time.Second))}, want: false},
+		{name: "not found, backoff over", class: class, conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, now.Add(-61*time.Second))}, want: true, next: 2 * time.Minute},
+		{name: "doubled backoff not over", class: class, backoff: 2 * time.Minute, conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, now.Add(-90*time.Second))}, want: false, next: 2 * time.Minute},
+		{name: "backoff capped", class: class, backoff: 8 * time.Minute, conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, now.Add(-9*time.Minute))}, want: true, next: 10 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewInjector(nil, Options{})
+			p.now = func() time.Time { return now }
+			pr := request("ml", "r", tc.class)
+			pr.Status.Conditions = tc.conds
+			if tc.backoff > 0 {
+				p.backoff[pr.UID] = tc.backoff
+			}
+			if got := p.available(pr); got != tc.want {
+				t.Fatalf("available = %v, want %v", got, tc.want)
+			}
+			if got := p.backoff[pr.UID]; got != tc.next {
+				t.Fatalf("backoff afterwards %v, want %v", got, tc.next)
+			}
+		})
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	opts := Options{BookingTTL: 10 * time.Minute, Expiry: time.Hour}.withDefaults()
+	for _, tc := range []struct {
+		name    string
+		created time.Time
+		conds   []metav1.Condition
+		want    string
+	}{
+		{name: "fresh", created: now.Add(-time.Minute)},
+		{name: "booked within TTL", created: now.Add(-2 * time.Hour), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, now.Add(-9*time.Minute))}},
+		{name: "booking over", created: now.Add(-time.Minute), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, now.Add(-11*time.Minute))}, want: v1.BookingExpired},
+		{name: "already expired", created: now.Add(-time.Minute), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, "", now.Add(-11*time.Minute)), cond(v1.BookingExpired, metav1.ConditionTrue, "", now)}},
+		{name: "never provisioned", created: now.Add(-61 * time.Minute), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, now)}, want: v1.Failed},
+		{name: "failed stays", created: now.Add(-61 * time.Minute), conds: []metav1.Condition{cond(v1.Failed, metav1.ConditionTrue, "", now)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp)
+			pr.CreationTimestamp = metav1.NewTime(tc.created)
+			pr.Status.Conditions = tc.conds
+			got, _, _, ok := expiry(pr, now, opts)
+			if ok != (tc.want != "") || got != tc.want {
+				t.Fatalf("expiry = %q %v, want %q", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnbound(t *testing.T) {
+	pods := []*apiv1.Pod{pod("a", nil), pod("b", nil), pod("c", nil)}
+	for bound, want := range map[int]int{0: 3, 1: 2, 3: 0, 5: 0} {
+		if got := len(unbound(pods, bound)); got != want {
+			t.Errorf("bound %d: %d pods left to book, want %d", bound, got, want)
+		}
+	}
+}
+
+// TestInjectorMarksAcceptedAndFailed drives the injector through the
+// client against a fake dynamic API.
+func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
+	scheme := runtime.NewScheme()
+	good := request("ml", "good", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 2})
+	bad := request("ml", "bad", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "missing"}, Count: 2})
+	bad.CreationTimestamp = metav1.NewTime(time.Unix(500, 0)) // older: tried first
+	other := request("ml", "other", v1.ProvisioningClassCheckCapacity, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 1})
+	other.CreationTimestamp = metav1.NewTime(time.Unix(400, 0))
+	var objs []runtime.Object
+	for _, pr := range []*v1.ProvisioningRequest{good, bad, other} {
+		u, err := toUnstructured(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, u)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := idx.Add(template("ml", "gang-a")); err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx))
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	inj := NewInjector(c, Options{})
+	out, err := inj.Process(nil, []*apiv1.Pod{pod("ordinary", nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range out {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "ordinary,good-0-0,good-0-1" {
+		t.Fatalf("pending after injection %v", names)
+	}
+	get := func(name string) *v1.ProvisioningRequest {
+		u, err := dyn.Resource(v1.Resource).Namespace("ml").Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := fromUnstructured(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr
+	}
+	if g := get("good"); !isTrue(g, v1.Accepted) || findCondition(g, v1.Provisioned) != nil {
+		t.Fatalf("good: conditions %+v, want Accepted only", g.Status.Conditions)
+	}
+	if b := get("bad"); !isTrue(b, v1.Failed) || findCondition(b, v1.Failed).Reason != ReasonFailedToCreatePods ||
+		!strings.Contains(findCondition(b, v1.Failed).Message, "PodTemplate ml/missing") {
+		t.Fatalf("bad: conditions %+v, want Failed FailedToCreatePods naming the template", b.Status.Conditions)
+	}
+	if o := get("other"); len(o.Status.Conditions) != 0 {
+		t.Fatalf("a check-capacity request was touched: %+v", o.Status.Conditions)
+	}
+	// Next loop: good is Accepted but not Provisioned (as after a restart
+	// mid scale-up), so it is offered again, without another Accepted write.
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	before := len(dyn.Actions())
+	out, err = inj.Process(nil, nil)
+	if err != nil || len(out) != 2 {
+		t.Fatalf("second loop: %d pods, err %v; want good's 2 pods", len(out), err)
+	}
+	if n := len(dyn.Actions()) - before; n != 0 {
+		t.Fatalf("%d API calls to re-offer an Accepted request, want none", n)
+	}
+}
+
+// TestClientWithoutCRD: an API server that does not serve the resource
+// means no requests, not an error every loop.
+func TestClientWithoutCRD(t *testing.T) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"})
+	dyn.PrependReactor("list", "provisioningrequests", func(ktesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(v1.Resource.GroupResource(), "")
+	})
+	c := NewClient(dyn, nil)
+	if err := c.Refresh(); err != nil {
+		t.Fatalf("Refresh without the CRD: %v", err)
+	}
+	if n := len(c.Requests()); n != 0 {
+		t.Fatalf("%d requests", n)
+	}
+}
