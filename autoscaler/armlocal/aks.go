@@ -90,7 +90,7 @@ func (s *Server) AgentPool(resourceGroup, cluster, name string) (int, []Instance
 	var out []InstanceView
 	for _, m := range ap.live() {
 		out = append(out, InstanceView{ID: m.computerName, ComputerName: m.computerName,
-			ProviderID: "azure://" + s.vmID(ap.nodeRG, ap.vmssName, m.id), State: m.state(now)})
+			ProviderID: "azure://" + s.vmID(ap.nodeRG, ap.vmssName, m.id), State: m.state(now), Zone: m.zone})
 	}
 	return ap.count, out, true
 }

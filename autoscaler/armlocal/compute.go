@@ -32,6 +32,7 @@ type InstanceView struct {
 	ComputerName string
 	ProviderID   string
 	State        string
+	Zone         string // availability zone ("1", "2", ...); empty when the pool is not zonal
 }
 
 // AddScaleSet creates a scale set with Capacity instances already provisioned.
@@ -73,7 +74,7 @@ func (s *Server) ScaleSet(resourceGroup, name string) (int, []InstanceView, bool
 	var out []InstanceView
 	for _, i := range ss.live() {
 		out = append(out, InstanceView{ID: strconv.Itoa(i.id), ComputerName: i.computerName,
-			ProviderID: "azure://" + s.vmID(ss.resourceGroup, ss.name, i.id), State: i.state(now)})
+			ProviderID: "azure://" + s.vmID(ss.resourceGroup, ss.name, i.id), State: i.state(now), Zone: i.zone})
 	}
 	return ss.capacity, out, true
 }
