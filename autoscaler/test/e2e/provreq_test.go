@@ -1,0 +1,522 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/muster-project/muster/autoscaler/armlocal"
+	provreqv1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+// crdPath is the root module's CRD, read in place (not copied).
+const crdPath = "../../../manifests/crds/autoscaling.x-k8s.io_provisioningrequests.yaml"
+
+func installProvisioningRequestCRD(t *testing.T, cfg *rest.Config) {
+	t.Helper()
+	raw, err := os.ReadFile(crdPath)
+	if err != nil {
+		t.Fatalf("reading the ProvisioningRequest CRD: %v", err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
+		t.Fatalf("decoding %s: %v", crdPath, err)
+	}
+	c := apiextensions.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	if _, err := c.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, &crd, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the ProvisioningRequest CRD: %v", err)
+	}
+	waitFor(t, "the ProvisioningRequest CRD to be established", func() bool {
+		got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	})
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	waitFor(t, "provisioningrequests to be served", func() bool {
+		_, err := dyn.Resource(provreqv1.Resource).List(ctx, metav1.ListOptions{})
+		return err == nil
+	})
+}
+
+// gang is what muster-scheduler writes for a short gang: a PodTemplate, one
+// ProvisioningRequest naming it, and the gang's unplaced members annotated
+// to consume the request and marked Unschedulable.
+type gang struct {
+	name  string
+	count int
+}
+
+func (g gang) podSpec() apiv1.PodSpec {
+	return apiv1.PodSpec{
+		Containers: []apiv1.Container{{Name: "train", Image: "trainer", Resources: apiv1.ResourceRequirements{
+			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("8"), gpu: resource.MustParse("8")},
+			Limits:   apiv1.ResourceList{gpu: resource.MustParse("8")},
+		}}},
+		Tolerations: []apiv1.Toleration{{Key: gpuTaint, Operator: apiv1.TolerationOpExists, Effect: apiv1.TaintEffectNoSchedule}},
+		Affinity: &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{
+			NodeSelectorTerms: []apiv1.NodeSelectorTerm{{MatchExpressions: []apiv1.NodeSelectorRequirement{
+				{Key: "nvidia.com/gpu.product", Operator: apiv1.NodeSelectorOpIn, Values: []string{"NVIDIA-H100-80GB-HBM3"}},
+			}}},
+		}}},
+	}
+}
+
+func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interface) {
+	t.Helper()
+	ctx := context.Background()
+	labels := map[string]string{"app.kubernetes.io/managed-by": "muster-scheduler", "muster.dev/gang": g.name}
+	tmpl := &apiv1.PodTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: "default", Labels: labels},
+		Template: apiv1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"muster.dev/gang": g.name},
+				Annotations: map[string]string{"muster.dev/gpu-product": "NVIDIA-H100*", "muster.dev/topology-required": "placement-group"}},
+			Spec: g.podSpec(),
+		},
+	}
+	if _, err := kube.CoreV1().PodTemplates("default").Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating PodTemplate %s: %v", g.name, err)
+	}
+	pr := &provreqv1.ProvisioningRequest{
+		TypeMeta: metav1.TypeMeta{APIVersion: provreqv1.GroupVersion.String(), Kind: provreqv1.Kind},
+		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: "default", Labels: labels,
+			Annotations: map[string]string{"muster.dev/gang-min-member": fmt.Sprint(g.count)}},
+		Spec: provreqv1.ProvisioningRequestSpec{
+			ProvisioningClassName: provreqv1.ProvisioningClassBestEffortAtomicScaleUp,
+			PodSets:               []provreqv1.PodSet{{PodTemplateRef: provreqv1.Reference{Name: g.name}, Count: int32(g.count)}},
+		},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := unstructuredFrom(obj)
+	created, err := dyn.Resource(provreqv1.Resource).Namespace("default").Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating ProvisioningRequest %s (the CRD's schema rejects the local v1 shape?): %v", g.name, err)
+	}
+	// The CRD's structural schema prunes unknown fields: what was written
+	// comes back unchanged only if every field name is the CRD's.
+	var back provreqv1.ProvisioningRequest
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(created.Object, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(back.Spec, pr.Spec) {
+		t.Fatalf("ProvisioningRequest %s: the CRD changed spec %+v to %+v", g.name, pr.Spec, back.Spec)
+	}
+	for i := 0; i < g.count; i++ {
+		p := &apiv1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", g.name, i), Namespace: "default", Labels: map[string]string{"muster.dev/gang": g.name},
+				Annotations: map[string]string{
+					provreqv1.ProvisioningRequestPodAnnotationKey: g.name,
+					provreqv1.ProvisioningClassPodAnnotationKey:   provreqv1.ProvisioningClassBestEffortAtomicScaleUp,
+				}},
+			Spec: g.podSpec(),
+		}
+		p.Spec.SchedulerName = "muster-scheduler"
+		createUnschedulable(t, kube, p)
+	}
+}
+
+func createUnschedulable(t *testing.T, kube kubernetes.Interface, p *apiv1.Pod) {
+	t.Helper()
+	ctx := context.Background()
+	created, err := kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating pod %s: %v", p.Name, err)
+	}
+	created.Status.Conditions = []apiv1.PodCondition{{Type: apiv1.PodScheduled, Status: apiv1.ConditionFalse, Reason: apiv1.PodReasonUnschedulable,
+		Message: "0/1 nodes are available", LastTransitionTime: metav1.Now()}}
+	if _, err := kube.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("marking pod %s Unschedulable: %v", p.Name, err)
+	}
+}
+
+func getRequest(t *testing.T, dyn dynamic.Interface, name string) *provreqv1.ProvisioningRequest {
+	t.Helper()
+	u, err := dyn.Resource(provreqv1.Resource).Namespace("default").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("getting ProvisioningRequest %s: %v", name, err)
+	}
+	var pr provreqv1.ProvisioningRequest
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+		t.Fatal(err)
+	}
+	return &pr
+}
+
+func condition(pr *provreqv1.ProvisioningRequest, typ string) *metav1.Condition {
+	for i := range pr.Status.Conditions {
+		if pr.Status.Conditions[i].Type == typ {
+			return &pr.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// waitCondition waits for the request's condition typ to be True and
+// returns the request.
+func waitCondition(t *testing.T, dyn dynamic.Interface, name, typ string) *provreqv1.ProvisioningRequest {
+	t.Helper()
+	var pr *provreqv1.ProvisioningRequest
+	waitFor(t, fmt.Sprintf("ProvisioningRequest %s to be %s", name, typ), func() bool {
+		pr = getRequest(t, dyn, name)
+		c := condition(pr, typ)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	return pr
+}
+
+// autoscalerProcess runs bin until stopped; kill stops it without cleanup.
+type autoscalerProcess struct {
+	cmd    *exec.Cmd
+	exited chan error
+	once   sync.Once
+}
+
+func startAutoscalerProcess(t *testing.T, bin string, args []string, env []string, prefix string) *autoscalerProcess {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdout = logWriter{t, prefix}
+	cmd.Stderr = logWriter{t, prefix}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &autoscalerProcess{cmd: cmd, exited: make(chan error, 1)}
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(p.kill)
+	return p
+}
+
+func (p *autoscalerProcess) kill() {
+	p.once.Do(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.exited
+		p.exited <- fmt.Errorf("killed by the test")
+	})
+}
+
+// killAfterCapacityWrite creates the gang, kills the autoscaler as soon as
+// its capacity write reaches ARM (the instances then provision), optionally
+// removes the request's Provisioned condition (as if the autoscaler had died
+// before writing it), and restarts the autoscaler.
+func killAfterCapacityWrite(t *testing.T, arm *armlocal.Server, proc *autoscalerProcess, kube kubernetes.Interface, dyn dynamic.Interface, name string, count int, dropProvisioned bool, restart func() *autoscalerProcess) *autoscalerProcess {
+	t.Helper()
+	ctx := context.Background()
+	before := arm.Requests(armlocal.OpScaleSetUpdate)
+	gang{name, count}.create(t, kube, dyn)
+	waitFor(t, name+"'s capacity write", func() bool { return arm.Requests(armlocal.OpScaleSetUpdate) > before })
+	proc.kill()
+	if dropProvisioned {
+		waitFor(t, name+"'s Provisioned condition to drop", func() bool {
+			u, err := dyn.Resource(provreqv1.Resource).Namespace("default").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			var keep []interface{}
+			for _, c := range conds {
+				if m, ok := c.(map[string]interface{}); ok && m["type"] != provreqv1.Provisioned {
+					keep = append(keep, c)
+				}
+			}
+			if err := unstructured.SetNestedSlice(u.Object, keep, "status", "conditions"); err != nil {
+				t.Fatal(err)
+			}
+			_, err = dyn.Resource(provreqv1.Resource).Namespace("default").UpdateStatus(ctx, u, metav1.UpdateOptions{})
+			return err == nil
+		})
+	}
+	size, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+	provisioning := 0
+	for _, in := range insts {
+		if in.State != armlocal.StateSucceeded {
+			provisioning++
+		}
+	}
+	t.Logf("killed the autoscaler after %s's capacity write: heavy pool %d, %d instances provisioning; conditions now %+v",
+		name, size, provisioning, getRequest(t, dyn, name).Status.Conditions)
+	return restart()
+}
+
+func (p *autoscalerProcess) checkRunning(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-p.exited:
+		t.Fatalf("the autoscaler exited: %v", err)
+	default:
+	}
+}
+
+// TestProvisioningRequests drives muster-autoscaler with ProvisioningRequests
+// as muster-scheduler writes them, against the root module's CRD:
+//
+//	(c) a gang bigger than the heavy-GPU pool at its max: nothing added,
+//	    the request Failed with the reason;
+//	(a) a gang of 3: the pool grows by exactly 3 in one capacity write, the
+//	    request is Provisioned, and the pending members cause no ordinary
+//	    scale-up; the new nodes, registered but empty, are not scaled down
+//	    while booked;
+//	(d) the autoscaler is killed right after a gang's capacity write, while
+//	    the instances provision, and restarted: no second scale-up, the
+//	    request ends Provisioned;
+//	(b) two gangs at once: each gets exactly its nodes;
+//	(d') as (d), with the autoscaler dying before it wrote Provisioned: the
+//	    restarted one finds the capacity upcoming and adds nothing.
+func TestProvisioningRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the autoscaler and runs a control plane")
+	}
+	bin := buildAutoscaler(t)
+	restCfg := startAPIServer(t)
+	kube := kubernetes.NewForConfigOrDie(restCfg)
+	dyn := dynamic.NewForConfigOrDie(restCfg)
+	installProvisioningRequestCRD(t, restCfg)
+
+	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 3 * time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(arm.Close)
+	tags := func(min, max string, gpuPool bool) map[string]string {
+		m := map[string]string{"min": min, "max": max, "cluster-autoscaler-enabled": "true", "cluster-autoscaler-name": "e2e"}
+		if gpuPool {
+			m["k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu"] = "present:NoSchedule"
+		}
+		return m
+	}
+	for _, ss := range []armlocal.ScaleSetSpec{
+		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: tags("1", "5", false)},
+		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: tags("0", "4", true)},
+		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: tags("0", "10", true)},
+	} {
+		if err := arm.AddScaleSet(ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
+	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
+	// A running pod fills the CPU node, so that each barrier pod needs a
+	// new one.
+	if _, err := kube.CoreV1().Pods("default").Create(context.Background(), &apiv1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "filler", Namespace: "default"},
+		Spec: apiv1.PodSpec{NodeName: cpuInsts[0].ComputerName, Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
+			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "client-secret")
+	if err := os.WriteFile(secretFile, []byte("e2e-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cloudConfig := filepath.Join(dir, "cloud-config.yaml")
+	if err := os.WriteFile(cloudConfig, []byte(fmt.Sprintf(`
+resourceManagerEndpoint: %[1]s
+activeDirectoryAuthorityHost: %[1]s
+tenantId: %[2]s
+subscriptionId: %[3]s
+resourceGroup: %[4]s
+location: westeurope
+auth:
+  method: client-secret
+  clientId: muster-autoscaler
+  clientSecretFile: %[5]s
+autoDiscovery:
+  tags:
+    cluster-autoscaler-enabled: "true"
+    cluster-autoscaler-name: e2e
+gpuPools:
+  scaleDownUnneededTime: 2s
+  maxNodeProvisionTime: 10m
+pollInterval: 200ms
+cacheTTL: 500ms
+discoveryInterval: 5s
+requestTimeout: 20s
+retryDelay: 200ms
+`, arm.URL(), arm.TenantID(), arm.SubscriptionID(), rg, secretFile)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{
+		"--kubeconfig=" + writeKubeconfig(t, restCfg),
+		"--cloud-config=" + cloudConfig,
+		"--leader-elect=false",
+		"--address=127.0.0.1:0",
+		"--scan-interval=1s",
+		"--expander=price",
+		"--scale-down-enabled=true",
+		"--scale-down-unneeded-time=2s",
+		"--scale-down-delay-after-add=0s",
+		"--scale-down-delay-after-delete=0s",
+		"--scale-down-delay-after-failure=2s",
+		"--max-node-provision-time=10m",
+		"--new-pod-scale-up-delay=0s",
+		"--provisioning-request-initial-backoff-time=1m",
+		"--v=2",
+	}
+	env := append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile())
+	proc := startAutoscalerProcess(t, bin, args, env, "[autoscaler] ")
+
+	heavy := func() int { c, _, _ := arm.ScaleSet(rg, "gpu-heavy"); return c }
+	cpu := func() int { c, _, _ := arm.ScaleSet(rg, "cpu"); return c }
+	writes := func() int { return arm.Requests(armlocal.OpScaleSetUpdate) }
+	barriers := 0
+	// barrier: an ordinary pending pod that needs one more CPU node. Once
+	// the CPU pool has grown for it, the autoscaler has run whole loops with
+	// everything created before it pending.
+	barrier := func() {
+		t.Helper()
+		before := cpu()
+		barriers++
+		createUnschedulable(t, kube, &apiv1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("barrier-%d", barriers), Namespace: "default"},
+			Spec: apiv1.PodSpec{Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
+				Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
+		})
+		waitFor(t, fmt.Sprintf("the CPU pool to grow for barrier-%d", barriers), func() bool { return cpu() > before })
+		if c := cpu(); c != before+1 {
+			t.Fatalf("CPU pool %d after barrier-%d, want %d", c, barriers, before+1)
+		}
+	}
+
+	// (c) 11 members of 8 GPUs; the heavy pool holds 10 at its max.
+	gang{"gang-c", 11}.create(t, kube, dyn)
+	pr := waitCondition(t, dyn, "gang-c", provreqv1.Failed)
+	failed := condition(pr, provreqv1.Failed)
+	if failed.Reason != "NoNodeGroupCanHold" || !strings.Contains(failed.Message, "gpu-heavy: 10 nodes at max hold 10") || !strings.Contains(failed.Message, "gpu-light: no pod fits") {
+		t.Fatalf("gang-c Failed %q: %q; want NoNodeGroupCanHold naming the heavy pool's max and the light pool's misfit", failed.Reason, failed.Message)
+	}
+	if p := condition(pr, provreqv1.Provisioned); p == nil || p.Status != metav1.ConditionFalse || p.Reason != "CapacityIsNotFound" {
+		t.Fatalf("gang-c Provisioned %+v, want False CapacityIsNotFound", p)
+	}
+	if a := condition(pr, provreqv1.Accepted); a == nil || a.Status != metav1.ConditionTrue {
+		t.Fatalf("gang-c Accepted %+v", a)
+	}
+	if n := writes(); n != 0 {
+		t.Fatalf("%d capacity writes for a gang no pool can hold, want 0", n)
+	}
+
+	// (a) 3 members.
+	gang{"gang-a", 3}.create(t, kube, dyn)
+	pr = waitCondition(t, dyn, "gang-a", provreqv1.Provisioned)
+	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" || p.Message != "gpu-heavy pool adding 3 nodes" {
+		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
+	}
+	if h, n := heavy(), writes(); h != 3 || n != 1 {
+		t.Fatalf("after gang-a: heavy pool %d, %d capacity writes; want 3 in 1 write", h, n)
+	}
+	// The new instances register as empty nodes; gang-a's members stay
+	// pending (their scheduler has not bound them yet).
+	var aNodes []string
+	waitFor(t, "gang-a's instances to provision", func() bool {
+		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+		for _, in := range insts {
+			if in.State != armlocal.StateSucceeded {
+				return false
+			}
+		}
+		return len(insts) == 3
+	})
+	_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+	for _, in := range insts {
+		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
+			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
+		aNodes = append(aNodes, in.ComputerName)
+	}
+	barrier()
+	if h, n := heavy(), writes(); h != 3 || n != 2 {
+		t.Fatalf("after gang-a and a barrier: heavy pool %d, %d capacity writes; want 3 and 2 (gang-a, the barrier)", h, n)
+	}
+
+	// (d) kill the autoscaler right after gang-d's capacity write, while
+	// its instances provision, and restart it.
+	proc = killAfterCapacityWrite(t, arm, proc, kube, dyn, "gang-d", 2, false, func() *autoscalerProcess {
+		return startAutoscalerProcess(t, bin, args, env, "[autoscaler-2] ")
+	})
+	pr = waitCondition(t, dyn, "gang-d", provreqv1.Provisioned)
+	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" || p.Message != "gpu-heavy pool adding 2 nodes" {
+		t.Fatalf("gang-d Provisioned %q: %q", p.Reason, p.Message)
+	}
+	barrier()
+	if h, n := heavy(), writes(); h != 5 || n != 4 {
+		t.Fatalf("after gang-d across a restart: heavy pool %d, %d capacity writes; want 5 and 4 (gang-a, barrier, gang-d once, barrier)", h, n)
+	}
+
+	// (b) two gangs at once.
+	before := writes()
+	gang{"gang-b1", 1}.create(t, kube, dyn)
+	gang{"gang-b2", 2}.create(t, kube, dyn)
+	b1 := waitCondition(t, dyn, "gang-b1", provreqv1.Provisioned)
+	b2 := waitCondition(t, dyn, "gang-b2", provreqv1.Provisioned)
+	if m := condition(b1, provreqv1.Provisioned).Message; m != "gpu-heavy pool adding 1 node" {
+		t.Fatalf("gang-b1 Provisioned: %q", m)
+	}
+	if m := condition(b2, provreqv1.Provisioned).Message; m != "gpu-heavy pool adding 2 nodes" {
+		t.Fatalf("gang-b2 Provisioned: %q", m)
+	}
+	if h, n := heavy(), writes(); h != 8 || n != before+2 {
+		t.Fatalf("after two gangs: heavy pool %d, %d capacity writes; want 8 and %d", h, n, before+2)
+	}
+
+	// (d') as (d), but the autoscaler dies between the capacity write and
+	// the Provisioned condition (reproduced by removing the condition while
+	// it is down): the restarted autoscaler finds gang-e's capacity among
+	// the upcoming nodes, marks the request Provisioned (CapacityIsFound),
+	// and adds nothing.
+	proc = killAfterCapacityWrite(t, arm, proc, kube, dyn, "gang-e", 2, true, func() *autoscalerProcess {
+		return startAutoscalerProcess(t, bin, args, env, "[autoscaler-3] ")
+	})
+	pr = waitCondition(t, dyn, "gang-e", provreqv1.Provisioned)
+	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsFound" {
+		t.Fatalf("gang-e Provisioned %q: %q; want CapacityIsFound (the capacity written before the crash)", p.Reason, p.Message)
+	}
+	barrier()
+	if h, n := heavy(), writes(); h != 10 || n != before+4 {
+		t.Fatalf("after gang-e across a restart: heavy pool %d, %d capacity writes; want 10 and %d (gang-e once, barrier)", h, n, before+4)
+	}
+
+	// gang-a's registered nodes stayed, empty but booked, through all of
+	// the above (scale-down-unneeded-time 2s).
+	for _, name := range aNodes {
+		if _, err := kube.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{}); err != nil {
+			t.Fatalf("gang-a's node %s: %v", name, err)
+		}
+	}
+	if n := arm.Requests(armlocal.OpScaleSetDeleteInstances); n != 0 {
+		t.Fatalf("%d instance deletions, want none: booked nodes are not scaled down", n)
+	}
+	proc.checkRunning(t)
+}
+
+func unstructuredFrom(obj map[string]interface{}) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: obj}
+}
