@@ -17,6 +17,7 @@ import (
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
 	"github.com/muster-project/muster/autoscaler/cloudprovider/agentpool"
+	"github.com/muster-project/muster/autoscaler/nodeagent/apiservertest"
 )
 
 // The resource group is deliberately not lower-case: kubelet's provider IDs
@@ -67,7 +68,7 @@ func TestAgentRegistersAndRemovesNodes(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	kube := kubernetes.NewForConfigOrDie(startAPIServer(t))
+	kube := kubernetes.NewForConfigOrDie(apiservertest.Start(t))
 
 	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 200 * time.Millisecond})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -143,7 +144,9 @@ Flags:
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if err := run(o); err != nil {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := run(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "armlocal:", err)
 		if _, ok := err.(usageError); ok {
 			flag.Usage()
@@ -158,7 +161,8 @@ type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-func run(o options) error {
+// run serves until ctx ends, printing the ready line to stdout.
+func run(ctx context.Context, o options, stdout io.Writer) error {
 	if o.secretFile == "" {
 		return usageError("--client-secret-file is required")
 	}
@@ -274,7 +278,7 @@ func run(o options) error {
 		}
 	}
 
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	agentDone := make(chan struct{})
 	close(agentDone)
@@ -296,7 +300,7 @@ func run(o options) error {
 	}
 	fmt.Fprintf(os.Stderr, "armlocal: serving %s (CA certificate for SSL_CERT_FILE: %s), tenant %s, subscription %s, resource group %s, location %s, scenario %s, node agent %v\n",
 		s.URL(), s.CAFile(), s.TenantID(), s.SubscriptionID(), o.rg, s.Location(), o.scenario, info.NodeAgent)
-	fmt.Printf("ARMLOCAL_READY %s\n", b)
+	fmt.Fprintf(stdout, "ARMLOCAL_READY %s\n", b)
 	<-ctx.Done()
 	<-agentDone
 	return nil

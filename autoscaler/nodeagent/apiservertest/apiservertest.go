@@ -1,7 +1,6 @@
-package nodeagent
-
-// A real kube-apiserver (k8s 1.33 line) on an in-process etcd, adapted from
-// test/e2e/harness_test.go.
+// Package apiservertest starts a real kube-apiserver (k8s 1.33 line) on an
+// in-process etcd for tests, adapted from test/e2e/harness_test.go.
+package apiservertest
 
 import (
 	"net"
@@ -15,6 +14,8 @@ import (
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/test/integration/framework"
 )
@@ -73,7 +74,9 @@ func certFixtureDir(t *testing.T) {
 	t.Setenv("TEST_WORKSPACE", "muster")
 }
 
-func startAPIServer(t *testing.T) *rest.Config {
+// Start runs etcd and kube-apiserver for the test's lifetime and returns an
+// admin client config.
+func Start(t *testing.T) *rest.Config {
 	t.Helper()
 	startEtcd(t)
 	certFixtureDir(t)
@@ -97,3 +100,22 @@ func goBin() string {
 	}
 	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 }
+
+// WriteKubeconfig writes c for a subprocess; the loopback certificate is
+// issued for a server name, not for 127.0.0.1.
+func WriteKubeconfig(t *testing.T, c *rest.Config) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.CAData, TLSServerName: c.ServerName, InsecureSkipTLSVerify: c.Insecure}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: c.BearerToken, ClientCertificateData: c.CertData, ClientKeyData: c.KeyData}
+	kc.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "admin"}
+	kc.CurrentContext = "local"
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// GoBin is the go command the tests build with.
+func GoBin() string { return goBin() }
