@@ -10,12 +10,14 @@ require (
 	github.com/spf13/pflag v1.0.5
 	go.etcd.io/etcd/server/v3 v3.5.21
 	k8s.io/api v0.33.13
+	k8s.io/apiextensions-apiserver v0.0.0
 	k8s.io/apimachinery v0.33.13
 	k8s.io/apiserver v0.33.13
 	k8s.io/autoscaler/cluster-autoscaler v0.0.0-20250613073258-1959f5f61f6c
 	k8s.io/autoscaler/cluster-autoscaler/apis v0.0.0-20240627115740-d52e4b9665d7
 	k8s.io/client-go v0.33.13
 	k8s.io/component-base v0.33.13
+	k8s.io/component-helpers v0.33.13
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kubernetes v1.33.13
 	sigs.k8s.io/yaml v1.4.0
@@ -207,13 +209,11 @@ require (
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/cloud-provider v0.33.1 // indirect
 	k8s.io/cloud-provider-aws v1.27.0 // indirect
 	k8s.io/cloud-provider-gcp/providers v0.28.2 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/code-generator v0.33.13 // indirect
-	k8s.io/component-helpers v0.33.13 // indirect
 	k8s.io/controller-manager v0.33.13 // indirect
 	k8s.io/cri-api v0.33.13 // indirect
 	k8s.io/cri-client v0.0.0 // indirect

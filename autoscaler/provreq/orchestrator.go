@@ -104,12 +104,28 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	var pods []*apiv1.Pod
 	for _, p := range reqPods {
 		if n, _ := ConsumedRequest(p); n == name && p.Namespace == ns {
-			pods = append(pods, p)
+			pods = append(pods, p.DeepCopy())
 		}
 	}
 	log := klog.LoggerWithValues(klog.Background(), "provisioningRequest", klog.KObj(pr))
 
 	snap := o.ctx.ClusterSnapshot
+	// The GPU class the template states in annotations becomes node
+	// requirements the simulation checks, against the products of the
+	// cluster's nodes and of every pool's template.
+	existing, err := snap.ListNodeInfos()
+	if err != nil {
+		return status.UpdateScaleUpError(&status.ScaleUpStatus{}, ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "listing the cluster snapshot's nodes: %v", err))
+	}
+	templates := make([]*framework.NodeInfo, 0, len(nodeInfos))
+	for _, ni := range nodeInfos {
+		templates = append(templates, ni)
+	}
+	if err := applyGPUClass(pods, knownProducts(existing, templates)); err != nil {
+		o.write(log, pr, v1.Failed, metav1.ConditionTrue, ReasonFailedToCreatePods, fmt.Sprintf("PodTemplate's GPU class: %v", err))
+		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
+	}
+
 	snap.Fork()
 	defer snap.Revert()
 
@@ -130,7 +146,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	}
 	if len(rest) == 0 {
 		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsFound,
-			fmt.Sprintf("capacity is found in the cluster: all %d pods fit on existing or upcoming nodes", len(pods)))
+			fmt.Sprintf("capacity is found in the cluster: %s fit on existing or upcoming nodes", countPods(len(pods))))
 		return &status.ScaleUpStatus{Result: status.ScaleUpNotNeeded}, nil
 	}
 
@@ -147,18 +163,26 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	}
 	if aerr != nil {
 		o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
-			fmt.Sprintf("scale-up for %d pods failed: %v; will retry", len(rest), aerr))
+			fmt.Sprintf("scale-up for %s failed: %v; will retry", countPods(len(rest)), aerr))
 		return st, aerr
 	}
 	if never, why := o.neverFits(rest, nodeInfos); never {
-		msg := fmt.Sprintf("no node pool can hold all %d pods even at its max size: %s", len(rest), why)
+		msg := fmt.Sprintf("no node pool can hold %s even at its max size: %s", countPods(len(rest)), why)
 		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
 		o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
 		return st, nil
 	}
 	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
-		fmt.Sprintf("no node pool can add capacity for all %d pods now (%s); will retry", len(rest), notNowReasons(st)))
+		fmt.Sprintf("no node pool can add capacity for %s now (%s); will retry", countPods(len(rest)), notNowReasons(st)))
 	return st, nil
+}
+
+// countPods is "1 pod" or "n pods".
+func countPods(n int) string {
+	if n == 1 {
+		return "1 pod"
+	}
+	return fmt.Sprintf("%d pods", n)
 }
 
 func (o *Orchestrator) set(pr *v1.ProvisioningRequest, t string, s metav1.ConditionStatus, reason, msg string) *v1.ProvisioningRequest {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	"k8s.io/klog/v2"
 
@@ -256,17 +257,22 @@ func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options) (string, st
 func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
 	var book []*apiv1.Pod
 	var bound map[string]int
+	var known []string
 	for _, pr := range b.client.Requests() {
 		if !shouldBook(pr) {
 			continue
 		}
 		if bound == nil {
-			var err error
-			if bound, err = boundConsumers(ctx); err != nil {
-				return pending, err
+			infos, err := ctx.ClusterSnapshot.ListNodeInfos()
+			if err != nil {
+				return pending, fmt.Errorf("listing the cluster snapshot's nodes: %w", err)
 			}
+			bound, known = boundConsumers(infos), knownProducts(infos)
 		}
 		pods, err := PodsForRequest(pr, b.client.PodTemplate)
+		if err == nil {
+			err = applyGPUClass(pods, known)
+		}
 		if err != nil {
 			klog.ErrorS(err, "Cannot book capacity for a Provisioned ProvisioningRequest", "provisioningRequest", klog.KObj(pr))
 			continue
@@ -294,11 +300,7 @@ func unbound(pods []*apiv1.Pod, bound int) []*apiv1.Pod {
 
 // boundConsumers counts, per namespace/request, the scheduled pods in the
 // snapshot that consume a request.
-func boundConsumers(ctx *ca_context.AutoscalingContext) (map[string]int, error) {
-	infos, err := ctx.ClusterSnapshot.ListNodeInfos()
-	if err != nil {
-		return nil, fmt.Errorf("listing the cluster snapshot's nodes: %w", err)
-	}
+func boundConsumers(infos []*framework.NodeInfo) map[string]int {
 	out := map[string]int{}
 	for _, ni := range infos {
 		for _, pi := range ni.Pods() {
@@ -307,7 +309,7 @@ func boundConsumers(ctx *ca_context.AutoscalingContext) (map[string]int, error) 
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // CleanUp implements pods.PodListProcessor.

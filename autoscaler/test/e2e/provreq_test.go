@@ -72,6 +72,8 @@ func installProvisioningRequestCRD(t *testing.T, cfg *rest.Config) {
 type gang struct {
 	name  string
 	count int
+	// memory, when set, is the template's muster.dev/gpu-memory-min.
+	memory string
 }
 
 func (g gang) podSpec() apiv1.PodSpec {
@@ -100,6 +102,9 @@ func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interf
 				Annotations: map[string]string{"muster.dev/gpu-product": "NVIDIA-H100*", "muster.dev/topology-required": "placement-group"}},
 			Spec: g.podSpec(),
 		},
+	}
+	if g.memory != "" {
+		tmpl.Template.Annotations["muster.dev/gpu-memory-min"] = g.memory
 	}
 	if _, err := kube.CoreV1().PodTemplates("default").Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating PodTemplate %s: %v", g.name, err)
@@ -232,7 +237,7 @@ func killAfterCapacityWrite(t *testing.T, arm *armlocal.Server, proc *autoscaler
 	t.Helper()
 	ctx := context.Background()
 	before := arm.Requests(armlocal.OpScaleSetUpdate)
-	gang{name, count}.create(t, kube, dyn)
+	gang{name: name, count: count}.create(t, kube, dyn)
 	waitFor(t, name+"'s capacity write", func() bool { return arm.Requests(armlocal.OpScaleSetUpdate) > before })
 	proc.kill()
 	if dropProvisioned {
@@ -290,7 +295,10 @@ func (p *autoscalerProcess) checkRunning(t *testing.T) {
 //	    request ends Provisioned;
 //	(b) two gangs at once: each gets exactly its nodes;
 //	(d') as (d), with the autoscaler dying before it wrote Provisioned: the
-//	    restarted one finds the capacity upcoming and adds nothing.
+//	    restarted one finds the capacity upcoming and adds nothing;
+//	(c') a GPU class (template annotation) no pool has: Failed;
+//	(c'') a gang that does not fit the full pool now but would fit it
+//	    empty: CapacityIsNotFound, retried, not Failed.
 func TestProvisioningRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the autoscaler and runs a control plane")
@@ -409,7 +417,7 @@ retryDelay: 200ms
 	}
 
 	// (c) 11 members of 8 GPUs; the heavy pool holds 10 at its max.
-	gang{"gang-c", 11}.create(t, kube, dyn)
+	gang{name: "gang-c", count: 11}.create(t, kube, dyn)
 	pr := waitCondition(t, dyn, "gang-c", provreqv1.Failed)
 	failed := condition(pr, provreqv1.Failed)
 	if failed.Reason != "NoNodeGroupCanHold" || !strings.Contains(failed.Message, "gpu-heavy: 10 nodes at max hold 10") || !strings.Contains(failed.Message, "gpu-light: no pod fits") {
@@ -425,8 +433,19 @@ retryDelay: 200ms
 		t.Fatalf("%d capacity writes for a gang no pool can hold, want 0", n)
 	}
 
+	// (c') one member whose GPU class (at least 100Gi per GPU) no pool's
+	// GPUs have: Failed, nothing added.
+	gang{name: "gang-m", count: 1, memory: "100Gi"}.create(t, kube, dyn)
+	pr = waitCondition(t, dyn, "gang-m", provreqv1.Failed)
+	if f := condition(pr, provreqv1.Failed); f.Reason != "NoNodeGroupCanHold" || !strings.Contains(f.Message, "gpu-heavy: no pod fits its nodes (node(s) didn't match Pod's node affinity/selector)") {
+		t.Fatalf("gang-m Failed %q: %q; want NoNodeGroupCanHold, the heavy pool's GPUs too small", f.Reason, f.Message)
+	}
+	if n := writes(); n != 0 {
+		t.Fatalf("%d capacity writes for a GPU class no pool has, want 0", n)
+	}
+
 	// (a) 3 members.
-	gang{"gang-a", 3}.create(t, kube, dyn)
+	gang{name: "gang-a", count: 3}.create(t, kube, dyn)
 	pr = waitCondition(t, dyn, "gang-a", provreqv1.Provisioned)
 	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" || p.Message != "gpu-heavy pool adding 3 nodes" {
 		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
@@ -473,8 +492,8 @@ retryDelay: 200ms
 
 	// (b) two gangs at once.
 	before := writes()
-	gang{"gang-b1", 1}.create(t, kube, dyn)
-	gang{"gang-b2", 2}.create(t, kube, dyn)
+	gang{name: "gang-b1", count: 1}.create(t, kube, dyn)
+	gang{name: "gang-b2", count: 2}.create(t, kube, dyn)
 	b1 := waitCondition(t, dyn, "gang-b1", provreqv1.Provisioned)
 	b2 := waitCondition(t, dyn, "gang-b2", provreqv1.Provisioned)
 	if m := condition(b1, provreqv1.Provisioned).Message; m != "gpu-heavy pool adding 1 node" {
@@ -502,6 +521,26 @@ retryDelay: 200ms
 	barrier()
 	if h, n := heavy(), writes(); h != 10 || n != before+4 {
 		t.Fatalf("after gang-e across a restart: heavy pool %d, %d capacity writes; want 10 and %d (gang-e once, barrier)", h, n, before+4)
+	}
+
+	// (c'') the heavy pool is at its max now: one more member could fit an
+	// empty pool, so the request is not Failed but CapacityIsNotFound, to
+	// be retried after the backoff; nothing is added.
+	before = writes()
+	gang{name: "gang-f", count: 1}.create(t, kube, dyn)
+	waitFor(t, "gang-f to be Provisioned=False", func() bool {
+		pr = getRequest(t, dyn, "gang-f")
+		p := condition(pr, provreqv1.Provisioned)
+		return p != nil && p.Status == metav1.ConditionFalse
+	})
+	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsNotFound" || !strings.Contains(p.Message, "will retry") {
+		t.Fatalf("gang-f Provisioned=False %q: %q; want CapacityIsNotFound, retried", p.Reason, p.Message)
+	}
+	if f := condition(pr, provreqv1.Failed); f != nil {
+		t.Fatalf("gang-f Failed %+v; a pool that is merely full now must not fail the request", f)
+	}
+	if h, n := heavy(), writes(); h != 10 || n != before {
+		t.Fatalf("after gang-f: heavy pool %d, %d capacity writes; want 10 and %d", h, n, before)
 	}
 
 	// gang-a's registered nodes stayed, empty but booked, through all of
