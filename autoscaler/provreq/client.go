@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
@@ -117,7 +118,26 @@ func (c *Client) UpdateStatus(pr *v1.ProvisioningRequest) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	out, err := c.dyn.Resource(v1.Resource).Namespace(pr.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+	res := c.dyn.Resource(v1.Resource).Namespace(pr.Namespace)
+	var out *unstructured.Unstructured
+	// The autoscaler owns the status: on a conflict (someone changed the
+	// object since the loop's list), the status is put on the latest version.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var uerr error
+		out, uerr = res.UpdateStatus(ctx, u, metav1.UpdateOptions{})
+		if !apierrors.IsConflict(uerr) {
+			return uerr
+		}
+		latest, gerr := res.Get(ctx, pr.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return gerr
+		}
+		if err := unstructured.SetNestedField(latest.Object, u.Object["status"], "status"); err != nil {
+			return err
+		}
+		u = latest
+		return uerr
+	})
 	if err != nil {
 		return fmt.Errorf("updating the status of ProvisioningRequest %s/%s: %w", pr.Namespace, pr.Name, err)
 	}

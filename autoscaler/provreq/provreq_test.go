@@ -352,3 +352,57 @@ func TestClientWithoutCRD(t *testing.T) {
 		t.Fatalf("%d requests", n)
 	}
 }
+
+// TestUpdateStatusConflict: when the request changed since the loop's list,
+// the status goes onto the latest version, keeping the other change.
+func TestUpdateStatusConflict(t *testing.T) {
+	pr := request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 1})
+	u, err := toUnstructured(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
+	c := NewClient(dyn, nil)
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else labels the request after the list.
+	latest, err := dyn.Resource(v1.Resource).Namespace("ml").Get(t.Context(), "r", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest.SetLabels(map[string]string{"muster.dev/gang": "g"})
+	if _, err := dyn.Resource(v1.Resource).Namespace("ml").Update(t.Context(), latest, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	conflicts := 0
+	dyn.PrependReactor("update", "provisioningrequests", func(a ktesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" && conflicts == 0 {
+			conflicts++
+			return true, nil, apierrors.NewConflict(v1.Resource.GroupResource(), "r", fmt.Errorf("the object has been modified"))
+		}
+		return false, nil, nil
+	})
+	got, _ := c.Request("ml", "r")
+	setCondition(got, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, "gpu-heavy pool adding 1 node", metav1.Now())
+	if err := c.UpdateStatus(got); err != nil {
+		t.Fatal(err)
+	}
+	if conflicts != 1 {
+		t.Fatalf("%d conflicts, want the injected one", conflicts)
+	}
+	final, err := dyn.Resource(v1.Resource).Namespace("ml").Get(t.Context(), "r", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := fromUnstructured(final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isTrue(back, v1.Provisioned) || back.Labels["muster.dev/gang"] != "g" {
+		t.Fatalf("after the conflict: labels %v conditions %+v; want both the label and Provisioned", back.Labels, back.Status.Conditions)
+	}
+	if cached, _ := c.Request("ml", "r"); !isTrue(cached, v1.Provisioned) {
+		t.Fatal("the client's loop cache does not have the written status")
+	}
+}
