@@ -72,10 +72,12 @@ func Decide(g Gang) Verdict {
 		return none(NoHintLevel, "the gang requires one %s, and nodes the autoscaler adds cannot join an existing %s", g.Level, g.Level)
 	}
 	need := g.Min - g.Placed
-	domain, room, ok := best(g.Room)
-	if !ok && g.Level != "" {
-		// No domain of the level exists yet: new nodes form one.
-		domain, room = "", 0
+	domain, room, _ := best(g.Room)
+	if room == 0 {
+		// No domain has room to build on: new nodes form one (an
+		// all-or-nothing scale-up adds them to one pool), wherever the
+		// autoscaler can put them.
+		domain = ""
 	}
 	if room >= need {
 		return none(NoHintFits, "%d more members fit now", room)

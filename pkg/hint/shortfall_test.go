@@ -24,6 +24,8 @@ func TestDecide(t *testing.T) {
 			want: Shortfall{Members: 2, Level: "zone", Domain: "z2"}, msg: "short 2 of 6 members in zone z2 (room for 4)"},
 		{name: "required level with no domain yet", gang: Gang{Min: 2, Max: 2, Exists: 2, Level: "placement-group", Provisionable: true, Room: map[string]int64{}},
 			want: Shortfall{Members: 2, Level: "placement-group"}},
+		{name: "no room anywhere: no domain pinned", gang: Gang{Min: 2, Max: 2, Exists: 2, Level: "placement-group", Provisionable: true, Room: map[string]int64{"cpu": 0, "gpu-heavy": 0}},
+			want: Shortfall{Members: 2, Level: "placement-group"}},
 		{name: "fits now", gang: Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2}}, noReason: NoHintFits},
 		{name: "quorum missing", gang: Gang{Min: 4, Max: 4, Exists: 3, Room: map[string]int64{"": 0}}, noReason: NoHintQuorum, msg: "3 of min 4 members exist"},
 		{name: "quorum placed: elastic members get nothing", gang: Gang{Min: 2, Max: 8, Exists: 8, Placed: 2, Room: map[string]int64{"": 0}}, noReason: NoHintPlaced},

@@ -342,3 +342,36 @@ func TestHintCarriesGPUClass(t *testing.T) {
 		t.Errorf("template affinity %+v does not require %s", aff.NodeAffinity, h100)
 	}
 }
+
+// Nodes the autoscaler adds for a gang's provisioned request are kept for
+// that gang: a younger gang that arrives meanwhile does not take them.
+func TestBookedNodesKeptForTheirGang(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 3, 0, 0, "first")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "first", 3, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	pr := waitProvReqs(t, ctx, env, "first", "for 3 members", oneRequestFor(3))[0]
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 3 nodes"})
+	waitExtraCondition(t, ctx, env, "first", hints.ConditionCapacity, hints.ReasonProvisioned, "adding 3 nodes")
+
+	// A younger gang that would fit on two of the new nodes.
+	time.Sleep(1100 * time.Millisecond) // the nodes come up after the booking, to the second
+	createPodGroup(t, env, 2, 0, 0, "second")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "second", 2, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	// The booked nodes arrive one by one.
+	for i := range 3 {
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(fmt.Sprintf("booked-%d", i), 8)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "first", 3)
+	stayBound(t, env, gang.PodGroupLabel, "second", 0, time.Second)
+	waitPod(t, ctx, env, "second-0", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
+}

@@ -106,12 +106,25 @@ type Writer struct {
 	live map[gang.Key]string // request name in the API
 	// adoptedMin is the min recorded on requests adopted after a restart.
 	adoptedMin map[gang.Key]int64
+	// booked are the gangs whose capacity the autoscaler is adding.
+	booked map[gang.Key]Booking
+}
+
+// Booking is capacity the autoscaler provisioned for a gang that has not
+// bound yet: nodes that came up since, able to hold one of its members, are
+// kept for it (see Bookings).
+type Booking struct {
+	Key   gang.Key
+	Since time.Time
+	// GPUs is what one member asks for; nodes with fewer cannot serve it.
+	GPUs int64
 }
 
 // NewWriter builds a Writer. members lists a gang's pods (from an informer).
 func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, report ReportFunc, period time.Duration) *Writer {
 	return &Writer{client: client, dyn: dyn, members: members, report: report, period: period,
-		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{}}
+		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
+		booked: map[gang.Key]Booking{}}
 }
 
 // Set records the latest verdict on a gang.
@@ -362,8 +375,11 @@ func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members in
 	}
 	provisioned := false
 	for _, c := range pr.Status.Conditions {
-		if c.Type == autoscalingv1.Provisioned && c.Status == metav1.ConditionTrue {
+		switch {
+		case c.Type == autoscalingv1.Provisioned && c.Status == metav1.ConditionTrue:
 			provisioned = true
+		case (c.Type == autoscalingv1.BookingExpired || c.Type == autoscalingv1.Failed || c.Type == autoscalingv1.CapacityRevoked) && c.Status == metav1.ConditionTrue:
+			return false
 		}
 	}
 	return provisioned && int64(pr.Spec.PodSets[0].Count) >= members
@@ -385,6 +401,7 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	w.mu.Lock()
 	if w.live[k] == name {
 		delete(w.live, k)
+		delete(w.booked, k)
 	}
 	w.mu.Unlock()
 }
@@ -395,6 +412,25 @@ func (w *Writer) forget(k gang.Key) {
 	delete(w.want, k)
 	delete(w.live, k)
 	delete(w.adoptedMin, k)
+	delete(w.booked, k)
+}
+
+// Bookings lists the gangs whose provisioned capacity is on its way. A nil
+// Writer has none.
+func (w *Writer) Bookings() []Booking {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.booked) == 0 {
+		return nil
+	}
+	out := make([]Booking, 0, len(w.booked))
+	for _, b := range w.booked {
+		out = append(out, b)
+	}
+	return out
 }
 
 // annotate marks the gang's unplaced members as consumers of the request.
@@ -434,11 +470,19 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) {
 	for _, pc := range pr.Status.Conditions {
 		conds[pc.Type] = pc
 	}
+	if !isTrue(conds, autoscalingv1.Provisioned) || isTrue(conds, autoscalingv1.BookingExpired) {
+		w.mu.Lock()
+		delete(w.booked, x.Key)
+		w.mu.Unlock()
+	}
 	switch {
 	case isTrue(conds, autoscalingv1.Failed):
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonFailed
 		c.Message = fmt.Sprintf("%s; the cluster-autoscaler cannot add them: %s", short, conds[autoscalingv1.Failed].Message)
-	case isTrue(conds, autoscalingv1.Provisioned):
+	case isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired):
+		w.mu.Lock()
+		w.booked[x.Key] = Booking{Key: x.Key, Since: conds[autoscalingv1.Provisioned].LastTransitionTime.Time, GPUs: x.GPUs}
+		w.mu.Unlock()
 		c.Reason = ReasonProvisioned
 		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))
 	case hasReason(conds, autoscalingv1.Provisioned, "CapacityIsNotFound"):

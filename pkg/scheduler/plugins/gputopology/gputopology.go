@@ -46,6 +46,7 @@ const (
 	ReasonGPUCount = "node(s) had too few free GPUs for the member"
 	ReasonDomain   = "node(s) were outside the topology domain chosen for the gang's quorum"
 	ReasonRequired = "node(s) were outside the gang's required topology domain (muster.dev/topology-required)"
+	ReasonBooked   = "node(s) were added by the cluster-autoscaler for another gang that has not bound yet"
 )
 
 // MaxChoiceRetries bounds how many domains a decision tries when the index
@@ -164,6 +165,8 @@ type cycleState struct {
 	// member; prefer is the gang's domain Score favours. Empty label: none.
 	domain, required, prefer labelValue
 	placement                *placement
+	// booked lists other gangs' bookings: new nodes kept for them.
+	booked []hints.Booking
 }
 
 type labelValue struct{ label, value string }
@@ -224,6 +227,11 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
 	s := &cycleState{gpus: gpus, class: req.Class}
+	for _, b := range pl.hints.Bookings() {
+		if b.Key != key {
+			s.booked = append(s.booked, b)
+		}
+	}
 
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -475,6 +483,11 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 	}
 	if !s.required.holds(node) {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonRequired)
+	}
+	for _, b := range s.booked {
+		if node.CreationTimestamp.After(b.Since) && ni.GetAllocatable().GetScalarResources()[pl.gpu] >= b.GPUs {
+			return fwk.NewStatus(fwk.Unschedulable, ReasonBooked)
+		}
 	}
 	return nil
 }
