@@ -253,11 +253,18 @@ func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options) (string, st
 	return "", "", "", false
 }
 
-// Process implements pods.PodListProcessor.
+// Process implements pods.PodListProcessor. A Provisioned request whose
+// unbound pods no longer all fit (its new instances failed and were
+// removed, or other pods took the capacity) is set back to
+// Provisioned=False (CapacityIsNotFound), so that it is retried after its
+// backoff instead of holding its gang's pods out of scale-up until the
+// booking expires.
 func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
 	var book []*apiv1.Pod
 	var bound map[string]int
 	var known []string
+	owner := map[types.UID]*v1.ProvisioningRequest{}
+	want := map[*v1.ProvisioningRequest]int{}
 	for _, pr := range b.client.Requests() {
 		if !shouldBook(pr) {
 			continue
@@ -277,7 +284,12 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 			klog.ErrorS(err, "Cannot book capacity for a Provisioned ProvisioningRequest", "provisioningRequest", klog.KObj(pr))
 			continue
 		}
-		book = append(book, unbound(pods, bound[pr.Namespace+"/"+pr.Name])...)
+		pods = unbound(pods, bound[pr.Namespace+"/"+pr.Name])
+		for _, p := range pods {
+			owner[p.UID] = pr
+		}
+		want[pr] = len(pods)
+		book = append(book, pods...)
 	}
 	if len(book) == 0 {
 		return pending, nil
@@ -286,7 +298,24 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 	if err != nil {
 		return pending, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
 	}
+	placed := map[*v1.ProvisioningRequest]int{}
+	for _, s := range st {
+		if pr := owner[s.Pod.UID]; pr != nil {
+			placed[pr]++
+		}
+	}
 	klog.V(2).InfoS("Booked capacity for Provisioned ProvisioningRequests", "pods", len(book), "placed", len(st))
+	for pr, n := range want {
+		if lost := n - placed[pr]; lost > 0 {
+			msg := fmt.Sprintf("the capacity provisioned for it is gone: %s of %d not bound yet no longer fit (instances failed and were removed, or other pods took them); will retry", countPods(lost), n)
+			setCondition(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg, metav1.NewTime(b.now()))
+			if err := b.client.UpdateStatus(pr); err != nil {
+				klog.ErrorS(err, "Could not mark a ProvisioningRequest's lost capacity", "provisioningRequest", klog.KObj(pr))
+				continue
+			}
+			klog.InfoS("ProvisioningRequest lost its capacity; it will be retried", "provisioningRequest", klog.KObj(pr), "lostPods", lost, "unboundPods", n)
+		}
+	}
 	return pending, nil
 }
 

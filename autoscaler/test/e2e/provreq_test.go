@@ -293,6 +293,8 @@ func (p *autoscalerProcess) checkRunning(t *testing.T) {
 //	(d) the autoscaler is killed right after a gang's capacity write, while
 //	    the instances provision, and restarted: no second scale-up, the
 //	    request ends Provisioned;
+//	(r) a gang whose new instances fail and are removed: its request goes
+//	    back to Provisioned=False and the retry gets the nodes;
 //	(b) two gangs at once: each gets exactly its nodes;
 //	(d') as (d), with the autoscaler dying before it wrote Provisioned: the
 //	    restarted one finds the capacity upcoming and adds nothing;
@@ -309,7 +311,8 @@ func TestProvisioningRequests(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(restCfg)
 	installProvisioningRequestCRD(t, restCfg)
 
-	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 3 * time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret"})
+	// 12 ND96 H100 instances need 1152 vCPUs of their family.
+	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 3 * time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +327,7 @@ func TestProvisioningRequests(t *testing.T) {
 	for _, ss := range []armlocal.ScaleSetSpec{
 		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: tags("1", "5", false)},
 		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: tags("0", "4", true)},
-		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: tags("0", "10", true)},
+		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: tags("0", "12", true)},
 	} {
 		if err := arm.AddScaleSet(ss); err != nil {
 			t.Fatal(err)
@@ -388,7 +391,10 @@ retryDelay: 200ms
 		"--scale-down-delay-after-failure=2s",
 		"--max-node-provision-time=10m",
 		"--new-pod-scale-up-delay=0s",
-		"--provisioning-request-initial-backoff-time=1m",
+		"--provisioning-request-initial-backoff-time=2s",
+		"--provisioning-request-max-backoff-time=4s",
+		"--initial-node-group-backoff-duration=2s",
+		"--max-node-group-backoff-duration=4s",
 		"--v=2",
 	}
 	env := append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile())
@@ -416,11 +422,11 @@ retryDelay: 200ms
 		}
 	}
 
-	// (c) 11 members of 8 GPUs; the heavy pool holds 10 at its max.
-	gang{name: "gang-c", count: 11}.create(t, kube, dyn)
+	// (c) 13 members of 8 GPUs; the heavy pool holds 12 at its max.
+	gang{name: "gang-c", count: 13}.create(t, kube, dyn)
 	pr := waitCondition(t, dyn, "gang-c", provreqv1.Failed)
 	failed := condition(pr, provreqv1.Failed)
-	if failed.Reason != "NoNodeGroupCanHold" || !strings.Contains(failed.Message, "gpu-heavy: 10 nodes at max hold 10") || !strings.Contains(failed.Message, "gpu-light: no pod fits") {
+	if failed.Reason != "NoNodeGroupCanHold" || !strings.Contains(failed.Message, "gpu-heavy: 12 nodes at max hold 12") || !strings.Contains(failed.Message, "gpu-light: no pod fits") {
 		t.Fatalf("gang-c Failed %q: %q; want NoNodeGroupCanHold naming the heavy pool's max and the light pool's misfit", failed.Reason, failed.Message)
 	}
 	if p := condition(pr, provreqv1.Provisioned); p == nil || p.Status != metav1.ConditionFalse || p.Reason != "CapacityIsNotFound" {
@@ -490,6 +496,34 @@ retryDelay: 200ms
 		t.Fatalf("after gang-d across a restart: heavy pool %d, %d capacity writes; want 5 and 4 (gang-a, barrier, gang-d once, barrier)", h, n)
 	}
 
+	// (r) gang-r's instances fail to provision (Azure allocation failure):
+	// the provider removes them, the booking no longer fits, the request
+	// goes back to Provisioned=False and is retried after its backoff; the
+	// retry gets the nodes.
+	arm.InjectPartialProvisioning("gpu-heavy", 0, "")
+	gang{name: "gang-r", count: 2}.create(t, kube, dyn)
+	waitFor(t, "gang-r's capacity to be found lost", func() bool {
+		p := condition(getRequest(t, dyn, "gang-r"), provreqv1.Provisioned)
+		return p != nil && p.Status == metav1.ConditionFalse && strings.Contains(p.Message, "the capacity provisioned for it is gone")
+	})
+	pr = waitCondition(t, dyn, "gang-r", provreqv1.Provisioned)
+	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" || p.Message != "gpu-heavy pool adding 2 nodes" {
+		t.Fatalf("gang-r Provisioned on retry %q: %q", p.Reason, p.Message)
+	}
+	waitFor(t, "gang-r's retried instances to provision", func() bool {
+		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+		ok := 0
+		for _, in := range insts {
+			if in.State == armlocal.StateSucceeded {
+				ok++
+			}
+		}
+		return ok == 7
+	})
+	if h := heavy(); h != 7 {
+		t.Fatalf("after gang-r's retry: heavy pool %d, want 7", h)
+	}
+
 	// (b) two gangs at once.
 	before := writes()
 	gang{name: "gang-b1", count: 1}.create(t, kube, dyn)
@@ -502,8 +536,8 @@ retryDelay: 200ms
 	if m := condition(b2, provreqv1.Provisioned).Message; m != "gpu-heavy pool adding 2 nodes" {
 		t.Fatalf("gang-b2 Provisioned: %q", m)
 	}
-	if h, n := heavy(), writes(); h != 8 || n != before+2 {
-		t.Fatalf("after two gangs: heavy pool %d, %d capacity writes; want 8 and %d", h, n, before+2)
+	if h, n := heavy(), writes(); h != 10 || n != before+2 {
+		t.Fatalf("after two gangs: heavy pool %d, %d capacity writes; want 10 and %d", h, n, before+2)
 	}
 
 	// (d') as (d), but the autoscaler dies between the capacity write and
@@ -519,7 +553,7 @@ retryDelay: 200ms
 		t.Fatalf("gang-e Provisioned %q: %q; want CapacityIsFound (the capacity written before the crash)", p.Reason, p.Message)
 	}
 	barrier()
-	if h, n := heavy(), writes(); h != 10 || n != before+4 {
+	if h, n := heavy(), writes(); h != 12 || n != before+4 {
 		t.Fatalf("after gang-e across a restart: heavy pool %d, %d capacity writes; want 10 and %d (gang-e once, barrier)", h, n, before+4)
 	}
 
@@ -539,8 +573,8 @@ retryDelay: 200ms
 	if f := condition(pr, provreqv1.Failed); f != nil {
 		t.Fatalf("gang-f Failed %+v; a pool that is merely full now must not fail the request", f)
 	}
-	if h, n := heavy(), writes(); h != 10 || n != before {
-		t.Fatalf("after gang-f: heavy pool %d, %d capacity writes; want 10 and %d", h, n, before)
+	if h, n := heavy(), writes(); h != 12 || n != before {
+		t.Fatalf("after gang-f: heavy pool %d, %d capacity writes; want 12 and %d", h, n, before)
 	}
 
 	// gang-a's registered nodes stayed, empty but booked, through all of
@@ -550,8 +584,15 @@ retryDelay: 200ms
 			t.Fatalf("gang-a's node %s: %v", name, err)
 		}
 	}
-	if n := arm.Requests(armlocal.OpScaleSetDeleteInstances); n != 0 {
-		t.Fatalf("%d instance deletions, want none: booked nodes are not scaled down", n)
+	_, insts, _ = arm.ScaleSet(rg, "gpu-heavy")
+	live := map[string]bool{}
+	for _, in := range insts {
+		live[in.ComputerName] = true
+	}
+	for _, name := range aNodes {
+		if !live[name] {
+			t.Fatalf("gang-a's instance %s was removed; booked nodes must not be scaled down", name)
+		}
 	}
 	proc.checkRunning(t)
 }
