@@ -1,0 +1,121 @@
+package provreq
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/clustersnapshot/testsnapshot"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+func gpuTestNode(name string) *apiv1.Node {
+	rl := apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("96"), apiv1.ResourceMemory: resource.MustParse("1900Gi"),
+		apiv1.ResourcePods: resource.MustParse("110"), gpu: resource.MustParse("8")}
+	return &apiv1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, GPUProductLabel: "NVIDIA-H100-80GB-HBM3"}},
+		Status: apiv1.NodeStatus{Capacity: rl, Allocatable: rl, Conditions: []apiv1.NodeCondition{{Type: apiv1.NodeReady, Status: apiv1.ConditionTrue}}},
+	}
+}
+
+// TestBooking: a Provisioned request's pods that have not bound are held in
+// the snapshot; when they no longer fit, the request goes back to
+// Provisioned=False.
+func TestBooking(t *testing.T) {
+	provisioned := []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, time.Now()), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, time.Now())}
+	for _, tc := range []struct {
+		name      string
+		nodes     int
+		bound     int // real consumers of the request already bound
+		conds     []metav1.Condition
+		wantFake  int // booked pods in the snapshot afterwards
+		wantLost  string
+		wantTouch bool
+	}{
+		{name: "all booked", nodes: 3, conds: provisioned, wantFake: 3},
+		{name: "bound members are not booked again", nodes: 3, bound: 1, conds: provisioned, wantFake: 2},
+		{name: "all bound", nodes: 3, bound: 3, conds: provisioned, wantFake: 0},
+		{name: "capacity gone", nodes: 1, conds: provisioned, wantFake: 1, wantLost: "2 pods of 3 not bound yet no longer fit", wantTouch: true},
+		{name: "not provisioned yet", nodes: 3, conds: provisioned[:1], wantFake: 0},
+		{name: "booking expired", nodes: 3, conds: append(append([]metav1.Condition(nil), provisioned...), cond(v1.BookingExpired, metav1.ConditionTrue, ReasonBookingExpired, time.Now())), wantFake: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := request("ml", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 3})
+			pr.Status.Conditions = tc.conds
+			u, err := toUnstructured(pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
+			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			if err := idx.Add(template("ml", "gang-a")); err != nil {
+				t.Fatal(err)
+			}
+			c := NewClient(dyn, corelisters.NewPodTemplateLister(idx))
+			if err := c.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+
+			var nodes []*apiv1.Node
+			for i := 0; i < tc.nodes; i++ {
+				nodes = append(nodes, gpuTestNode(fmt.Sprintf("gpu-%d", i)))
+			}
+			var scheduled []*apiv1.Pod
+			realPods, err := PodsForRequest(pr, c.PodTemplate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < tc.bound; i++ {
+				p := realPods[i].DeepCopy()
+				p.Name, p.UID, p.OwnerReferences = fmt.Sprintf("member-%d", i), "", nil
+				p.Spec.NodeName = nodes[i].Name
+				scheduled = append(scheduled, p)
+			}
+			snap := testsnapshot.NewTestSnapshotOrDie(t)
+			if err := snap.SetClusterState(nodes, scheduled, nil); err != nil {
+				t.Fatal(err)
+			}
+			before := len(dyn.Actions())
+			b := NewBooking(c, Options{})
+			if _, err := b.Process(&ca_context.AutoscalingContext{ClusterSnapshot: snap}, nil); err != nil {
+				t.Fatal(err)
+			}
+			infos, err := snap.ListNodeInfos()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake := 0
+			for _, ni := range infos {
+				for _, pi := range ni.Pods() {
+					if strings.HasPrefix(pi.Pod.Name, "gang-a-") {
+						fake++
+					}
+				}
+			}
+			if fake != tc.wantFake {
+				t.Fatalf("%d booked pods in the snapshot, want %d", fake, tc.wantFake)
+			}
+			if touched := len(dyn.Actions()) > before; touched != tc.wantTouch {
+				t.Fatalf("request written: %v, want %v (%v)", touched, tc.wantTouch, dyn.Actions()[before:])
+			}
+			if tc.wantLost != "" {
+				got, _ := c.Request("ml", "gang-a")
+				p := findCondition(got, v1.Provisioned)
+				if p == nil || p.Status != metav1.ConditionFalse || p.Reason != ReasonCapacityIsNotFound || !strings.Contains(p.Message, tc.wantLost) {
+					t.Fatalf("Provisioned %+v, want False CapacityIsNotFound with %q", p, tc.wantLost)
+				}
+			}
+		})
+	}
+}
