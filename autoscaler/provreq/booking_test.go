@@ -25,7 +25,7 @@ func gpuTestNode(name string) *apiv1.Node {
 		apiv1.ResourcePods: resource.MustParse("110"), gpu: resource.MustParse("8")}
 	return &apiv1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, GPUProductLabel: "NVIDIA-H100-80GB-HBM3"}},
-		Status: apiv1.NodeStatus{Capacity: rl, Allocatable: rl, Conditions: []apiv1.NodeCondition{{Type: apiv1.NodeReady, Status: apiv1.ConditionTrue}}},
+		Status:     apiv1.NodeStatus{Capacity: rl, Allocatable: rl, Conditions: []apiv1.NodeCondition{{Type: apiv1.NodeReady, Status: apiv1.ConditionTrue}}},
 	}
 }
 
@@ -62,7 +62,7 @@ func TestBooking(t *testing.T) {
 			if err := idx.Add(template("ml", "gang-a")); err != nil {
 				t.Fatal(err)
 			}
-			c := NewClient(dyn, corelisters.NewPodTemplateLister(idx))
+			c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
 			if err := c.Refresh(); err != nil {
 				t.Fatal(err)
 			}

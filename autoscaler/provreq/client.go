@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
@@ -25,6 +26,7 @@ import (
 type Client struct {
 	dyn       dynamic.Interface
 	templates corelisters.PodTemplateLister
+	kube      kubernetes.Interface // nil: no read-through for templates the lister lacks
 	timeout   time.Duration
 
 	mu       sync.Mutex
@@ -33,9 +35,10 @@ type Client struct {
 }
 
 // NewClient returns a client using dyn for requests and templates for
-// PodTemplates.
-func NewClient(dyn dynamic.Interface, templates corelisters.PodTemplateLister) *Client {
-	return &Client{dyn: dyn, templates: templates, timeout: 30 * time.Second}
+// PodTemplates; kube, when set, reads a template the lister does not have
+// yet (its watch may lag the request's list).
+func NewClient(dyn dynamic.Interface, templates corelisters.PodTemplateLister, kube kubernetes.Interface) *Client {
+	return &Client{dyn: dyn, templates: templates, kube: kube, timeout: 30 * time.Second}
 }
 
 // Refresh lists the requests of all namespaces. When the API does not serve
@@ -155,9 +158,16 @@ func (c *Client) UpdateStatus(pr *v1.ProvisioningRequest) error {
 	return nil
 }
 
-// PodTemplate returns namespace/name from the informer's cache.
+// PodTemplate returns namespace/name from the informer's cache, or from the
+// API server when the cache does not have it (yet).
 func (c *Client) PodTemplate(namespace, name string) (*apiv1.PodTemplate, error) {
-	return c.templates.PodTemplates(namespace).Get(name)
+	t, err := c.templates.PodTemplates(namespace).Get(name)
+	if err == nil || !apierrors.IsNotFound(err) || c.kube == nil {
+		return t, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	return c.kube.CoreV1().PodTemplates(namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 func fromUnstructured(u *unstructured.Unstructured) (*v1.ProvisioningRequest, error) {

@@ -1,15 +1,27 @@
 package provreq
 
 import (
+	"errors"
 	"fmt"
 
 	apiv1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	apiscorev1 "k8s.io/kubernetes/pkg/apis/core/v1"
 
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
 )
+
+// ErrInvalid marks errors of a request that retrying cannot fix: a bad
+// spec, or a PodTemplate that does not exist.
+var ErrInvalid = errors.New("invalid ProvisioningRequest")
+
+// permanent reports whether err, from PodsForRequest, fails the request for
+// good (other errors, such as a failed API read, are retried).
+func permanent(err error) bool {
+	return errors.Is(err, ErrInvalid) || apierrors.IsNotFound(err)
+}
 
 // TemplateGetter returns the PodTemplate namespace/name.
 type TemplateGetter func(namespace, name string) (*apiv1.PodTemplate, error)
@@ -21,17 +33,17 @@ type TemplateGetter func(namespace, name string) (*apiv1.PodTemplate, error)
 // requests). As upstream's provisioningrequest/pods.PodsForProvisioningRequest.
 func PodsForRequest(pr *v1.ProvisioningRequest, templates TemplateGetter) ([]*apiv1.Pod, error) {
 	if len(pr.Spec.PodSets) == 0 {
-		return nil, fmt.Errorf("ProvisioningRequest %s/%s: spec.podSets is empty", pr.Namespace, pr.Name)
+		return nil, fmt.Errorf("%w %s/%s: spec.podSets is empty", ErrInvalid, pr.Namespace, pr.Name)
 	}
 	controller := true
 	owner := metav1.OwnerReference{APIVersion: v1.GroupVersion.String(), Kind: v1.Kind, Name: pr.Name, UID: pr.UID, Controller: &controller}
 	var pods []*apiv1.Pod
 	for i, ps := range pr.Spec.PodSets {
 		if ps.PodTemplateRef.Name == "" {
-			return nil, fmt.Errorf("ProvisioningRequest %s/%s: spec.podSets[%d].podTemplateRef.name is empty", pr.Namespace, pr.Name, i)
+			return nil, fmt.Errorf("%w %s/%s: spec.podSets[%d].podTemplateRef.name is empty", ErrInvalid, pr.Namespace, pr.Name, i)
 		}
 		if ps.Count < 1 {
-			return nil, fmt.Errorf("ProvisioningRequest %s/%s: spec.podSets[%d].count is %d, want at least 1", pr.Namespace, pr.Name, i, ps.Count)
+			return nil, fmt.Errorf("%w %s/%s: spec.podSets[%d].count is %d, want at least 1", ErrInvalid, pr.Namespace, pr.Name, i, ps.Count)
 		}
 		tmpl, err := templates(pr.Namespace, ps.PodTemplateRef.Name)
 		if err != nil {

@@ -163,6 +163,10 @@ func (p *Injector) next() ([]*apiv1.Pod, error) {
 		}
 		pods, err := PodsForRequest(pr, p.client.PodTemplate)
 		now := metav1.NewTime(p.now())
+		if err != nil && !permanent(err) {
+			klog.ErrorS(err, "Cannot build the pods of a ProvisioningRequest now; will retry", "provisioningRequest", klog.KObj(pr))
+			continue
+		}
 		if err != nil {
 			klog.ErrorS(err, "Cannot build the pods of a ProvisioningRequest; marking it Failed", "provisioningRequest", klog.KObj(pr))
 			setCondition(pr, v1.Failed, metav1.ConditionTrue, ReasonFailedToCreatePods, err.Error(), now)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	ktesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -264,16 +265,25 @@ func TestUnbound(t *testing.T) {
 }
 
 // TestInjectorMarksAcceptedAndFailed drives the injector through the
-// client against a fake dynamic API.
+// client against fake APIs: a request whose template is missing fails, one
+// whose template cannot be read now is retried later, one whose template
+// the lister does not have yet is read through from the API.
 func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	scheme := runtime.NewScheme()
-	good := request("ml", "good", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 2})
-	bad := request("ml", "bad", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "missing"}, Count: 2})
-	bad.CreationTimestamp = metav1.NewTime(time.Unix(500, 0)) // older: tried first
-	other := request("ml", "other", v1.ProvisioningClassCheckCapacity, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 1})
-	other.CreationTimestamp = metav1.NewTime(time.Unix(400, 0))
+	mk := func(name, tmpl, class string, created int64) *v1.ProvisioningRequest {
+		pr := request("ml", name, class, v1.PodSet{PodTemplateRef: v1.Reference{Name: tmpl}, Count: 2})
+		pr.CreationTimestamp = metav1.NewTime(time.Unix(created, 0))
+		return pr
+	}
+	reqs := []*v1.ProvisioningRequest{
+		mk("other", "gang-a", v1.ProvisioningClassCheckCapacity, 400),
+		mk("bad", "missing", v1.ProvisioningClassBestEffortAtomicScaleUp, 500),
+		mk("flaky", "flaky", v1.ProvisioningClassBestEffortAtomicScaleUp, 600),
+		mk("late", "late", v1.ProvisioningClassBestEffortAtomicScaleUp, 700),
+		mk("good", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, 1000),
+	}
 	var objs []runtime.Object
-	for _, pr := range []*v1.ProvisioningRequest{good, bad, other} {
+	for _, pr := range reqs {
 		u, err := toUnstructured(pr)
 		if err != nil {
 			t.Fatal(err)
@@ -285,7 +295,14 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	if err := idx.Add(template("ml", "gang-a")); err != nil {
 		t.Fatal(err)
 	}
-	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx))
+	kube := kubefake.NewSimpleClientset(template("ml", "late"))
+	kube.PrependReactor("get", "podtemplates", func(a ktesting.Action) (bool, runtime.Object, error) {
+		if a.(ktesting.GetAction).GetName() == "flaky" {
+			return true, nil, apierrors.NewInternalError(fmt.Errorf("etcd is slow"))
+		}
+		return false, nil, nil
+	})
+	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), kube)
 	if err := c.Refresh(); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +315,7 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	for _, p := range out {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "ordinary,good-0-0,good-0-1" {
+	if strings.Join(names, ",") != "ordinary,late-0-0,late-0-1" {
 		t.Fatalf("pending after injection %v", names)
 	}
 	get := func(name string) *v1.ProvisioningRequest {
@@ -312,25 +329,27 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 		}
 		return pr
 	}
-	if g := get("good"); !isTrue(g, v1.Accepted) || findCondition(g, v1.Provisioned) != nil {
-		t.Fatalf("good: conditions %+v, want Accepted only", g.Status.Conditions)
+	if g := get("late"); !isTrue(g, v1.Accepted) || findCondition(g, v1.Provisioned) != nil {
+		t.Fatalf("late: conditions %+v, want Accepted only", g.Status.Conditions)
 	}
 	if b := get("bad"); !isTrue(b, v1.Failed) || findCondition(b, v1.Failed).Reason != ReasonFailedToCreatePods ||
 		!strings.Contains(findCondition(b, v1.Failed).Message, "PodTemplate ml/missing") {
 		t.Fatalf("bad: conditions %+v, want Failed FailedToCreatePods naming the template", b.Status.Conditions)
 	}
-	if o := get("other"); len(o.Status.Conditions) != 0 {
-		t.Fatalf("a check-capacity request was touched: %+v", o.Status.Conditions)
+	for _, name := range []string{"flaky", "other", "good"} {
+		if o := get(name); len(o.Status.Conditions) != 0 {
+			t.Fatalf("%s was written: %+v", name, o.Status.Conditions)
+		}
 	}
-	// Next loop: good is Accepted but not Provisioned (as after a restart
-	// mid scale-up), so it is offered again, without another Accepted write.
+	// Next loop: late is Accepted but not Provisioned (as after a restart
+	// mid scale-up), so it is offered again, without another write.
 	if err := c.Refresh(); err != nil {
 		t.Fatal(err)
 	}
 	before := len(dyn.Actions())
 	out, err = inj.Process(nil, nil)
-	if err != nil || len(out) != 2 {
-		t.Fatalf("second loop: %d pods, err %v; want good's 2 pods", len(out), err)
+	if err != nil || len(out) != 2 || out[0].Name != "late-0-0" {
+		t.Fatalf("second loop: %d pods, err %v; want late's 2 pods", len(out), err)
 	}
 	if n := len(dyn.Actions()) - before; n != 0 {
 		t.Fatalf("%d API calls to re-offer an Accepted request, want none", n)
@@ -344,7 +363,7 @@ func TestClientWithoutCRD(t *testing.T) {
 	dyn.PrependReactor("list", "provisioningrequests", func(ktesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(v1.Resource.GroupResource(), "")
 	})
-	c := NewClient(dyn, nil)
+	c := NewClient(dyn, nil, nil)
 	if err := c.Refresh(); err != nil {
 		t.Fatalf("Refresh without the CRD: %v", err)
 	}
@@ -362,7 +381,7 @@ func TestUpdateStatusConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
-	c := NewClient(dyn, nil)
+	c := NewClient(dyn, nil, nil)
 	if err := c.Refresh(); err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		if err != nil {
 			return nil, nil, fmt.Errorf("ProvisioningRequest client: %w", err)
 		}
-		client := provreq.NewClient(dyn, informerFactory.Core().V1().PodTemplates().Lister())
+		client := provreq.NewClient(dyn, informerFactory.Core().V1().PodTemplates().Lister(), kubeClient)
 		prOpts := provreq.Options{
 			InitialBackoff: autoscalingOptions.ProvisioningRequestInitialBackoffTime,
 			MaxBackoff:     autoscalingOptions.ProvisioningRequestMaxBackoffTime,
