@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report simulate vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -35,6 +35,13 @@ bench:
 ## bench-go: the same scenarios as Go benchmarks
 bench-go:
 	cd test/bench && $(GO) test -run '^$$' -bench Throughput -benchtime=1x -timeout 30m .
+
+## simulate: the whole stack (API server, scheduler, armlocal with its node
+## agent, muster-autoscaler) replays a bursty trace with Muster and with a
+## baseline; report on stdout, nodes-per-pool chart in simulate.svg
+simulate:
+	$(MAKE) -C autoscaler build
+	$(GO) run ./cmd/muster simulate
 
 ## placement-report: Muster vs LeastAllocated vs MostAllocated on a fixed GPU trace
 placement-report:

@@ -27,6 +27,9 @@ type JobRecord struct {
 	Node  map[string]string
 	// MostBound is the most members bound at once.
 	MostBound int
+	// Started is when the job began its work (a gang: when min members
+	// were bound together); zero if it never did.
+	Started time.Duration
 }
 
 // NodeRecord follows one node.
@@ -36,8 +39,6 @@ type NodeRecord struct {
 	Up, Down   time.Duration // Down 0: still up at the end
 	// Used says a pod ran on the node at some time.
 	Used bool
-	// GPUSeconds is GPU time (trace time) pods used on the node.
-	GPUSeconds float64
 }
 
 // Failure is one failed scale-up.
@@ -79,6 +80,13 @@ func (r *Record) PodBound(job, pod, node string, at time.Duration) {
 	}
 }
 
+// JobStarted notes a job began its work.
+func (r *Record) JobStarted(job string, at time.Duration) {
+	if jr := r.Jobs[job]; jr != nil && jr.Started == 0 {
+		jr.Started = max(at, 1)
+	}
+}
+
 // PodDone notes a member finished (or was deleted) after running on node
 // with gpus GPUs.
 func (r *Record) PodDone(job, pod, node string, gpus int64, at time.Duration) {
@@ -86,14 +94,34 @@ func (r *Record) PodDone(job, pod, node string, gpus int64, at time.Duration) {
 	if jr == nil {
 		return
 	}
-	start, bound := jr.Bound[pod]
-	if _, done := jr.Done[pod]; done || !bound {
+	if _, bound := jr.Bound[pod]; !bound {
+		return
+	}
+	if _, done := jr.Done[pod]; done {
 		return
 	}
 	jr.Done[pod] = at
-	if n := r.Nodes[node]; n != nil {
-		n.GPUSeconds += float64(gpus) * (at - start).Seconds()
+}
+
+// usedGPUSeconds is the GPU time a job's member spent working: from when it
+// was bound, or for a gang from when the gang started, until it finished
+// (or the run ended). Members of a gang that never started only held GPUs.
+func (r *Record) usedGPUSeconds(jr *JobRecord, pod string) float64 {
+	from := jr.Bound[pod]
+	if jr.Job.Kind == KindGang {
+		if jr.Started == 0 {
+			return 0
+		}
+		from = max(from, jr.Started)
 	}
+	to, done := jr.Done[pod]
+	if !done {
+		to = r.End
+	}
+	if to <= from {
+		return 0
+	}
+	return float64(jr.Job.GPUs) * (to - from).Seconds()
 }
 
 // NodeUp notes a node registered.
@@ -119,6 +147,7 @@ type Figures struct {
 	// ExcessNodes were added and removed (or left at the end) without any
 	// pod ever running on them.
 	ExcessNodes int
+	Excess      []string // their names
 	// GPU-hours, trace time.
 	ProvisionedGPUHours, UsedGPUHours, IdleGPUHours float64
 	Failures                                        []Failure
@@ -169,32 +198,28 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		}
 		f.Jobs = append(f.Jobs, jf)
 	}
-	// Members still running at the end used their GPUs until then.
-	running := map[string]float64{}
 	for _, jr := range r.Jobs {
-		for pod, at := range jr.Bound {
-			if _, done := jr.Done[pod]; !done {
-				running[jr.Node[pod]] += float64(jr.Job.GPUs) * (r.End - at).Seconds()
-			}
+		for pod := range jr.Bound {
+			f.UsedGPUHours += r.usedGPUSeconds(jr, pod) / 3600
 		}
 	}
 	for _, n := range r.Nodes {
-		f.UsedGPUHours += running[n.Name] / 3600
 		end := n.Down
 		if end == 0 {
 			end = r.End
 		}
 		f.ProvisionedGPUHours += float64(n.GPUs) * (end - n.Up).Hours()
-		f.UsedGPUHours += n.GPUSeconds / 3600
 		if initial[n.Name] {
 			continue
 		}
 		f.NodesAdded[n.Pool]++
 		if !n.Used {
 			f.ExcessNodes++
+			f.Excess = append(f.Excess, n.Name)
 		}
 	}
 	f.IdleGPUHours = max(0, f.ProvisionedGPUHours-f.UsedGPUHours)
+	sort.Strings(f.Excess)
 	return f
 }
 

@@ -49,8 +49,11 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 		return err
 	}
 	for _, r := range []Run{muster, baseline} {
+		if len(r.Figures.Excess) > 0 {
+			fmt.Fprintf(w, "%s: excess nodes %s\n", r.Name, strings.Join(r.Figures.Excess, ", "))
+		}
 		for _, fl := range r.Figures.Failures {
-			fmt.Fprintf(w, "%s: scale-up of %s failed at minute %.0f: %s\n", r.Name, fl.Pool, fl.At.Minutes(), fl.Reason)
+			fmt.Fprintf(w, "%s: scale-up for %s failed (seen by minute %.0f): %s\n", r.Name, fl.Pool, fl.At.Minutes(), fl.Reason)
 		}
 	}
 	fmt.Fprintln(w)

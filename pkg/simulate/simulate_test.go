@@ -80,6 +80,7 @@ func TestFigures(t *testing.T) {
 	r.JobCreated(part, 5*m)
 	r.PodBound("good", "good-0", "h-0", 12*m)
 	r.PodBound("good", "good-1", "h-1", 13*m)
+	r.JobStarted("good", 13*m)
 	r.PodDone("good", "good-0", "h-0", 8, 42*m)
 	r.PodDone("good", "good-1", "h-1", 8, 43*m)
 	r.PodBound("part", "part-0", "h-0", 50*m)
@@ -95,9 +96,10 @@ func TestFigures(t *testing.T) {
 		t.Errorf("nodes added %v, want gpu-heavy 3 and no cpu", f.NodesAdded)
 	}
 	// Provisioned: h-0 and h-1 60 min x 8, h-2 10 min x 8 = 1040 GPU-minutes.
-	// Used: 30 + 30 + 10 min x 8 = 560 GPU-minutes.
-	if !near(f.ProvisionedGPUHours, 1040.0/60) || !near(f.UsedGPUHours, 560.0/60) || !near(f.IdleGPUHours, 480.0/60) {
-		t.Errorf("GPU-hours provisioned %.2f used %.2f idle %.2f, want 17.33, 9.33, 8.00", f.ProvisionedGPUHours, f.UsedGPUHours, f.IdleGPUHours)
+	// Used: good's members from its start at 13 to 42 and 43, 59 min x 8 =
+	// 472 GPU-minutes; part never started, so its member only held GPUs.
+	if !near(f.ProvisionedGPUHours, 1040.0/60) || !near(f.UsedGPUHours, 472.0/60) || !near(f.IdleGPUHours, 568.0/60) {
+		t.Errorf("GPU-hours provisioned %.2f used %.2f idle %.2f, want 17.33, 7.87, 9.47", f.ProvisionedGPUHours, f.UsedGPUHours, f.IdleGPUHours)
 	}
 	if len(f.Jobs) != 2 || f.Jobs[0].Name != "good" || !f.Jobs[0].AtMin || f.Jobs[0].ToMin != 13*m || f.Jobs[1].AtMin || f.Jobs[1].MostRunning != 1 {
 		t.Errorf("jobs %+v", f.Jobs)
@@ -130,6 +132,9 @@ func TestReportAndChart(t *testing.T) {
 		for i := range bound {
 			r.PodBound("g", []string{"g-0", "g-1"}[i], []string{"n0", "n1"}[i], 2*m)
 		}
+		if bound == 2 {
+			r.JobStarted("g", 2*m)
+		}
 		r.End = 40 * m
 		return Run{Name: name, Record: r, Figures: r.Figures(nil)}
 	}
@@ -140,7 +145,7 @@ func TestReportAndChart(t *testing.T) {
 	}
 	out := sb.String()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 5.3"
+	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4"
 	if lines[len(lines)-1] != wantLast {
 		t.Errorf("last line %q, want %q", lines[len(lines)-1], wantLast)
 	}

@@ -157,19 +157,19 @@ func ParseTrace(r io.Reader) (Trace, error) {
 // jobs, single-GPU retrains that finish in minutes, and multi-node 8-GPU
 // training gangs that run for an hour, arriving in two bursts.
 const DefaultTrace = `# minute  name          kind  members  gpus  cpu  run-minutes  options
-0          etl-1         cpu   2        0     8    20
-0          retrain-1     gpu   1        1     4    6
-1          llm-a         gang  4        8     16   60           require=placement-group
-1          retrain-2     gpu   1        1     4    6
-2          retrain-3     gpu   1        1     4    8
-3          etl-2         cpu   1        0     8    15
-4          ddp-b         gang  4        8     16   45           min=2 require=placement-group
-12         retrain-4     gpu   1        1     4    6
-30         etl-3         cpu   2        0     8    20
-31         llm-c         gang  2        8     16   50           require=placement-group
-32         retrain-5     gpu   1        1     4    6
-33         retrain-6     gpu   1        1     4    5
-34         huge-moe      gang  12       8     16   60           require=placement-group
+0          etl-1         cpu   2        0     6    15
+0          retrain-1     gpu   1        1     2    5
+1          llm-a         gang  4        8     16   35           require=placement-group
+1          retrain-2     gpu   1        1     2    5
+2          retrain-3     gpu   1        1     2    6
+3          etl-2         cpu   1        0     6    10
+4          ddp-b         gang  4        8     16   30           min=2 require=placement-group
+10         retrain-4     gpu   1        1     2    5
+18         etl-3         cpu   2        0     6    10
+20         llm-c         gang  2        8     16   25           require=placement-group
+21         retrain-5     gpu   1        1     2    4
+22         retrain-6     gpu   1        1     2    4
+24         huge-moe      gang  12       8     16   30           require=placement-group
 `
 
 // Default returns the parsed built-in trace.

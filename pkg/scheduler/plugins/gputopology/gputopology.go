@@ -227,9 +227,15 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
 	s := &cycleState{gpus: gpus, class: req.Class}
-	for _, b := range pl.hints.Bookings() {
-		if b.Key != key {
-			s.booked = append(s.booked, b)
+	// Members of other gangs keep off nodes added for a gang's booking: a
+	// younger gang taking them would leave the booked gang short for good.
+	// Lone pods are not held: they finish soon, and the autoscaler counts on
+	// them fitting on capacity it is adding.
+	if !strings.HasPrefix(key.Name, "pod:") {
+		for _, b := range pl.hints.Bookings() {
+			if b.Key != key {
+				s.booked = append(s.booked, b)
+			}
 		}
 	}
 

@@ -1,0 +1,624 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/simulate"
+	"github.com/muster-project/muster/pkg/topology"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// simNamespace is where the simulated jobs run.
+const simNamespace = "training"
+
+// jobLabel names the trace job a pod belongs to.
+const jobLabel = "sim.muster.dev/job"
+
+type simOptions struct {
+	tracePath string
+	binDir    string
+	minute    time.Duration
+	chart     string
+	grace     time.Duration // trace time after the last job could have ended
+	keepLogs  bool
+}
+
+func newSimulateCommand() *cobra.Command {
+	o := simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, chart: "simulate.svg", grace: 10 * time.Minute}
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Replay a bursty training trace on the whole stack, with Muster and with a baseline, and compare",
+		Long: `simulate runs the whole stack in one command, twice: an in-process kube-apiserver,
+a scheduler, the local Azure Resource Manager endpoint (armlocal, with a CPU, a
+light-GPU and a heavy-GPU pool starting at 0, provisioning delays and quotas,
+and a node agent that registers a Node for each instance that comes up) and the
+custom cluster-autoscaler (muster-autoscaler) as separate processes. It replays
+a trace of jobs, running each bound job for its duration, once with
+muster-scheduler and its autoscaler hints, once with the default scheduler and
+an autoscaler without hints, and prints both side by side: waits to min and
+max, nodes per pool (also drawn to --chart), GPU-hours provisioned and used,
+partial gangs, excess nodes and failed scale-ups.
+
+One trace minute takes --minute of wall time. Trace format (--trace FILE):
+` + "\n" + simulate.DefaultTrace,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runSimulate(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.tracePath, "trace", "", "trace file (default: the built-in trace shown above)")
+	f.StringVar(&o.binDir, "bin-dir", o.binDir, "directory holding the muster-autoscaler and armlocal binaries (make -C autoscaler build)")
+	f.DurationVar(&o.minute, "minute", o.minute, "wall time one trace minute takes")
+	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the nodes-per-pool chart")
+	f.DurationVar(&o.grace, "grace", o.grace, "trace time to keep running after the last job could have ended")
+	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
+	return cmd
+}
+
+func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) error {
+	if o.minute <= 0 {
+		return fmt.Errorf("--minute: must be positive, got %s", o.minute)
+	}
+	trace := simulate.Default()
+	if o.tracePath != "" {
+		f, err := os.Open(o.tracePath)
+		if err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		trace, err = simulate.ParseTrace(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("--trace %s: %w", o.tracePath, err)
+		}
+	}
+	for _, bin := range []string{"armlocal", "muster-autoscaler"} {
+		if _, err := os.Stat(filepath.Join(o.binDir, bin)); err != nil {
+			return fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.binDir, err)
+		}
+	}
+	logDir, err := os.MkdirTemp("", "muster-simulate-")
+	if err != nil {
+		return err
+	}
+	if !o.keepLogs {
+		defer os.RemoveAll(logDir)
+	}
+	var runs []simulate.Run
+	for _, muster := range []bool{true, false} {
+		name := "muster"
+		if !muster {
+			name = "baseline"
+		}
+		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s per minute)\n", name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), o.minute)
+		r, err := simulateOnce(ctx, progress, name, muster, trace, o, filepath.Join(logDir, name))
+		if err != nil {
+			return fmt.Errorf("%s run: %w (component logs in %s)", name, err, logDir)
+		}
+		runs = append(runs, r)
+	}
+	if o.chart != "" {
+		f, err := os.Create(o.chart)
+		if err != nil {
+			return fmt.Errorf("--chart: %w", err)
+		}
+		err = simulate.WriteChart(f, runs...)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--chart: %w", err)
+		}
+		fmt.Fprintf(progress, "nodes per pool drawn to %s\n", o.chart)
+	}
+	if o.keepLogs {
+		fmt.Fprintf(progress, "component logs in %s\n", logDir)
+	}
+	return simulate.WriteReport(out, trace, runs[0], runs[1])
+}
+
+// clock turns wall time since start into trace time.
+type clock struct {
+	start  time.Time
+	minute time.Duration
+}
+
+func (c clock) now() time.Duration {
+	return time.Duration(float64(time.Since(c.start)) / float64(c.minute) * float64(time.Minute))
+}
+
+func (c clock) wall(trace time.Duration) time.Duration {
+	return time.Duration(float64(trace) / float64(time.Minute) * float64(c.minute))
+}
+
+func simulateOnce(ctx context.Context, progress io.Writer, name string, muster bool, trace simulate.Trace, o simOptions, dir string) (run simulate.Run, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return run, err
+	}
+	tb := harness.NewProcessTB("muster-simulate-" + name)
+	defer func() {
+		silenceLogging()
+		tb.Close()
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("control plane: %v", r)
+		}
+	}()
+	env, err := harness.Start(tb)
+	if err != nil {
+		return run, err
+	}
+	kubeconfig, err := env.Kubeconfig()
+	if err != nil {
+		return run, err
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
+		return run, err
+	}
+	warm, err := prepareCluster(ctx, env)
+	if err != nil {
+		return run, err
+	}
+	config := harness.DefaultConfig(kubeconfig)
+	if muster {
+		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250})
+	}
+	sched, err := env.StartScheduler(ctx, config)
+	if err != nil {
+		return run, fmt.Errorf("starting the scheduler: %w", err)
+	}
+	defer sched.Stop()
+
+	procCtx, stopProcs := context.WithCancel(ctx)
+	defer stopProcs()
+	cloud, err := startArmlocal(procCtx, o, kubeconfig, dir)
+	if err != nil {
+		return run, err
+	}
+	defer cloud.stop()
+	ca, err := startAutoscaler(procCtx, o, kubeconfig, cloud, muster, dir)
+	if err != nil {
+		return run, err
+	}
+	defer ca.stop()
+
+	// The trace starts once the autoscaler's GPU wait (below) has passed.
+	select {
+	case <-ctx.Done():
+		return run, errors.New("interrupted")
+	case <-time.After(time.Until(warm)):
+	}
+	rec := simulate.NewRecord()
+	clk := clock{start: time.Now(), minute: o.minute}
+	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{}}
+	for _, j := range trace.Jobs {
+		w.jobs[j.Name] = j
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := w.watch(watchCtx); err != nil {
+		return run, err
+	}
+
+	end := trace.Span() + o.grace
+	deadline := clk.start.Add(clk.wall(end))
+	next := 0
+	lastReport := time.Time{}
+	for time.Now().Before(deadline) {
+		if ctx.Err() != nil {
+			return run, errors.New("interrupted")
+		}
+		for next < len(trace.Jobs) && trace.Jobs[next].At <= clk.now() {
+			j := trace.Jobs[next]
+			if err := createJob(ctx, env, j, muster); err != nil {
+				return run, err
+			}
+			w.created(j)
+			next++
+		}
+		if w.allDone(len(trace.Jobs)) && next == len(trace.Jobs) {
+			break
+		}
+		if time.Since(lastReport) >= 5*time.Second {
+			fmt.Fprintf(progress, "[%s minute %3.0f] %s\n", name, clk.now().Minutes(), w.status())
+			lastReport = time.Now()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.failures(ctx)
+	w.mu.Lock()
+	rec.End = clk.now()
+	w.mu.Unlock()
+	stopWatch()
+	fmt.Fprintf(progress, "[%s minute %3.0f] done: %s\n", name, clk.now().Minutes(), w.status())
+	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(map[string]bool{systemNode: true})}, nil
+}
+
+// systemNode is the cluster's one node outside the autoscaled pools, as AKS
+// always has a system pool: tainted for system pods only, so no job runs on
+// it, but the scheduler has a node to run its plugins against (with none at
+// all it fails pods before any plugin, so no gang could say what it lacks).
+const systemNode = "system-0"
+
+// gpuWait is how long cluster-autoscaler's core waits, whatever its flags,
+// before scaling up for unschedulable GPU pods when even the oldest is newer
+// than that (it expects more to come). Real clusters barely notice 30 s; at a
+// trace minute per second it would hold every GPU job for 30 minutes.
+const gpuWait = 31 * time.Second
+
+// prepareCluster registers the system node and a sentinel GPU pod that no
+// node can ever hold (so the autoscaler ignores it), and returns when the
+// sentinel is older than gpuWait: from then on the autoscaler treats GPU
+// pods like any other, in both runs.
+func prepareCluster(ctx context.Context, env *harness.Env) (time.Time, error) {
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("16Gi"), v1.ResourcePods: resource.MustParse("110")}
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: systemNode, Labels: map[string]string{topology.HostnameLabel: systemNode, topology.LegacyAgentPoolLabel: "system", topology.AgentPoolLabel: "system"}},
+		Spec:       v1.NodeSpec{Taints: []v1.Taint{{Key: "CriticalAddonsOnly", Value: "true", Effect: v1.TaintEffectNoSchedule}}},
+		Status:     v1.NodeStatus{Capacity: rl, Allocatable: rl, Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}},
+	}
+	if err := harness.CreateNode(ctx, env.Client, node); err != nil {
+		return time.Time{}, fmt.Errorf("registering the system node: %w", err)
+	}
+	sentinel := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gpu-wait-sentinel"},
+		Spec: v1.PodSpec{
+			NodeSelector: map[string]string{"sim.muster.dev/never": "true"},
+			Containers: []v1.Container{{Name: "c", Image: "pause", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{harness.GPU: resource.MustParse("1")}, Limits: v1.ResourceList{harness.GPU: resource.MustParse("1")}}}},
+		},
+	}
+	created, err := env.Client.CoreV1().Pods("default").Create(ctx, sentinel, metav1.CreateOptions{})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("creating the GPU-wait sentinel: %w", err)
+	}
+	return created.CreationTimestamp.Add(gpuWait), nil
+}
+
+// createJob creates a job's pods: a CRD-free gang for a gang job (the
+// baseline's default scheduler ignores the gang labels), plain pods otherwise.
+func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster bool) error {
+	for i := range j.Members {
+		req := v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(max(j.MilliCPU, 100), resource.DecimalSI), v1.ResourceMemory: resource.MustParse("1Gi")}
+		var tol []v1.Toleration
+		if j.GPUs > 0 {
+			req[harness.GPU] = *resource.NewQuantity(j.GPUs, resource.DecimalSI)
+			tol = []v1.Toleration{{Key: topology.GPUResource, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
+		}
+		sched := "default-scheduler"
+		if muster {
+			sched = harness.MusterProfile
+		}
+		p := &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: simNamespace, Name: fmt.Sprintf("%s-%d", j.Name, i), Labels: map[string]string{jobLabel: j.Name}, Annotations: map[string]string{}},
+			Spec: v1.PodSpec{SchedulerName: sched, Tolerations: tol,
+				Containers: []v1.Container{{Name: "worker", Image: "trainer", Resources: v1.ResourceRequirements{Requests: req, Limits: limitsFor(req)}}}},
+		}
+		if j.Kind == simulate.KindGang {
+			p.Labels[gang.GroupLabel] = j.Name
+			p.Annotations[gang.MinMemberAnnotation] = strconv.Itoa(j.Min)
+			p.Annotations[gang.MaxMemberAnnotation] = strconv.Itoa(j.Max)
+			if j.Require != "" {
+				p.Annotations[topology.RequiredLevelAnnotation] = j.Require
+			}
+		}
+		if _, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating pod %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+func limitsFor(req v1.ResourceList) v1.ResourceList {
+	if q, ok := req[harness.GPU]; ok {
+		return v1.ResourceList{harness.GPU: q}
+	}
+	return nil
+}
+
+// watcher records pods and nodes as they come and go, and plays the
+// workloads: a job starts when min of its members run together (each pod of
+// a cpu or gpu job on its own), runs for its duration, and is then deleted.
+type watcher struct {
+	rec  *simulate.Record
+	clk  clock
+	env  *harness.Env
+	jobs map[string]simulate.Job
+
+	mu       sync.Mutex
+	started  map[string]bool // job (or pod, for plain jobs) started
+	done     int             // jobs finished
+	bound    map[string]string
+	seenFail map[string]bool
+}
+
+func (w *watcher) created(j simulate.Job) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rec.JobCreated(j, w.clk.now())
+}
+
+func (w *watcher) allDone(n int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.done >= n
+}
+
+func (w *watcher) status() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	nodes := map[string]int{}
+	for _, n := range w.rec.Nodes {
+		if n.Down == 0 {
+			nodes[n.Pool]++
+		}
+	}
+	parts := []string{}
+	for pool, c := range nodes {
+		parts = append(parts, fmt.Sprintf("%s %d", pool, c))
+	}
+	return fmt.Sprintf("jobs done %d/%d, pods bound %d, nodes: %s", w.done, len(w.jobs), len(w.bound), strings.Join(parts, ", "))
+}
+
+func (w *watcher) watch(ctx context.Context) error {
+	w.bound = map[string]string{}
+	w.seenFail = map[string]bool{}
+	factory := informers.NewSharedInformerFactory(w.env.Client, 0)
+	pods := factory.Core().V1().Pods().Informer()
+	nodes := factory.Core().V1().Nodes().Informer()
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { w.pod(ctx, o) },
+		UpdateFunc: func(_, o any) { w.pod(ctx, o) },
+	}); err != nil {
+		return err
+	}
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(o any) {
+			n, ok := o.(*v1.Node)
+			if !ok {
+				return
+			}
+			gpus := n.Status.Allocatable[harness.GPU]
+			w.mu.Lock()
+			w.rec.NodeUp(n.Name, n.Labels[topology.LegacyAgentPoolLabel], gpus.Value(), w.clk.now())
+			w.mu.Unlock()
+		},
+		DeleteFunc: func(o any) {
+			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = t.Obj
+			}
+			if n, ok := o.(*v1.Node); ok {
+				w.mu.Lock()
+				w.rec.NodeDown(n.Name, w.clk.now())
+				w.mu.Unlock()
+			}
+		},
+	}); err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("watch: %v did not sync", typ)
+		}
+	}
+	return nil
+}
+
+// pod records a bind and starts what can start.
+func (w *watcher) pod(ctx context.Context, o any) {
+	p, ok := o.(*v1.Pod)
+	if !ok || p.Namespace != simNamespace || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+		return
+	}
+	jobName := p.Labels[jobLabel]
+	j, ok := w.jobs[jobName]
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, seen := w.bound[p.Name]; seen {
+		return
+	}
+	w.bound[p.Name] = p.Spec.NodeName
+	w.rec.PodBound(jobName, p.Name, p.Spec.NodeName, w.clk.now())
+	if j.Kind != simulate.KindGang {
+		w.startLocked(ctx, j, []string{p.Name}, p.Name)
+		return
+	}
+	if w.started[jobName] {
+		return
+	}
+	var members []string
+	for pod := range w.rec.Jobs[jobName].Bound {
+		members = append(members, pod)
+	}
+	if len(members) >= j.Min {
+		w.startLocked(ctx, j, nil, jobName)
+	}
+}
+
+// startLocked runs pods (nil: the whole job) for the job's duration, then
+// deletes them. key marks what started.
+func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string, key string) {
+	if w.started[key] {
+		return
+	}
+	w.started[key] = true
+	w.rec.JobStarted(j.Name, w.clk.now())
+	go func() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(w.clk.wall(j.Run)):
+		}
+		names := pods
+		if names == nil {
+			for i := range j.Members {
+				names = append(names, fmt.Sprintf("%s-%d", j.Name, i))
+			}
+		}
+		zero := int64(0)
+		for _, n := range names {
+			_ = w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		now := w.clk.now()
+		for _, n := range names {
+			if node, ok := w.bound[n]; ok {
+				w.rec.PodDone(j.Name, n, node, j.GPUs, now)
+			}
+		}
+		if pods == nil || w.podsOfJobDone(j) {
+			w.done++
+		}
+	}()
+}
+
+// podsOfJobDone says every member of a plain job has finished.
+func (w *watcher) podsOfJobDone(j simulate.Job) bool {
+	jr := w.rec.Jobs[j.Name]
+	return jr != nil && len(jr.Done) == j.Members
+}
+
+// failures records failed scale-ups: ProvisioningRequests the autoscaler
+// failed, and the autoscaler's failure events.
+func (w *watcher) failures(ctx context.Context) {
+	now := w.clk.now()
+	if dc, err := dynamic.NewForConfig(w.env.Config); err == nil {
+		if list, err := dc.Resource(autoscalingv1.Resource).Namespace(simNamespace).List(ctx, metav1.ListOptions{}); err == nil {
+			for _, u := range list.Items {
+				var pr autoscalingv1.ProvisioningRequest
+				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil {
+					continue
+				}
+				for _, c := range pr.Status.Conditions {
+					if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == "CapacityIsNotFound" {
+						w.addFailure(now, "request "+pr.Name, c.Message)
+					}
+				}
+			}
+		}
+	}
+	events, err := w.env.Client.CoreV1().Events("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, e := range events.Items {
+		if e.Source.Component == "cluster-autoscaler" && e.Type == v1.EventTypeWarning && strings.Contains(e.Reason, "ScaleUp") && strings.Contains(e.Reason, "Fail") {
+			w.addFailure(now, e.InvolvedObject.Kind+" "+e.InvolvedObject.Name, e.Reason+": "+e.Message)
+		}
+	}
+}
+
+func (w *watcher) addFailure(at time.Duration, what, why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := what + "|" + why
+	if w.seenFail[key] {
+		return
+	}
+	w.seenFail[key] = true
+	w.rec.ScaleUpFailures = append(w.rec.ScaleUpFailures, simulate.Failure{At: at, Pool: what, Reason: why})
+}
+
+// process is a component running as a child process.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	// cloudConfig and caFile are what armlocal wrote for the autoscaler.
+	cloudConfig, caFile string
+}
+
+func (p *process) stop() {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func startProcess(ctx context.Context, bin string, args []string, logPath string, env ...string) (*process, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logFile.Close(); close(p.done) }()
+	return p, nil
+}
+
+// waitFile waits until path exists and is not empty, or the process exits.
+func waitFile(p *process, path string, timeout time.Duration) ([]byte, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return b, nil
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("%s exited before writing %s", filepath.Base(p.cmd.Path), path)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil, fmt.Errorf("%s did not write %s within %s", filepath.Base(p.cmd.Path), path, timeout)
+}
+
+// lastLines returns the tail of a log for error messages.
+func lastLines(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Trace-time settings of the simulated cloud and autoscaler, turned into wall
+// time with --minute.
+const (
+	simProvisioningDelay = 3 * time.Minute // an instance takes this long to come up
+	simUnneededTime      = 5 * time.Minute // an empty node is removed after this
+)
+
+func wallOf(o simOptions, trace time.Duration) time.Duration {
+	return time.Duration(float64(trace) / float64(time.Minute) * float64(o.minute))
+}
+
+// startArmlocal runs the local ARM endpoint with the simulator's pools and
+// its node agent, and waits until it has written the autoscaler's
+// cloud-config.
+func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*process, error) {
+	secret := make([]byte, 16)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	secretFile := filepath.Join(dir, "client-secret")
+	if err := os.WriteFile(secretFile, []byte(hex.EncodeToString(secret)), 0o600); err != nil {
+		return nil, err
+	}
+	ready := filepath.Join(dir, "armlocal-ready.json")
+	cloud := filepath.Join(dir, "cloud-config.yaml")
+	log := filepath.Join(dir, "armlocal.log")
+	args := []string{
+		"--scenario=simulate",
+		"--kubeconfig=" + kubeconfig,
+		"--agent-interval=250ms",
+		"--client-secret-file=" + secretFile,
+		"--write-cloud-config=" + cloud,
+		"--write-ready=" + ready,
+		"--provisioning-delay=" + wallOf(o, simProvisioningDelay).String(),
+		"--deletion-delay=0s",
+		"--cpu-max=10", "--light-max=8", "--heavy-max=8",
+		// Eight 96-vCPU H100 nodes: the heavy pool's max is also its quota.
+		"--gpu-family-quota-vcpus=768", "--regional-quota-vcpus=2000",
+		"--gpu-scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
+		"--gpu-max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
+		"--cloud-config-cache-ttl=500ms", "--cloud-config-poll-interval=250ms",
+	}
+	p, err := startProcess(ctx, filepath.Join(o.binDir, "armlocal"), args, log)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := waitFile(p, ready, time.Minute)
+	if err != nil {
+		p.stop()
+		return nil, fmt.Errorf("armlocal: %w\n%s", err, lastLines(log, 20))
+	}
+	var info struct {
+		CAFile string `json:"caFile"`
+	}
+	if err := json.Unmarshal(raw, &info); err != nil || info.CAFile == "" {
+		p.stop()
+		return nil, fmt.Errorf("armlocal: ready file %s has no caFile: %v", ready, err)
+	}
+	p.cloudConfig, p.caFile = cloud, info.CAFile
+	return p, nil
+}
+
+// startAutoscaler runs muster-autoscaler against the API server and armlocal,
+// with the ProvisioningRequest consumer on for Muster's run and off for the
+// baseline.
+func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud *process, hints bool, dir string) (*process, error) {
+	log := filepath.Join(dir, "muster-autoscaler.log")
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--cloud-config=" + cloud.cloudConfig,
+		"--cloud-provider=muster-azure",
+		"--skip-nodes-with-local-storage=false",
+		"--leader-elect=false",
+		"--address=127.0.0.1:0",
+		"--scan-interval=" + max(wallOf(o, time.Minute), time.Second).String(),
+		"--expander=price,least-waste",
+		"--scale-down-enabled=true",
+		"--scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
+		"--scale-down-delay-after-add=" + wallOf(o, 5*time.Minute).String(),
+		"--scale-down-delay-after-delete=0s",
+		"--scale-down-delay-after-failure=" + wallOf(o, 2*time.Minute).String(),
+		"--max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
+		// Gives muster-scheduler time to mark a short gang's members as
+		// consumers of its ProvisioningRequest before ordinary scale-up
+		// looks at them; the same for both runs.
+		"--new-pod-scale-up-delay=" + wallOf(o, 2*time.Minute).String(),
+		fmt.Sprintf("--muster-provisioning-requests=%t", hints),
+		"--v=2",
+	}
+	p, err := startProcess(ctx, filepath.Join(o.binDir, "muster-autoscaler"), args, log, "SSL_CERT_FILE="+cloud.caFile)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-p.done:
+		return nil, fmt.Errorf("muster-autoscaler exited at start:\n%s", lastLines(log, 20))
+	case <-time.After(2 * time.Second):
+	}
+	return p, nil
+}
