@@ -247,6 +247,9 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 			break
 		}
 		if time.Since(lastReport) >= 5*time.Second {
+			// Requests that failed are replaced as shortfalls change, so
+			// failures are collected while the run goes, not only at its end.
+			w.failures(ctx)
 			fmt.Fprintf(progress, "[%s minute %3.0f] %s\n", name, clk.now().Minutes(), w.status())
 			lastReport = time.Now()
 		}
