@@ -26,12 +26,22 @@ import (
 type Client struct {
 	dyn       dynamic.Interface
 	templates corelisters.PodTemplateLister
+	synced    func() bool          // whether the lister's informer has synced; nil: assume so
 	kube      kubernetes.Interface // nil: no read-through for templates the lister lacks
 	timeout   time.Duration
 
-	mu       sync.Mutex
-	requests []*v1.ProvisioningRequest
-	missing  bool // the API does not serve provisioningrequests
+	mu        sync.Mutex
+	requests  []*v1.ProvisioningRequest
+	missing   bool // the API does not serve provisioningrequests
+	forbidden bool // RBAC does not allow listing them
+}
+
+// WithTemplatesSynced makes PodTemplate read from the API while the
+// lister's informer has not synced (e.g. while RBAC forbids watching
+// PodTemplates).
+func (c *Client) WithTemplatesSynced(synced func() bool) *Client {
+	c.synced = synced
+	return c
 }
 
 // NewClient returns a client using dyn for requests and templates for
@@ -58,12 +68,20 @@ func (c *Client) Refresh() error {
 			c.requests = nil
 			return nil
 		}
+		if apierrors.IsForbidden(err) {
+			if !c.forbidden {
+				klog.ErrorS(err, "Not allowed to list ProvisioningRequests; none will be processed until the autoscaler's RBAC allows list on provisioningrequests and update on provisioningrequests/status (autoscaling.x-k8s.io), and list/watch on podtemplates")
+			}
+			c.forbidden = true
+			c.requests = nil
+			return nil
+		}
 		return fmt.Errorf("listing %s: %w", v1.Resource.String(), err)
 	}
-	if c.missing {
-		klog.InfoS("ProvisioningRequests are served now", "resource", v1.Resource.String())
+	if c.missing || c.forbidden {
+		klog.InfoS("ProvisioningRequests can be listed now", "resource", v1.Resource.String())
 	}
-	c.missing = false
+	c.missing, c.forbidden = false, false
 	out := make([]*v1.ProvisioningRequest, 0, len(list.Items))
 	for i := range list.Items {
 		pr, err := fromUnstructured(&list.Items[i])
@@ -161,9 +179,13 @@ func (c *Client) UpdateStatus(pr *v1.ProvisioningRequest) error {
 // PodTemplate returns namespace/name from the informer's cache, or from the
 // API server when the cache does not have it (yet).
 func (c *Client) PodTemplate(namespace, name string) (*apiv1.PodTemplate, error) {
-	t, err := c.templates.PodTemplates(namespace).Get(name)
-	if err == nil || !apierrors.IsNotFound(err) || c.kube == nil {
-		return t, err
+	if c.synced == nil || c.synced() {
+		t, err := c.templates.PodTemplates(namespace).Get(name)
+		if err == nil || !apierrors.IsNotFound(err) || c.kube == nil {
+			return t, err
+		}
+	} else if c.kube == nil {
+		return nil, fmt.Errorf("the PodTemplate cache has not synced yet")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()

@@ -356,19 +356,87 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	}
 }
 
-// TestClientWithoutCRD: an API server that does not serve the resource
-// means no requests, not an error every loop.
-func TestClientWithoutCRD(t *testing.T) {
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"})
-	dyn.PrependReactor("list", "provisioningrequests", func(ktesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewNotFound(v1.Resource.GroupResource(), "")
-	})
-	c := NewClient(dyn, nil, nil)
-	if err := c.Refresh(); err != nil {
-		t.Fatalf("Refresh without the CRD: %v", err)
+// TestClientListErrors: an API server that does not serve the resource, or
+// RBAC that does not allow listing it, means no requests, not an error every
+// loop; other errors are errors.
+func TestClientListErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		wantErr bool
+	}{
+		{name: "CRD not installed", err: apierrors.NewNotFound(v1.Resource.GroupResource(), "")},
+		{name: "forbidden", err: apierrors.NewForbidden(v1.Resource.GroupResource(), "", fmt.Errorf("RBAC"))},
+		{name: "server error", err: apierrors.NewInternalError(fmt.Errorf("boom")), wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"})
+			dyn.PrependReactor("list", "provisioningrequests", func(ktesting.Action) (bool, runtime.Object, error) {
+				return true, nil, tc.err
+			})
+			c := NewClient(dyn, nil, nil)
+			err := c.Refresh()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Refresh: %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "provisioningrequests") {
+				t.Fatalf("error %q does not name the resource", err)
+			}
+			if n := len(c.Requests()); n != 0 {
+				t.Fatalf("%d requests", n)
+			}
+		})
 	}
-	if n := len(c.Requests()); n != 0 {
-		t.Fatalf("%d requests", n)
+}
+
+// TestPodTemplateReadThrough: before the informer has synced, or when it
+// lacks a template, the API is asked; errors other than NotFound do not
+// fail a request.
+func TestPodTemplateReadThrough(t *testing.T) {
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	cached := template("ml", "cached")
+	if err := idx.Add(cached); err != nil {
+		t.Fatal(err)
+	}
+	lister := corelisters.NewPodTemplateLister(idx)
+	kube := kubefake.NewSimpleClientset(template("ml", "api-only"))
+	for _, tc := range []struct {
+		name      string
+		synced    bool
+		kube      bool
+		get       string
+		wantErr   bool
+		permanent bool
+	}{
+		{name: "cached", synced: true, kube: true, get: "cached"},
+		{name: "not cached yet", synced: true, kube: true, get: "api-only"},
+		{name: "cache not synced", synced: false, kube: true, get: "api-only"},
+		{name: "missing everywhere", synced: true, kube: true, get: "nope", wantErr: true, permanent: true},
+		{name: "cache not synced, no API", synced: false, kube: false, get: "cached", wantErr: true, permanent: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var k *kubefake.Clientset
+			if tc.kube {
+				k = kube
+			}
+			c := NewClient(nil, lister, nil).WithTemplatesSynced(func() bool { return tc.synced })
+			if k != nil {
+				c.kube = k
+			}
+			got, err := c.PodTemplate("ml", tc.get)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("PodTemplate(%s): %v, want error %v", tc.get, err, tc.wantErr)
+			}
+			if err != nil {
+				if permanent(err) != tc.permanent {
+					t.Fatalf("permanent(%v) = %v, want %v", err, permanent(err), tc.permanent)
+				}
+				return
+			}
+			if got.Name != tc.get {
+				t.Fatalf("got %s", got.Name)
+			}
+		})
 	}
 }
 

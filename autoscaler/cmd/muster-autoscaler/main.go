@@ -178,7 +178,14 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		if err != nil {
 			return nil, nil, fmt.Errorf("ProvisioningRequest client: %w", err)
 		}
-		client := provreq.NewClient(dyn, informerFactory.Core().V1().PodTemplates().Lister(), kubeClient)
+		// PodTemplates come from an informer of their own, started but not
+		// waited for: until it has synced (for instance while RBAC does not
+		// allow watching PodTemplates) templates are read from the API, and
+		// start-up does not block on it.
+		templateInformers := informers.NewSharedInformerFactoryWithOptions(kubeClient, 0, informers.WithTransform(trim))
+		templates := templateInformers.Core().V1().PodTemplates()
+		client := provreq.NewClient(dyn, templates.Lister(), kubeClient).WithTemplatesSynced(templates.Informer().HasSynced)
+		templateInformers.Start(context.Done())
 		prOpts := provreq.Options{
 			InitialBackoff: autoscalingOptions.ProvisioningRequestInitialBackoffTime,
 			MaxBackoff:     autoscalingOptions.ProvisioningRequestMaxBackoffTime,
