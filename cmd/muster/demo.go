@@ -269,10 +269,15 @@ func watchPods(ctx context.Context, env *harness.Env, board *demo.Board) error {
 	}); err != nil {
 		return err
 	}
+	return startInformers(ctx, factory)
+}
+
+// startInformers starts a factory's informers and waits for their caches.
+func startInformers(ctx context.Context, factory informers.SharedInformerFactory) error {
 	factory.Start(ctx.Done())
 	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
-			return fmt.Errorf("pod watch: %v did not sync", typ)
+			return fmt.Errorf("watch: %v did not sync", typ)
 		}
 	}
 	return nil

@@ -426,13 +426,7 @@ func (w *watcher) watch(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("watch: %v did not sync", typ)
-		}
-	}
-	return nil
+	return startInformers(ctx, factory)
 }
 
 // pod records a bind and starts what can start.

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -142,16 +143,7 @@ func (w *Writer) Run(ctx context.Context) {
 	if err := w.adopt(ctx); err != nil {
 		logger.Error(err, "Could not list ProvisioningRequests; hints start empty")
 	}
-	t := time.NewTicker(w.period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			w.Sync(ctx)
-		}
-	}
+	wait.UntilWithContext(ctx, w.Sync, w.period)
 }
 
 func (w *Writer) requests(ns string) dynamic.ResourceInterface {

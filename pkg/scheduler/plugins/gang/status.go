@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
@@ -167,16 +168,7 @@ func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
 }
 
 func (w *statusWriter) run(ctx context.Context) {
-	t := time.NewTicker(w.period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			w.flush(ctx)
-		}
-	}
+	wait.UntilWithContext(ctx, w.flush, w.period)
 }
 
 func (w *statusWriter) flush(ctx context.Context) {
