@@ -107,6 +107,12 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	// Get AutoscalingOptions from flags.
 	autoscalingOptions := flags.AutoscalingOptions()
 
+	// Muster: contradictory ProvisioningRequest flags stop start-up first.
+	provreqEnabled, err := provisioningRequestsEnabled(autoscalingOptions.ProvisioningRequestEnabled)
+	if err != nil {
+		return nil, nil, err
+	}
+
 	// Muster: the Azure agent-pool provider is the only one; it is built here
 	// and handed to the core, which then never calls upstream's builder.
 	if name := autoscalingOptions.CloudProviderName; name != agentpool.ProviderName && name != cloudBuilder.DefaultCloudProvider {
@@ -168,9 +174,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	// proxy does not serve. --enable-provisioning-requests means the same as
 	// --muster-provisioning-requests.
 	var provreqInjector *provreq.Injector
-	if enabled, err := provisioningRequestsEnabled(autoscalingOptions.ProvisioningRequestEnabled); err != nil {
-		return nil, nil, err
-	} else if enabled {
+	if provreqEnabled {
 		if autoscalingOptions.CheckCapacityProcessorInstance != "" {
 			klog.InfoS("--check-capacity-processor-instance is ignored: this build serves only the best-effort-atomic-scale-up class")
 		}
