@@ -101,6 +101,9 @@ type Writer struct {
 	members func(gang.Key) []*v1.Pod
 	report  ReportFunc
 	period  time.Duration
+	// synced says the pod informer behind members has synced: until then a
+	// gang with no members listed is not known to be gone.
+	synced func() bool
 
 	mu   sync.Mutex
 	want map[gang.Key]Want
@@ -121,9 +124,10 @@ type Booking struct {
 	GPUs int64
 }
 
-// NewWriter builds a Writer. members lists a gang's pods (from an informer).
-func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, report ReportFunc, period time.Duration) *Writer {
-	return &Writer{client: client, dyn: dyn, members: members, report: report, period: period,
+// NewWriter builds a Writer. members lists a gang's pods from an informer,
+// synced says whether that informer has synced.
+func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, synced func() bool, report ReportFunc, period time.Duration) *Writer {
+	return &Writer{client: client, dyn: dyn, members: members, synced: synced, report: report, period: period,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}}
 }
@@ -172,6 +176,9 @@ func (w *Writer) adopt(ctx context.Context) error {
 
 // Sync reconciles every gang with a verdict or a live request once.
 func (w *Writer) Sync(ctx context.Context) {
+	if !w.synced() {
+		return
+	}
 	w.mu.Lock()
 	keys := map[gang.Key]struct{}{}
 	for k := range w.want {

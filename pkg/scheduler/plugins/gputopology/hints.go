@@ -47,7 +47,8 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 		return err
 	}
 	report := func(k gang.Key, c metav1.Condition) { gangplugin.ReportCondition(h, k, c) }
-	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), report, period)
+	synced := h.SharedInformerFactory().Core().V1().Pods().Informer().HasSynced
+	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
 	go pl.hints.Run(ctx)
 	return nil
 }
