@@ -1,5 +1,6 @@
 // Package apiservertest starts a real kube-apiserver (k8s 1.33 line) on an
-// in-process etcd for tests, adapted from test/e2e/harness_test.go.
+// in-process etcd for tests: the node agent's, the armlocal command's and the
+// end-to-end tests.
 package apiservertest
 
 import (
@@ -24,7 +25,7 @@ func startEtcd(t *testing.T) {
 	t.Helper()
 	client, peer := freeURL(t), freeURL(t)
 	cfg := embed.NewConfig()
-	cfg.Name = "muster-nodeagent-test"
+	cfg.Name = "muster-apiservertest"
 	cfg.Dir = t.TempDir()
 	cfg.ListenClientUrls = []url.URL{*client}
 	cfg.AdvertiseClientUrls = []url.URL{*client}
