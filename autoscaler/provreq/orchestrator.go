@@ -173,7 +173,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		return st, nil
 	}
 	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
-		fmt.Sprintf("no node pool can add capacity for %s now (%s); will retry", countPods(len(rest)), notNowReasons(st)))
+		fmt.Sprintf("no node pool can add capacity for %s now (%s); will retry", countPods(len(rest)), o.notNowReasons(st)))
 	return st, nil
 }
 
@@ -218,8 +218,10 @@ func provisionedMessage(st *status.ScaleUpStatus, total, existing int) string {
 	return msg
 }
 
-// notNowReasons summarises why the core found no option, per pool.
-func notNowReasons(st *status.ScaleUpStatus) string {
+// notNowReasons summarises why the core found no option, per pool. When the
+// core names no pool (a pool could take some of the pods, but all-or-nothing
+// refused a part), it says how many nodes each pool can still add.
+func (o *Orchestrator) notNowReasons(st *status.ScaleUpStatus) string {
 	if st == nil {
 		return "no scale-up status"
 	}
@@ -233,7 +235,7 @@ func notNowReasons(st *status.ScaleUpStatus) string {
 		}
 	}
 	if len(per) == 0 {
-		return fmt.Sprintf("scale-up result %v", st.Result)
+		return o.headroom(st)
 	}
 	ids := make([]string, 0, len(per))
 	for id := range per {
@@ -245,6 +247,48 @@ func notNowReasons(st *status.ScaleUpStatus) string {
 		out = append(out, fmt.Sprintf("%s: %s", id, strings.Join(per[id], ", ")))
 	}
 	return strings.Join(out, "; ")
+}
+
+// headroom explains a result without per-pool reasons: the nodes each pool
+// can still add, which were too few for all the pods at once.
+func (o *Orchestrator) headroom(st *status.ScaleUpStatus) string {
+	if st.Result != status.ScaleUpNoOptionsAvailable || o.ctx == nil || o.ctx.CloudProvider == nil {
+		return resultWords(st.Result)
+	}
+	var room []string
+	for _, ng := range o.ctx.CloudProvider.NodeGroups() {
+		target, err := ng.TargetSize()
+		if err != nil {
+			continue
+		}
+		room = append(room, fmt.Sprintf("%s %d", ng.Id(), max(0, ng.MaxSize()-target)))
+	}
+	sort.Strings(room)
+	if len(room) == 0 {
+		return resultWords(st.Result)
+	}
+	return "no single pool can add nodes for all of them at once; nodes each pool can still add: " + strings.Join(room, ", ")
+}
+
+// resultWords says a scale-up result in words.
+func resultWords(r status.ScaleUpResult) string {
+	switch r {
+	case status.ScaleUpSuccessful:
+		return "scale-up succeeded"
+	case status.ScaleUpError:
+		return "scale-up error"
+	case status.ScaleUpNoOptionsAvailable:
+		return "no pool could take the pods"
+	case status.ScaleUpNotNeeded:
+		return "no scale-up needed"
+	case status.ScaleUpNotTried:
+		return "scale-up not tried this loop"
+	case status.ScaleUpInCooldown:
+		return "scale-up in cooldown"
+	case status.ScaleUpLimitedByMaxNodesTotal:
+		return "cluster at --max-nodes-total"
+	}
+	return fmt.Sprintf("scale-up result %d", r)
 }
 
 func appendUnique(s []string, add ...string) []string {

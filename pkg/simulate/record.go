@@ -187,10 +187,16 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		}
 		sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
 		jf := JobFigures{Name: n, Min: jr.Job.Min, Max: jr.Job.Max, MostRunning: jr.MostBound}
-		if jr.MostBound >= jr.Job.Min && len(times) >= jr.Job.Min {
+		// A gang's members count only together; each pod of a plain job
+		// works on its own, so it reaches min once min pods have run at all.
+		together := jr.MostBound
+		if jr.Job.Kind != KindGang {
+			together = len(times)
+		}
+		if together >= jr.Job.Min && len(times) >= jr.Job.Min {
 			jf.AtMin, jf.ToMin = true, max(0, times[jr.Job.Min-1]-jr.Created)
 		}
-		if jr.MostBound >= jr.Job.Max && len(times) >= jr.Job.Max {
+		if together >= jr.Job.Max && len(times) >= jr.Job.Max {
 			jf.AtMax, jf.ToMax = true, max(0, times[jr.Job.Max-1]-jr.Created)
 		}
 		if jr.Job.Kind == KindGang && jr.MostBound > 0 && jr.MostBound < jr.Job.Min {

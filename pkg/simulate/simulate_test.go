@@ -116,6 +116,37 @@ func TestFigures(t *testing.T) {
 	}
 }
 
+// TestFiguresPlainJobOneAtATime: each pod of a plain job works on its own,
+// so two pods that ran one after the other reach min, while a gang whose
+// members ran one after the other never did.
+func TestFiguresPlainJobOneAtATime(t *testing.T) {
+	m := time.Minute
+	r := NewRecord()
+	r.NodeUp("cpu-0", "cpu", 0, 0)
+	etl := Job{Name: "etl", Kind: KindCPU, Members: 2, Min: 2, Max: 2}
+	gang := Job{Name: "g", Kind: KindGang, Members: 2, Min: 2, Max: 2}
+	r.JobCreated(etl, 0)
+	r.JobCreated(gang, 0)
+	r.PodBound("etl", "etl-0", "cpu-0", 1*m)
+	r.PodDone("etl", "etl-0", "cpu-0", 0, 10*m)
+	r.PodBound("etl", "etl-1", "cpu-0", 11*m)
+	r.PodBound("g", "g-0", "cpu-0", 1*m)
+	r.PodDone("g", "g-0", "cpu-0", 0, 10*m)
+	r.PodBound("g", "g-1", "cpu-0", 11*m)
+	r.End = 20 * m
+	f := r.Figures(nil)
+	byName := map[string]JobFigures{}
+	for _, j := range f.Jobs {
+		byName[j.Name] = j
+	}
+	if e := byName["etl"]; !e.AtMin || !e.AtMax || e.ToMin != 11*m {
+		t.Errorf("etl %+v, want at min and max after 11m", e)
+	}
+	if g := byName["g"]; g.AtMin || g.MostRunning != 1 {
+		t.Errorf("gang %+v, want never at min with 1 running", g)
+	}
+}
+
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestReportAndChart(t *testing.T) {
