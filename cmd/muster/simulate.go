@@ -83,29 +83,39 @@ One trace minute takes --minute of wall time. Trace format (--trace FILE):
 }
 
 func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) error {
+	trace, runs, err := simulateRuns(ctx, progress, o)
+	if err != nil {
+		return err
+	}
+	return simulate.WriteReport(out, trace, runs[0], runs[1])
+}
+
+// simulateRuns replays the trace with Muster, then with the baseline, and
+// draws the chart.
+func simulateRuns(ctx context.Context, progress io.Writer, o simOptions) (simulate.Trace, []simulate.Run, error) {
 	if o.minute <= 0 {
-		return fmt.Errorf("--minute: must be positive, got %s", o.minute)
+		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive, got %s", o.minute)
 	}
 	trace := simulate.Default()
 	if o.tracePath != "" {
 		f, err := os.Open(o.tracePath)
 		if err != nil {
-			return fmt.Errorf("--trace: %w", err)
+			return trace, nil, fmt.Errorf("--trace: %w", err)
 		}
 		trace, err = simulate.ParseTrace(f)
 		f.Close()
 		if err != nil {
-			return fmt.Errorf("--trace %s: %w", o.tracePath, err)
+			return trace, nil, fmt.Errorf("--trace %s: %w", o.tracePath, err)
 		}
 	}
 	for _, bin := range []string{"armlocal", "muster-autoscaler"} {
 		if _, err := os.Stat(filepath.Join(o.binDir, bin)); err != nil {
-			return fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.binDir, err)
+			return trace, nil, fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.binDir, err)
 		}
 	}
 	logDir, err := os.MkdirTemp("", "muster-simulate-")
 	if err != nil {
-		return err
+		return trace, nil, err
 	}
 	if !o.keepLogs {
 		defer os.RemoveAll(logDir)
@@ -119,28 +129,28 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s per minute)\n", name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), o.minute)
 		r, err := simulateOnce(ctx, progress, name, muster, trace, o, filepath.Join(logDir, name))
 		if err != nil {
-			return fmt.Errorf("%s run: %w (component logs in %s)", name, err, logDir)
+			return trace, nil, fmt.Errorf("%s run: %w (component logs in %s)", name, err, logDir)
 		}
 		runs = append(runs, r)
 	}
 	if o.chart != "" {
 		f, err := os.Create(o.chart)
 		if err != nil {
-			return fmt.Errorf("--chart: %w", err)
+			return trace, nil, fmt.Errorf("--chart: %w", err)
 		}
 		err = simulate.WriteChart(f, runs...)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("--chart: %w", err)
+			return trace, nil, fmt.Errorf("--chart: %w", err)
 		}
 		fmt.Fprintf(progress, "nodes per pool drawn to %s\n", o.chart)
 	}
 	if o.keepLogs {
 		fmt.Fprintf(progress, "component logs in %s\n", logDir)
 	}
-	return simulate.WriteReport(out, trace, runs[0], runs[1])
+	return trace, runs, nil
 }
 
 // clock turns wall time since start into trace time.

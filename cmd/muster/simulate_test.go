@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/muster-project/muster/pkg/simulate"
+)
+
+// smokeTrace has one job of each kind that must run, and a gang of 9 x 8
+// GPUs that can never fit (the heavy pool holds 8 such members at its max).
+const smokeTrace = `# minute name kind members gpus cpu run-minutes options
+0 etl   cpu  1 0 2  3
+0 pair  gang 2 8 16 4 require=placement-group
+1 huge  gang 9 8 16 3 require=placement-group
+`
+
+// TestSimulateSmoke runs the whole loop the way make simulate does, on a
+// short trace: the in-process API server and scheduler, armlocal with its
+// node agent and the muster-autoscaler binary as separate processes, with
+// Muster's hints and then with the baseline.
+func TestSimulateSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the autoscaler binaries and runs the whole stack twice")
+	}
+	if err := setupLogging(0); err != nil {
+		t.Fatal(err)
+	}
+	binDir := buildAutoscalerBinaries(t)
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "smoke.trace")
+	if err := os.WriteFile(tracePath, []byte(smokeTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := simOptions{tracePath: tracePath, binDir: binDir, minute: time.Second, chart: filepath.Join(dir, "chart.svg"), grace: 8 * time.Minute}
+	var progress bytes.Buffer
+	trace, runs, err := simulateRuns(context.Background(), &progress, o)
+	t.Log(progress.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].Name != "muster" || runs[1].Name != "baseline" {
+		t.Fatalf("runs %v, want muster then baseline", runs)
+	}
+
+	m := runs[0].Figures
+	waits := map[string]simulate.JobFigures{}
+	for _, j := range m.Jobs {
+		waits[j.Name] = j
+	}
+	for _, name := range []string{"etl", "pair"} {
+		if !waits[name].AtMin {
+			t.Errorf("muster: %s never reached min: %+v", name, waits[name])
+		}
+	}
+	if waits["huge"].MostRunning != 0 {
+		t.Errorf("muster: %d members of the gang that can never fit were bound", waits["huge"].MostRunning)
+	}
+	if m.PartialGangs != 0 || m.ExcessNodes != 0 {
+		t.Errorf("muster: partial gangs %d, excess nodes %d %v, want none", m.PartialGangs, m.ExcessNodes, m.Excess)
+	}
+	// Exactly the pair's two heavy nodes: none for the gang that can never fit.
+	if got := m.NodesAdded["gpu-heavy"]; got != 2 {
+		t.Errorf("muster: %d heavy nodes added, want exactly the pair's 2", got)
+	}
+	if got := m.NodesAdded["gpu-light"]; got != 0 {
+		t.Errorf("muster: %d light-GPU nodes added, want none", got)
+	}
+	never := false
+	for _, f := range m.Failures {
+		never = never || strings.Contains(f.Pool, "muster-huge-") && strings.Contains(f.Reason, "even at its max size")
+	}
+	if !never {
+		t.Errorf("muster: no failed scale-up says the huge gang can never fit: %+v", m.Failures)
+	}
+
+	var out bytes.Buffer
+	if err := simulate.WriteReport(&out, trace, runs[0], runs[1]); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := regexp.MustCompile(`^muster: partial gangs 0, excess nodes 0, idle GPU-hours [0-9.]+; baseline: partial gangs [0-9]+, excess nodes [0-9]+, idle GPU-hours [0-9.]+$`)
+	if !last.MatchString(lines[len(lines)-1]) {
+		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
+	}
+	if chart, err := os.ReadFile(o.chart); err != nil || !bytes.Contains(chart, []byte("<svg")) {
+		t.Errorf("chart %s: %v, want an SVG", o.chart, err)
+	}
+}
+
+// buildAutoscalerBinaries builds armlocal and muster-autoscaler from the
+// nested autoscaler module, with its Makefile's flags, into a temporary
+// directory.
+func buildAutoscalerBinaries(t *testing.T) string {
+	t.Helper()
+	module := filepath.Join("..", "..", "autoscaler")
+	bin := t.TempDir()
+	env := append(os.Environ(), "GOFLAGS=-mod=mod -tags=kwok")
+	build := exec.Command(goBinary(), "build", "-o", bin+string(os.PathSeparator), "./cmd/armlocal", "./cmd/muster-autoscaler")
+	build.Dir, build.Env = module, env
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the autoscaler binaries: %v\n%s", err, out)
+	}
+	// go test caches a pass by the files the test read; the binaries are
+	// built in a subprocess, so read their sources here, or a changed
+	// autoscaler would replay a cached pass.
+	list := exec.Command(goBinary(), "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./cmd/armlocal", "./cmd/muster-autoscaler")
+	list.Dir, list.Env = module, env
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("listing the autoscaler binaries' packages: %v", err)
+	}
+	files := []string{filepath.Join(module, "go.mod"), filepath.Join(module, "go.sum")}
+	for _, d := range strings.Fields(string(out)) {
+		matches, err := filepath.Glob(filepath.Join(d, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, matches...)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if _, err := os.ReadFile(f); err != nil {
+			t.Fatalf("reading %s: %v", f, err)
+		}
+	}
+	return bin
+}
+
+// goBinary is the go command of the toolchain running the test.
+func goBinary() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
