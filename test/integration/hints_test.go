@@ -196,6 +196,12 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitExtraCondition(t, ctx, env, "cliquey", hints.ConditionCapacity, hints.ReasonNoRequest, "nodes the autoscaler adds cannot join an existing clique")
+	// Its members are kept out of one-by-one scale-up, which would add
+	// nodes that join no clique with room.
+	held := hints.HoldName(gang.Key{Namespace: ns, Name: "cliquey"})
+	waitPod(t, ctx, env, "cliquey-0", "held from ordinary scale-up", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
+	})
 
 	// Pinned to a node that does not exist.
 	pinned := harness.PodGroupMembers(ns, "pinned", 2, 8)
@@ -216,6 +222,39 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 	stays(t, 3*time.Second, "no ProvisioningRequest at all", func() (bool, error) {
 		return len(provReqs(t, ctx, env)) == 0, nil
 	})
+	// The elastic members waiting beyond the quorum are held too, and the
+	// incomplete gang's members stay gated, which autoscalers skip.
+	heldElastic := hints.HoldName(gang.Key{Namespace: ns, Name: "elastic"})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := 0
+	for _, p := range pods.Items {
+		switch {
+		case p.Labels[gang.GroupLabel] == "elastic" && p.Spec.NodeName == "":
+			waiting++
+			if got := p.Annotations[autoscalingv1.ConsumeAnnotation]; got != heldElastic {
+				t.Errorf("waiting elastic member %s consumes %q, want %q", p.Name, got, heldElastic)
+			}
+		case strings.HasPrefix(p.Name, "partial-"):
+			if !hasPodCondition(&p, v1.PodScheduled, v1.PodReasonSchedulingGated) {
+				t.Errorf("incomplete gang's member %s conditions %+v, want PodScheduled %s", p.Name, p.Status.Conditions, v1.PodReasonSchedulingGated)
+			}
+		}
+	}
+	if waiting == 0 {
+		t.Error("no elastic member waits beyond the quorum; the test lost its case")
+	}
+}
+
+func hasPodCondition(p *v1.Pod, t v1.PodConditionType, reason string) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t && c.Reason == reason {
+			return true
+		}
+	}
+	return false
 }
 
 // A gang's request follows its shortfall: when another gang leaves and frees

@@ -10,7 +10,9 @@
 // replaces it with a new one; it is deleted when the gang's quorum is placed,
 // when the gang is gone, or when a verdict says no nodes should be asked for.
 // The gang's unplaced members carry the consume annotation, so that an
-// autoscaler leaves them out of its ordinary, one-by-one scale-up. Requests
+// autoscaler leaves them out of its ordinary, one-by-one scale-up: naming the
+// live request, or, once the gang is judged to need no request, a name no
+// request has (HoldName). Requests
 // carry Muster's labels and the gang's owner, so a restarted scheduler adopts
 // them and garbage collection removes them with the gang.
 package hints
@@ -215,11 +217,13 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		return
 	case wanted && bound >= want.Min:
 		w.drop(ctx, k, live, "quorum placed")
+		w.annotate(ctx, members, HoldName(k))
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
 		w.forget(k)
 		return
 	case !wanted && adopted && bound >= adoptedMin:
 		w.drop(ctx, k, live, "quorum placed while the scheduler was away")
+		w.annotate(ctx, members, HoldName(k))
 		w.forget(k)
 		return
 	case !wanted:
@@ -227,6 +231,12 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		return
 	case !want.Verdict.Hint:
 		w.drop(ctx, k, live, want.Verdict.NoReason)
+		if want.Verdict.NoReason != hint.NoHintFits {
+			// Members fit now is a passing state; every other reason
+			// means no nodes should be added for these members, by
+			// Muster's request or one by one.
+			w.annotate(ctx, members, HoldName(k))
+		}
 		w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonNoRequest, Message: want.Verdict.Message})
 		return
 	}
@@ -251,6 +261,21 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	}
 	w.annotate(ctx, members, name)
 	w.mirror(ctx, want, name)
+}
+
+// HoldName is what an unplaced member's consume annotation names when its
+// gang gets no request: elastic members once the quorum runs, members of a
+// gang confined to a level new nodes cannot join, or pinned to nodes. No
+// ProvisioningRequest has that name, so no autoscaler provisions for it, and
+// every autoscaler that honours the annotation (upstream's and Muster's)
+// leaves the pod out of its ordinary one-by-one scale-up, which would add
+// nodes the scheduler cannot use for the gang.
+func HoldName(k gang.Key) string {
+	base := "muster-" + k.Name
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	return strings.TrimSuffix(base, "-") + "-held"
 }
 
 // requestName is stable for an unchanged shortfall, so a verdict repeated
@@ -432,7 +457,8 @@ func (w *Writer) Bookings() []Booking {
 	return out
 }
 
-// annotate marks the gang's unplaced members as consumers of the request.
+// annotate marks the gang's unplaced members as consumers of the request
+// (or of HoldName).
 func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
 		autoscalingv1.ConsumeAnnotation: name,
