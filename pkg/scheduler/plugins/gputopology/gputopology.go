@@ -612,18 +612,25 @@ func (pl *Topology) podGone(obj any) {
 			pod, _ = t.Obj.(*v1.Pod)
 		}
 	}
-	if pod == nil || pod.Spec.NodeName == "" {
+	if pod == nil {
 		return
 	}
 	key, _, isGang, err := gang.GroupOf(pod)
 	if err != nil {
 		return
 	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pod.Spec.NodeName == "" {
+		// A gang that never placed a member may still have a hint time.
+		if isGang {
+			pl.forgetHinted(key)
+		}
+		return
+	}
 	if !isGang {
 		key = gang.Key{Namespace: pod.Namespace, Name: "pod:" + pod.Name}
 	}
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
 	if p := pl.gangs[key]; p != nil {
 		p.remove(pod.UID)
 		pl.forgetIfEmpty(p)

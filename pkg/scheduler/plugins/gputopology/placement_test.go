@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -232,4 +233,40 @@ func benchmarkGang(b *testing.B, nodes, size int, ann map[string]string) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/member")
 	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/gang")
+}
+
+// TestHintTimeForgottenWhenGangGone: a gang whose members never bound leaves
+// no hint time behind once its last member is deleted.
+func TestHintTimeForgottenWhenGangGone(t *testing.T) {
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &v1.Pod{}, 0, cache.Indexers{})
+	if err := gangplugin.EnsureGangIndex(informer); err != nil {
+		t.Fatal(err)
+	}
+	pl := newTestPlugin()
+	pl.pods = informer.GetIndexer()
+	pl.hinted = map[gang.Key]time.Time{}
+	k := gang.Key{Namespace: "ml", Name: "g"}
+	pods := members("g", 2, "8")
+	for _, p := range pods {
+		if err := pl.pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pl.hinted[k] = time.Now()
+
+	// As the informer does: the store first, then the handler.
+	remove := func(p *v1.Pod) {
+		if err := pl.pods.Delete(p); err != nil {
+			t.Fatal(err)
+		}
+		pl.podGone(p)
+	}
+	remove(pods[0])
+	if _, ok := pl.hinted[k]; !ok {
+		t.Fatal("hint time forgotten while a member is left")
+	}
+	remove(pods[1])
+	if _, ok := pl.hinted[k]; ok {
+		t.Error("hint time kept after the gang's last unbound member was deleted")
+	}
 }
