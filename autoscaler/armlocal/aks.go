@@ -253,12 +253,7 @@ func (s *Server) agentPoolPut(w http.ResponseWriter, r *http.Request, rg, cluste
 		}
 		op.creates = s.addInstancesLocked(now, &ap.pool, ap.vmssName, want-len(live))
 	case want < len(live):
-		for k := len(live) - 1; k >= 0 && len(op.deletes) < len(live)-want; k-- {
-			if live[k].deleteAt.IsZero() {
-				live[k].deleteAt = now.Add(s.delDelay)
-				op.deletes = append(op.deletes, live[k])
-			}
-		}
+		op.deletes = s.retireNewestLocked(&ap.pool, len(live)-want, now)
 	}
 	ap.count = want
 	ap.lastOpFailed = false

@@ -309,13 +309,7 @@ func (s *Server) scaleSetUpdate(w http.ResponseWriter, r *http.Request, rg, name
 			}
 			op.creates = s.addInstancesLocked(now, &ss.pool, ss.name, want-ss.capacity)
 		case want < ss.capacity:
-			live := ss.live()
-			for k := len(live) - 1; k >= 0 && len(op.deletes) < ss.capacity-want; k-- {
-				if live[k].deleteAt.IsZero() {
-					live[k].deleteAt = now.Add(s.delDelay)
-					op.deletes = append(op.deletes, live[k])
-				}
-			}
+			op.deletes = s.retireNewestLocked(&ss.pool, ss.capacity-want, now)
 		}
 		ss.capacity = want
 	}

@@ -82,6 +82,20 @@ func (p *pool) gc(now time.Time) {
 	p.instances = kept
 }
 
+// retireNewestLocked starts deleting the n newest live instances not
+// already being deleted, as a scale set without a scale-in policy does.
+func (s *Server) retireNewestLocked(p *pool, n int, now time.Time) []*instance {
+	var out []*instance
+	live := p.live()
+	for k := len(live) - 1; k >= 0 && len(out) < n; k-- {
+		if live[k].deleteAt.IsZero() {
+			live[k].deleteAt = now.Add(s.delDelay)
+			out = append(out, live[k])
+		}
+	}
+	return out
+}
+
 func (p *pool) find(id int) *instance {
 	for _, i := range p.instances {
 		if i.id == id && !i.gone {
