@@ -397,10 +397,14 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 3 nodes"})
 	waitExtraCondition(t, ctx, env, "first", hints.ConditionCapacity, hints.ReasonProvisioned, "adding 3 nodes")
 
-	// A younger gang that would fit on two of the new nodes.
+	// A younger gang that would fit on two of the new nodes, and a lone
+	// 1-GPU pod that would take a GPU from the first of them.
 	time.Sleep(1100 * time.Millisecond) // the nodes come up after the booking, to the second
 	createPodGroup(t, env, 2, 0, 0, "second")
 	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "second", 2, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePods(ctx, env.Client, harness.Member{Namespace: ns, Name: "lone", GPUs: 1}); err != nil {
 		t.Fatal(err)
 	}
 	// The booked nodes arrive one by one.
@@ -413,4 +417,5 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	waitBound(t, env, gang.PodGroupLabel, "first", 3)
 	stayBound(t, env, gang.PodGroupLabel, "second", 0, time.Second)
 	waitPod(t, ctx, env, "second-0", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
+	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 }

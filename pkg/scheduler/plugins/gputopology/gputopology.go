@@ -46,7 +46,7 @@ const (
 	ReasonGPUCount = "node(s) had too few free GPUs for the member"
 	ReasonDomain   = "node(s) were outside the topology domain chosen for the gang's quorum"
 	ReasonRequired = "node(s) were outside the gang's required topology domain (muster.dev/topology-required)"
-	ReasonBooked   = "node(s) were added by the cluster-autoscaler for another gang that has not bound yet"
+	ReasonBooked   = "node(s) were added by the cluster-autoscaler for a gang that has not bound yet"
 )
 
 // MaxChoiceRetries bounds how many domains a decision tries when the index
@@ -167,6 +167,9 @@ type cycleState struct {
 	placement                *placement
 	// booked lists other gangs' bookings: new nodes kept for them.
 	booked []hints.Booking
+	// lone: the pod is no gang's member; it may use what a booked node has
+	// left over after one booked member.
+	lone bool
 }
 
 type labelValue struct{ label, value string }
@@ -226,16 +229,15 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	s := &cycleState{gpus: gpus, class: req.Class}
-	// Members of other gangs keep off nodes added for a gang's booking: a
-	// younger gang taking them would leave the booked gang short for good.
-	// Lone pods are not held: they finish soon, and the autoscaler counts on
-	// them fitting on capacity it is adding.
-	if !strings.HasPrefix(key.Name, "pod:") {
-		for _, b := range pl.hints.Bookings() {
-			if b.Key != key {
-				s.booked = append(s.booked, b)
-			}
+	s := &cycleState{gpus: gpus, class: req.Class, lone: strings.HasPrefix(key.Name, "pod:")}
+	// Other pods keep off nodes added for a gang's booking: a pod taking one
+	// leaves the booked gang short, the autoscaler adds nodes again for it,
+	// and the nodes it was adding for that pod go unused. A lone pod may
+	// still use what such a node has left over after a booked member, as the
+	// autoscaler's own simulation of the booking does.
+	for _, b := range pl.hints.Bookings() {
+		if b.Key != key {
+			s.booked = append(s.booked, b)
 		}
 	}
 
@@ -491,7 +493,10 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonRequired)
 	}
 	for _, b := range s.booked {
-		if node.CreationTimestamp.After(b.Since) && ni.GetAllocatable().GetScalarResources()[pl.gpu] >= b.GPUs {
+		if !node.CreationTimestamp.After(b.Since) || ni.GetAllocatable().GetScalarResources()[pl.gpu] < b.GPUs {
+			continue
+		}
+		if !s.lone || freeGPUs(ni, pl.gpu)-s.gpus < b.GPUs {
 			return fwk.NewStatus(fwk.Unschedulable, ReasonBooked)
 		}
 	}
