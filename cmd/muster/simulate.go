@@ -192,7 +192,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
 		return run, err
 	}
-	warm, err := prepareCluster(ctx, env)
+	warm, err := prepareCluster(ctx, env, schedulerFor(muster))
 	if err != nil {
 		return run, err
 	}
@@ -290,7 +290,11 @@ const gpuWait = 31 * time.Second
 // node can ever hold (so the autoscaler ignores it), and returns when the
 // sentinel is older than gpuWait: from then on the autoscaler treats GPU
 // pods like any other, in both runs.
-func prepareCluster(ctx context.Context, env *harness.Env) (time.Time, error) {
+//
+// The sentinel goes to the run's scheduler: the autoscaler counts only pods a
+// scheduler has marked unschedulable, and an ignored sentinel would leave
+// every GPU pod of the run to the 30 s wait.
+func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (time.Time, error) {
 	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("16Gi"), v1.ResourcePods: resource.MustParse("110")}
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: systemNode, Labels: map[string]string{topology.HostnameLabel: systemNode, topology.LegacyAgentPoolLabel: "system", topology.AgentPoolLabel: "system"}},
@@ -303,7 +307,8 @@ func prepareCluster(ctx context.Context, env *harness.Env) (time.Time, error) {
 	sentinel := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gpu-wait-sentinel"},
 		Spec: v1.PodSpec{
-			NodeSelector: map[string]string{"sim.muster.dev/never": "true"},
+			SchedulerName: scheduler,
+			NodeSelector:  map[string]string{"sim.muster.dev/never": "true"},
 			Containers: []v1.Container{{Name: "c", Image: "pause", Resources: v1.ResourceRequirements{
 				Requests: v1.ResourceList{harness.GPU: resource.MustParse("1")}, Limits: v1.ResourceList{harness.GPU: resource.MustParse("1")}}}},
 		},
@@ -325,10 +330,7 @@ func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster boo
 			req[harness.GPU] = *resource.NewQuantity(j.GPUs, resource.DecimalSI)
 			tol = []v1.Toleration{{Key: topology.GPUResource, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
 		}
-		sched := "default-scheduler"
-		if muster {
-			sched = harness.MusterProfile
-		}
+		sched := schedulerFor(muster)
 		p := &v1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: simNamespace, Name: fmt.Sprintf("%s-%d", j.Name, i), Labels: map[string]string{jobLabel: j.Name}, Annotations: map[string]string{}},
 			Spec: v1.PodSpec{SchedulerName: sched, Tolerations: tol,
@@ -347,6 +349,14 @@ func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster boo
 		}
 	}
 	return nil
+}
+
+// schedulerFor is the scheduler name the run's pods ask for.
+func schedulerFor(muster bool) string {
+	if muster {
+		return harness.MusterProfile
+	}
+	return v1.DefaultSchedulerName
 }
 
 func limitsFor(req v1.ResourceList) v1.ResourceList {
