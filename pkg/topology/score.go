@@ -14,6 +14,10 @@ type Fit struct {
 	// GroupWhollyFree: the node's clique (or narrowest group above the node)
 	// has no GPU in use, so placing here breaks into a whole free group.
 	GroupWhollyFree bool
+	// CameUpWhileWaiting: the node registered after the member was created,
+	// likely added by the autoscaler for it; an older free node is left to
+	// scale down instead of the new one going unused.
+	CameUpWhileWaiting bool
 }
 
 // Score weights, highest first: each tier outweighs everything below it.
@@ -25,18 +29,23 @@ const (
 	scoreNodeInUse   = 600  // does not break into a wholly free node
 	scoreGroupInUse  = 300  // does not break into a wholly free clique
 	scorePacking     = 100  // scaled by the node's GPU use after placement
+	scoreCameUp      = 1    // ties only: below one GPU's worth of packing
 
 	// MaxRawScore is the highest raw score; plugins normalize against it.
-	MaxRawScore = scoreGangDomain + scoreGangMembers + scoreExactFit + scoreNodeInUse + scoreGroupInUse + scorePacking
+	MaxRawScore = scoreGangDomain + scoreGangMembers + scoreExactFit + scoreNodeInUse + scoreGroupInUse + scorePacking + scoreCameUp
 )
 
 // Score ranks a node for a member: the gang's own domain first, then nodes
 // that already hold gang members, then packing that keeps GPUs usable: no
 // GPUs left over, or enough left for the smallest shape; a partly used node
 // before a whole free one, a partly used clique before a whole free one; and
-// finally the fuller node.
+// then the fuller node; and among equals, a node that came up while the
+// member waited.
 func Score(f Fit) int64 {
 	var s int64
+	if f.CameUpWhileWaiting {
+		s += scoreCameUp
+	}
 	if f.InGangDomain {
 		s += scoreGangDomain
 	}

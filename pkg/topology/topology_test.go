@@ -216,6 +216,14 @@ func TestScoreOrder(t *testing.T) {
 			{AllocGPUs: 8, FreeGPUs: 8, Want: 4, Smallest: 2},
 			{AllocGPUs: 8, FreeGPUs: 8, Want: 4, Smallest: 2, GroupWhollyFree: true},
 		}},
+		{name: "among equals, the node that came up while the member waited", fits: []Fit{
+			{AllocGPUs: 1, FreeGPUs: 1, Want: 1, Smallest: 1, GroupWhollyFree: true, CameUpWhileWaiting: true},
+			{AllocGPUs: 1, FreeGPUs: 1, Want: 1, Smallest: 1, GroupWhollyFree: true},
+		}},
+		{name: "one GPU of packing outweighs a node coming up", fits: []Fit{
+			{AllocGPUs: 16, FreeGPUs: 7, Want: 1, Smallest: 1},
+			{AllocGPUs: 16, FreeGPUs: 8, Want: 1, Smallest: 1, CameUpWhileWaiting: true},
+		}},
 	}
 	for _, tc := range cases {
 		for i := 1; i < len(tc.fits); i++ {

@@ -517,7 +517,7 @@ func (pl *Topology) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod,
 
 // Score ranks a node by topology.Score: the gang's domain, its members'
 // nodes, then packing that keeps leftover GPUs usable.
-func (pl *Topology) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
+func (pl *Topology) Score(_ context.Context, state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) (int64, *fwk.Status) {
 	s, ok := readState(state)
 	if !ok {
 		return 0, nil
@@ -525,10 +525,11 @@ func (pl *Topology) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni
 	node := ni.Node()
 	alloc := ni.GetAllocatable().GetScalarResources()[pl.gpu]
 	f := topology.Fit{
-		InGangDomain: s.prefer.label != "" && s.prefer.holds(node),
-		AllocGPUs:    alloc,
-		FreeGPUs:     alloc - ni.GetRequested().GetScalarResources()[pl.gpu],
-		Want:         s.gpus,
+		InGangDomain:       s.prefer.label != "" && s.prefer.holds(node),
+		AllocGPUs:          alloc,
+		FreeGPUs:           alloc - ni.GetRequested().GetScalarResources()[pl.gpu],
+		Want:               s.gpus,
+		CameUpWhileWaiting: pod.CreationTimestamp.Before(&node.CreationTimestamp),
 	}
 	pl.mu.RLock()
 	f.GangMembers = s.placement.onNode[node.Name]
