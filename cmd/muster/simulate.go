@@ -247,10 +247,11 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 		}
 		for next < len(trace.Jobs) && trace.Jobs[next].At <= clk.now() {
 			j := trace.Jobs[next]
+			// Recorded first: a pod can bind before createJob returns.
+			w.created(j)
 			if err := createJob(ctx, env, j, muster); err != nil {
 				return run, err
 			}
-			w.created(j)
 			next++
 		}
 		if w.allDone(len(trace.Jobs)) && next == len(trace.Jobs) {
