@@ -93,6 +93,10 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		"--scale-down-delay-after-delete=0s",
 		"--scale-down-delay-after-failure=" + wallOf(o, 2*time.Minute).String(),
 		"--max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
+		// Upstream's default, in trace time: a node once found unremovable
+		// (it held a pod) would otherwise stay for 5 wall minutes, the
+		// rest of the run, however idle it became.
+		"--unremovable-node-recheck-timeout=" + wallOf(o, 5*time.Minute).String(),
 		// Gives muster-scheduler time to mark a short gang's members as
 		// consumers of its ProvisioningRequest before ordinary scale-up
 		// looks at them; the same for both runs.
