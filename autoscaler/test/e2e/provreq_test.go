@@ -72,6 +72,9 @@ func installProvisioningRequestCRD(t *testing.T, cfg *rest.Config) {
 type gang struct {
 	name  string
 	count int
+	// members, when above count, is how many pending members consume the
+	// request: the others are those the scheduler counts on existing nodes.
+	members int
 	// memory, when set, is the template's muster.dev/gpu-memory-min.
 	memory string
 }
@@ -136,7 +139,7 @@ func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interf
 	if !equality.Semantic.DeepEqual(back.Spec, pr.Spec) {
 		t.Fatalf("ProvisioningRequest %s: the CRD changed spec %+v to %+v", g.name, pr.Spec, back.Spec)
 	}
-	for i := 0; i < g.count; i++ {
+	for i := 0; i < max(g.count, g.members); i++ {
 		p := &apiv1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", g.name, i), Namespace: "default", Labels: map[string]string{"muster.dev/gang": g.name},
 				Annotations: map[string]string{
@@ -593,6 +596,27 @@ retryDelay: 200ms
 		if !live[name] {
 			t.Fatalf("gang-a's instance %s was removed; booked nodes must not be scaled down", name)
 		}
+	}
+
+	// (g) a request names only its gang's shortfall: gang-g has 4 pending
+	// members and asks for 1, its scheduler counting the other 3 on
+	// existing nodes. Once gang-a's request is withdrawn, gang-a's 3 empty
+	// nodes are the only free capacity: the requested pod fits them only
+	// if the other 3 members are forgotten. It must never be found there.
+	gang{name: "gang-g", count: 1, members: 4}.create(t, kube, dyn)
+	waitFor(t, "gang-g to be Provisioned=False", func() bool {
+		p := condition(getRequest(t, dyn, "gang-g"), provreqv1.Provisioned)
+		return p != nil && p.Status == metav1.ConditionFalse
+	})
+	if err := dyn.Resource(provreqv1.Resource).Namespace("default").Delete(context.Background(), "gang-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second) // the backoff is 2-4 s
+	for time.Now().Before(deadline) {
+		if p := condition(getRequest(t, dyn, "gang-g"), provreqv1.Provisioned); p != nil && p.Status == metav1.ConditionTrue && p.Reason == "CapacityIsFound" {
+			t.Fatalf("gang-g Provisioned %q: %q; the capacity its other members count on was taken for the requested pod", p.Reason, p.Message)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	proc.checkRunning(t)
 }
