@@ -12,9 +12,9 @@
 // The gang's unplaced members carry the consume annotation, so that an
 // autoscaler leaves them out of its ordinary, one-by-one scale-up: naming the
 // live request, or, once the gang is judged to need no request, a name no
-// request has (HoldName). Requests
-// carry Muster's labels and the gang's owner, so a restarted scheduler adopts
-// them and garbage collection removes them with the gang.
+// request has (HoldName). Requests carry Muster's labels and the gang's
+// owner, so a restarted scheduler adopts them and garbage collection removes
+// them with the gang.
 package hints
 
 import (
@@ -271,11 +271,16 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 // leaves the pod out of its ordinary one-by-one scale-up, which would add
 // nodes the scheduler cannot use for the gang.
 func HoldName(k gang.Key) string {
+	return nameBase(k) + "-held"
+}
+
+// nameBase starts the names of a gang's requests, short enough for a suffix.
+func nameBase(k gang.Key) string {
 	base := "muster-" + k.Name
 	if len(base) > 200 {
 		base = base[:200]
 	}
-	return strings.TrimSuffix(base, "-") + "-held"
+	return strings.TrimSuffix(base, "-")
 }
 
 // requestName is stable for an unchanged shortfall, so a verdict repeated
@@ -288,11 +293,7 @@ func requestName(x Want) string {
 	ann, _ := json.Marshal(x.TemplateAnnotations)
 	h.Write(ann)
 	sum := hex.EncodeToString(h.Sum(nil))[:10]
-	base := "muster-" + x.Key.Name
-	if len(base) > 200 {
-		base = base[:200]
-	}
-	return strings.TrimSuffix(base, "-") + "-" + sum
+	return nameBase(x.Key) + "-" + sum
 }
 
 // templateSpec is the member's pod spec as the autoscaler should simulate it:
