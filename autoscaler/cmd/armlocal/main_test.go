@@ -28,13 +28,7 @@ const waitLimit = 2 * time.Minute // hang guard, not a timing assertion
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	apiservertest.WaitFor(t, what, waitLimit, 50*time.Millisecond, cond)
 }
 
 // TestSimulateScenarioWithNodeAgent runs the command's scenario with the

@@ -120,3 +120,16 @@ func WriteKubeconfig(t *testing.T, c *rest.Config) string {
 
 // GoBin is the go command the tests build with.
 func GoBin() string { return goBin() }
+
+// WaitFor polls cond every poll until it holds, failing the test after
+// limit: a hang guard, not a timing assertion.
+func WaitFor(t *testing.T, what string, limit, poll time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(poll)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
+	"github.com/muster-project/muster/autoscaler/nodeagent/apiservertest"
 )
 
 const (
@@ -28,13 +28,7 @@ const (
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	apiservertest.WaitFor(t, what, waitLimit, 200*time.Millisecond, cond)
 }
 
 // registerNode creates the Node a kubelet (plus GPU Feature Discovery) would
@@ -128,38 +122,7 @@ func TestGPUGangScaleUpAndDown(t *testing.T) {
 	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
 	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
 
-	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "client-secret")
-	if err := os.WriteFile(secretFile, []byte("e2e-secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cloudConfig := filepath.Join(dir, "cloud-config.yaml")
-	if err := os.WriteFile(cloudConfig, []byte(fmt.Sprintf(`
-resourceManagerEndpoint: %[1]s
-activeDirectoryAuthorityHost: %[1]s
-tenantId: %[2]s
-subscriptionId: %[3]s
-resourceGroup: %[4]s
-location: westeurope
-auth:
-  method: client-secret
-  clientId: muster-autoscaler
-  clientSecretFile: %[5]s
-autoDiscovery:
-  tags:
-    cluster-autoscaler-enabled: "true"
-    cluster-autoscaler-name: e2e
-gpuPools:
-  scaleDownUnneededTime: 3s
-  maxNodeProvisionTime: 2m
-pollInterval: 200ms
-cacheTTL: 500ms
-discoveryInterval: 5s
-requestTimeout: 20s
-retryDelay: 200ms
-`, arm.URL(), arm.TenantID(), arm.SubscriptionID(), rg, secretFile)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cloudConfig := writeCloudConfig(t, arm, "3s", "2m")
 
 	cmd := exec.Command(bin,
 		"--kubeconfig="+writeKubeconfig(t, restCfg),

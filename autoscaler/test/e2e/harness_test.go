@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/muster-project/muster/autoscaler/armlocal"
 	"github.com/muster-project/muster/autoscaler/nodeagent/apiservertest"
 )
 
@@ -73,4 +75,45 @@ func (w logWriter) Write(p []byte) (int, error) {
 		w.t.Log(w.prefix + line)
 	}
 	return len(p), nil
+}
+
+// writeCloudConfig writes the client secret and a cloud-config for the
+// provider against arm, discovering the pools tagged for this e2e, with the
+// GPU pools' scale-down unneeded time and node provision time; it returns
+// the cloud-config's path.
+func writeCloudConfig(t *testing.T, arm *armlocal.Server, gpuUnneeded, gpuProvision string) string {
+	t.Helper()
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "client-secret")
+	if err := os.WriteFile(secretFile, []byte("e2e-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cloudConfig := filepath.Join(dir, "cloud-config.yaml")
+	if err := os.WriteFile(cloudConfig, []byte(fmt.Sprintf(`
+resourceManagerEndpoint: %[1]s
+activeDirectoryAuthorityHost: %[1]s
+tenantId: %[2]s
+subscriptionId: %[3]s
+resourceGroup: %[4]s
+location: westeurope
+auth:
+  method: client-secret
+  clientId: muster-autoscaler
+  clientSecretFile: %[5]s
+autoDiscovery:
+  tags:
+    cluster-autoscaler-enabled: "true"
+    cluster-autoscaler-name: e2e
+gpuPools:
+  scaleDownUnneededTime: %[6]s
+  maxNodeProvisionTime: %[7]s
+pollInterval: 200ms
+cacheTTL: 500ms
+discoveryInterval: 5s
+requestTimeout: 20s
+retryDelay: 200ms
+`, arm.URL(), arm.TenantID(), arm.SubscriptionID(), rg, secretFile, gpuUnneeded, gpuProvision)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cloudConfig
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -348,38 +347,7 @@ func TestProvisioningRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "client-secret")
-	if err := os.WriteFile(secretFile, []byte("e2e-secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cloudConfig := filepath.Join(dir, "cloud-config.yaml")
-	if err := os.WriteFile(cloudConfig, []byte(fmt.Sprintf(`
-resourceManagerEndpoint: %[1]s
-activeDirectoryAuthorityHost: %[1]s
-tenantId: %[2]s
-subscriptionId: %[3]s
-resourceGroup: %[4]s
-location: westeurope
-auth:
-  method: client-secret
-  clientId: muster-autoscaler
-  clientSecretFile: %[5]s
-autoDiscovery:
-  tags:
-    cluster-autoscaler-enabled: "true"
-    cluster-autoscaler-name: e2e
-gpuPools:
-  scaleDownUnneededTime: 2s
-  maxNodeProvisionTime: 10m
-pollInterval: 200ms
-cacheTTL: 500ms
-discoveryInterval: 5s
-requestTimeout: 20s
-retryDelay: 200ms
-`, arm.URL(), arm.TenantID(), arm.SubscriptionID(), rg, secretFile)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cloudConfig := writeCloudConfig(t, arm, "2s", "10m")
 	args := []string{
 		"--kubeconfig=" + writeKubeconfig(t, restCfg),
 		"--cloud-config=" + cloudConfig,
