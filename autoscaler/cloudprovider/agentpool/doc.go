@@ -34,6 +34,8 @@
 //	ForceDeleteNodes             implemented: the named instances only, min not checked
 //	DecreaseTargetSize           implemented: never deletes an existing instance
 //	Nodes                        implemented, with failed instances' error class
+//	WithdrawCreating             Muster's: deletes instances still being created
+//	                             that no pending pod needs (package upcoming)
 //	TemplateNodeInfo             implemented from Resource SKUs data (scale from zero)
 //	Exist                        implemented (true: pools are never theoretical)
 //	Create, Delete               ErrNotImplemented: no node auto-provisioning

@@ -121,7 +121,7 @@ func (m *manager) stop() {
 }
 
 func (m *manager) newGroup(p PoolConfig, kind string) *nodeGroup {
-	g := &nodeGroup{m: m, id: p.Name, kind: kind, minSize: p.Min, maxSize: p.Max, pool: p, failed: map[string]failedInstance{}}
+	g := &nodeGroup{m: m, id: p.Name, kind: kind, minSize: p.Min, maxSize: p.Max, pool: p, failed: map[string]failedInstance{}, withdrawn: map[string]time.Time{}}
 	rg := p.ResourceGroup
 	switch kind {
 	case PoolTypeAKS:

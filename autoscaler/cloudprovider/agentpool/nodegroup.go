@@ -75,6 +75,9 @@ type nodeGroup struct {
 	state   *poolState
 	fetched time.Time
 	failed  map[string]failedInstance // lower-case provider ID
+	// withdrawn instances were deleted while still being created; a core
+	// whose instance cache still lists them may ask to delete them again.
+	withdrawn map[string]time.Time // lower-case provider ID -> forget after
 }
 
 var _ cloudprovider.NodeGroup = &nodeGroup{}
@@ -429,6 +432,7 @@ func (g *nodeGroup) deleteNodes(nodes []*apiv1.Node, force bool) error {
 		g.mu.Lock()
 		_, wasFailed := g.failed[pid]
 		delete(g.failed, pid)
+		_, wasWithdrawn := g.withdrawn[pid]
 		g.mu.Unlock()
 		v, ok := byID[pid]
 		switch {
@@ -436,7 +440,7 @@ func (g *nodeGroup) deleteNodes(nodes []*apiv1.Node, force bool) error {
 			continue
 		case ok:
 			keys = append(keys, v.key)
-		case wasFailed:
+		case wasFailed || wasWithdrawn:
 			forgot++ // already cleaned up by the provider
 		default:
 			return fmt.Errorf("pool %s: node %s (providerID %q) is not an instance of %s", g.id, n.Name, n.Spec.ProviderID, g.be.describe())
@@ -452,6 +456,12 @@ func (g *nodeGroup) deleteNodes(nodes []*apiv1.Node, force bool) error {
 		return fmt.Errorf("pool %s: deleting %d nodes would shrink it to %d, below its min %d", g.id, len(keys), st.size-len(keys), g.minSize)
 	}
 	klog.InfoS("Deleting pool instances", "pool", g.id, "instances", keys, "force", force)
+	return g.deleteLocked(keys)
+}
+
+// deleteLocked issues the deletion of keys, marks them Deleting in the cache
+// and follows the operation in the background. writeMu must be held.
+func (g *nodeGroup) deleteLocked(keys []string) error {
 	ctx, cancel := g.ctx()
 	defer cancel()
 	op, err := g.be.deleteInstances(ctx, keys)
@@ -483,6 +493,65 @@ func (g *nodeGroup) deleteNodes(nodes []*apiv1.Node, force bool) error {
 		g.invalidate()
 	})
 	return nil
+}
+
+// WithdrawCreating deletes up to n of the pool's instances that are still
+// being created and whose providerID no registered node carries (registered
+// holds lower-case provider IDs), newest first and never below min. It is
+// for a scale-up whose pods went elsewhere before the nodes came up: the
+// pool is read fresh, so an instance that has meanwhile come up is kept.
+// It returns the provider IDs of the withdrawn instances.
+func (g *nodeGroup) WithdrawCreating(n int, registered map[string]bool) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	st, err := g.fresh()
+	if err != nil {
+		return nil, err
+	}
+	var creating []vm
+	for _, v := range st.instances {
+		if v.state == cloudprovider.InstanceCreating && v.failCode == "" && !registered[strings.ToLower(v.providerID)] {
+			creating = append(creating, v)
+		}
+	}
+	n = min(n, len(creating), st.size-g.minSize)
+	if n <= 0 {
+		return nil, nil
+	}
+	// Newest first: instance IDs and machine names grow with each
+	// instance, so the longer, then the greater, is the newer.
+	sort.Slice(creating, func(a, b int) bool {
+		ka, kb := creating[a].key, creating[b].key
+		if len(ka) != len(kb) {
+			return len(ka) > len(kb)
+		}
+		return ka > kb
+	})
+	keys := make([]string, 0, n)
+	ids := make([]string, 0, n)
+	for _, v := range creating[:n] {
+		keys = append(keys, v.key)
+		ids = append(ids, v.providerID)
+	}
+	klog.InfoS("Withdrawing pool instances still being created", "pool", g.id, "instances", keys)
+	if err := g.deleteLocked(keys); err != nil {
+		return nil, err
+	}
+	forget := time.Now().Add(g.m.cfg.FailedInstanceRetention.or(DefaultFailedInstanceRetention))
+	g.mu.Lock()
+	for _, id := range ids {
+		g.withdrawn[strings.ToLower(id)] = forget
+	}
+	for id, until := range g.withdrawn {
+		if time.Now().After(until) {
+			delete(g.withdrawn, id)
+		}
+	}
+	g.mu.Unlock()
+	return ids, nil
 }
 
 // DecreaseTargetSize lowers the target for instances not yet created; it

@@ -370,6 +370,64 @@ func TestDecreaseTargetSize(t *testing.T) {
 	}
 }
 
+// TestWithdrawCreating: instances still being created that no node has
+// registered for are deleted newest first; a registered one, one that is
+// up, and the pool's min are kept; the core may then delete a withdrawn
+// instance again without error.
+func TestWithdrawCreating(t *testing.T) {
+	e := newEnv(t, time.Minute) // instances stay Creating for the whole test
+	p := e.provider(t)
+	light := group(t, p, "gpu-light")
+	if err := light.IncreaseSize(4); err != nil {
+		t.Fatal(err)
+	}
+	_, insts, _ := e.srv.ScaleSet(rg, "gpu-light")
+	if len(insts) != 4 {
+		t.Fatalf("%d instances, want 4", len(insts))
+	}
+	// The newest has registered a node (its kubelet came up before Azure
+	// finished the VM): it is not withdrawn.
+	registered := map[string]bool{strings.ToLower(insts[3].ProviderID): true}
+	got, err := light.WithdrawCreating(2, registered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != insts[2].ProviderID || got[1] != insts[1].ProviderID {
+		t.Fatalf("withdrew %v, want instances 2 and 1: %s, %s", got, insts[2].ProviderID, insts[1].ProviderID)
+	}
+	eventually(t, "2 instances left", func() bool { c, st := states(e, "gpu-light"); return c == 2 && len(st) == 2 })
+	if _, st := states(e, "gpu-light"); st[insts[0].ID] == "" || st[insts[3].ID] == "" {
+		t.Fatalf("kept %v, want instances %s and %s", st, insts[0].ID, insts[3].ID)
+	}
+	// More than is still creating and unregistered: only instance 0 goes.
+	if got, err := light.WithdrawCreating(5, registered); err != nil || len(got) != 1 || got[0] != insts[0].ProviderID {
+		t.Fatalf("second withdrawal: %v, %v", got, err)
+	}
+	eventually(t, "1 instance left", func() bool { c, st := states(e, "gpu-light"); return c == 1 && len(st) == 1 })
+	// The core's cached instance list may still show a withdrawn one as
+	// unregistered and delete it later: nothing to do, no error.
+	if err := light.DeleteNodes([]*apiv1.Node{node("withdrawn", insts[1].ProviderID)}); err != nil {
+		t.Fatalf("deleting a withdrawn instance again: %v", err)
+	}
+	if c, _ := states(e, "gpu-light"); c != 1 {
+		t.Fatalf("capacity %d after the repeated delete, want 1", c)
+	}
+
+	// An instance that is up is never withdrawn, nor one below min.
+	heavy := group(t, p, "gpu-heavy")
+	if got, err := heavy.WithdrawCreating(1, nil); err != nil || len(got) != 0 {
+		t.Fatalf("heavy pool (instance up): withdrew %v, %v", got, err)
+	}
+	cpu := group(t, p, "cpu") // min 1, one instance up
+	if err := cpu.IncreaseSize(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cpu.WithdrawCreating(3, nil); err != nil || len(got) != 1 {
+		t.Fatalf("cpu pool: withdrew %v, %v; want the one being created", got, err)
+	}
+	eventually(t, "the cpu pool back to its min", func() bool { c, st := states(e, "cpu"); return c == 1 && len(st) == 1 })
+}
+
 func TestAKSPools(t *testing.T) {
 	e := newEnv(t, 50*time.Millisecond)
 	e.cfg.Pools = []PoolConfig{{Name: "gpuaks", Type: PoolTypeAKS, Min: 0, Max: 4}, {Name: "cpuaks", Type: PoolTypeAKS, Min: 1, Max: 5}}
