@@ -68,12 +68,15 @@ import (
 	"github.com/muster-project/muster/autoscaler/cloudprovider/agentpool"
 	"github.com/muster-project/muster/autoscaler/provreq"
 	provreqapi "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+	"github.com/muster-project/muster/autoscaler/upcoming"
 )
 
 // Muster's flags.
 var (
 	musterProvisioningRequests = pflag.Bool("muster-provisioning-requests", true,
 		"Serve ProvisioningRequests (autoscaling.x-k8s.io/v1, class best-effort-atomic-scale-up.autoscaling.x-k8s.io) with Muster's consumer; --enable-provisioning-requests means the same")
+	musterWithdrawUnneeded = pflag.Bool("muster-withdraw-unneeded-nodes", true,
+		"Delete instances of a scale-up that are still being created once no pending pod needs them (their pods went to capacity that freed up meanwhile); upstream waits for --max-node-provision-time")
 	provreqBookingTTL = pflag.Duration("muster-provisioning-request-booking-ttl", 10*time.Minute,
 		"How long capacity stays booked for a Provisioned ProvisioningRequest whose pods have not all bound; then BookingExpired")
 )
@@ -166,6 +169,12 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	opts.Processors = ca_processors.DefaultProcessors(autoscalingOptions)
 	opts.Processors.TemplateNodeInfoProvider = nodeinfosprovider.NewDefaultTemplateNodeInfoProvider(&autoscalingOptions.NodeInfoCacheExpireTime, autoscalingOptions.ForceDaemonSets)
 	podListProcessor := podlistprocessor.NewDefaultPodListProcessor(scheduling.ScheduleAnywhere)
+	// Muster: once the pending pods are packed onto existing and upcoming
+	// nodes, upcoming nodes left with nothing are withdrawn while still
+	// being created (package upcoming).
+	if *musterWithdrawUnneeded {
+		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{podListProcessor, upcoming.Withdrawer{}})
+	}
 
 	// Muster: ProvisioningRequests (class best-effort-atomic-scale-up) are
 	// served by Muster's own consumer (package provreq), which imitates

@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/muster-project/muster/autoscaler/armlocal"
+	"github.com/muster-project/muster/autoscaler/upcoming"
+)
+
+// TestWithdrawUnneededUpcomingNodes: the light-GPU pool grows for two
+// pending 1-GPU pods; when one of them no longer needs a new node (it went
+// to a GPU that freed up), one instance still being created is withdrawn
+// and the other kept for the pod still pending, and then for a pod the
+// scheduler has not tried yet. When no pod is left, the last one goes too.
+// Nothing is scaled up again meanwhile.
+func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the autoscaler and runs a control plane")
+	}
+	bin := buildAutoscaler(t)
+	restCfg := startAPIServer(t)
+	kube := kubernetes.NewForConfigOrDie(restCfg)
+	ctx := context.Background()
+
+	// Instances stay Creating for longer than the test can run.
+	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 30 * time.Minute, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(arm.Close)
+	tags := func(min, max string, gpuPool bool) map[string]string {
+		m := map[string]string{"min": min, "max": max, "cluster-autoscaler-enabled": "true", "cluster-autoscaler-name": "e2e"}
+		if gpuPool {
+			m["k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu"] = "present:NoSchedule"
+		}
+		return m
+	}
+	for _, ss := range []armlocal.ScaleSetSpec{
+		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: tags("1", "5", false)},
+		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: tags("0", "4", true)},
+	} {
+		if err := arm.AddScaleSet(ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
+	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
+	if _, err := kube.CoreV1().Pods("default").Create(ctx, &apiv1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "filler", Namespace: "default"},
+		Spec: apiv1.PodSpec{NodeName: cpuInsts[0].ComputerName, Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
+			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	args := []string{
+		"--kubeconfig=" + writeKubeconfig(t, restCfg),
+		"--cloud-config=" + writeCloudConfig(t, arm, "2s", "40m"),
+		"--leader-elect=false",
+		"--address=127.0.0.1:0",
+		"--scan-interval=1s",
+		"--expander=price",
+		"--scale-down-enabled=true",
+		"--max-node-provision-time=40m",
+		"--new-pod-scale-up-delay=0s",
+		"--v=2",
+	}
+	proc := startAutoscalerProcess(t, bin, args, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
+
+	light := func() (int, []armlocal.InstanceView) { c, insts, _ := arm.ScaleSet(rg, "gpu-light"); return c, insts }
+	cpu := func() int { c, _, _ := arm.ScaleSet(rg, "cpu"); return c }
+	barriers := 0
+	// barrier: a pending pod that needs one more CPU node. Once the CPU
+	// pool has grown for it, the autoscaler has run whole loops with
+	// everything before it in place.
+	barrier := func() {
+		t.Helper()
+		before := cpu()
+		barriers++
+		createUnschedulable(t, kube, &apiv1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("barrier-%d", barriers), Namespace: "default"},
+			Spec: apiv1.PodSpec{Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
+				Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
+		})
+		waitFor(t, fmt.Sprintf("the CPU pool to grow for barrier-%d", barriers), func() bool { return cpu() > before })
+	}
+	retrain := func(name string) *apiv1.Pod {
+		return &apiv1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: apiv1.PodSpec{
+				Containers: []apiv1.Container{{Name: "train", Image: "trainer", Resources: apiv1.ResourceRequirements{
+					Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("2"), gpu: resource.MustParse("1")},
+					Limits:   apiv1.ResourceList{gpu: resource.MustParse("1")},
+				}}},
+				Tolerations: []apiv1.Toleration{{Key: gpuTaint, Operator: apiv1.TolerationOpExists, Effect: apiv1.TaintEffectNoSchedule}},
+			},
+		}
+	}
+	remove := func(name string) {
+		t.Helper()
+		if err := kube.CoreV1().Pods("default").Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Two pending 1-GPU pods: two T4 instances, both still being created.
+	createUnschedulable(t, kube, retrain("retrain-a"))
+	createUnschedulable(t, kube, retrain("retrain-b"))
+	waitFor(t, "the light-GPU pool to grow by 2", func() bool { c, insts := light(); return c == 2 && len(insts) == 2 })
+	_, two := light()
+	writes := arm.Requests(armlocal.OpScaleSetUpdate)
+
+	// retrain-a no longer needs a new node: the newer instance is
+	// withdrawn, the older one kept for retrain-b.
+	remove("retrain-a")
+	waitFor(t, "one light-GPU instance to be withdrawn", func() bool { c, insts := light(); return c == 1 && len(insts) == 1 })
+	barrier()
+	if c, insts := light(); c != 1 || len(insts) != 1 || insts[0].ID != two[0].ID || insts[0].State != armlocal.StateCreating {
+		t.Fatalf("light-GPU pool: capacity %d, instances %+v; want instance %s, still being created", c, insts, two[0].ID)
+	}
+
+	// retrain-c has not been tried by the scheduler yet (no Unschedulable
+	// condition): it keeps the node when retrain-b goes.
+	if _, err := kube.CoreV1().Pods("default").Create(ctx, retrain("retrain-c"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	remove("retrain-b")
+	barrier()
+	if c, insts := light(); c != 1 || len(insts) != 1 {
+		t.Fatalf("light-GPU pool: capacity %d, instances %+v; want the instance kept for retrain-c", c, insts)
+	}
+
+	// No pod is left for it: the last instance is withdrawn.
+	remove("retrain-c")
+	waitFor(t, "the last light-GPU instance to be withdrawn", func() bool { c, insts := light(); return c == 0 && len(insts) == 0 })
+	barrier()
+	if c, _ := light(); c != 0 {
+		t.Fatalf("light-GPU pool scaled up again to %d", c)
+	}
+	if n := arm.Requests(armlocal.OpScaleSetUpdate) - writes; n != barriers {
+		t.Fatalf("%d capacity writes after the light-GPU scale-up, want %d (one per barrier)", n, barriers)
+	}
+	var withdrawn []string
+	events, err := kube.CoreV1().Events("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if e.Reason == upcoming.EventReason {
+			withdrawn = append(withdrawn, e.Message)
+		}
+	}
+	if len(withdrawn) != 2 || !strings.Contains(strings.Join(withdrawn, "\n"), "Withdrew 1 node(s) of gpu-light still being created") {
+		t.Fatalf("%s events %q, want two, each withdrawing one gpu-light node", upcoming.EventReason, withdrawn)
+	}
+	proc.checkRunning(t)
+}
