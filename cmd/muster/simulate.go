@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,10 +59,11 @@ light-GPU and a heavy-GPU pool starting at 0, provisioning delays and quotas,
 and a node agent that registers a Node for each instance that comes up) and the
 custom cluster-autoscaler (muster-autoscaler) as separate processes. It replays
 a trace of jobs, running each bound job for its duration, once with
-muster-scheduler and its autoscaler hints, once with the default scheduler and
-an autoscaler without hints, and prints both side by side: waits to min and
-max, nodes per pool (also drawn to --chart), GPU-hours provisioned and used,
-partial gangs, excess nodes and failed scale-ups.
+muster-scheduler and its autoscaler hints (and the autoscaler withdrawing
+upcoming nodes no pending pod needs), once with the default scheduler and a
+stock autoscaler, and prints both side by side: waits to min and max, nodes per
+pool (also drawn to --chart), GPU-hours provisioned and used, partial gangs,
+excess nodes, nodes withdrawn while being created and failed scale-ups.
 
 One trace minute takes --minute of wall time. Trace format (--trace FILE):
 ` + "\n" + simulate.DefaultTrace,
@@ -551,11 +553,38 @@ func (w *watcher) failures(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	withdrawn := 0
 	for _, e := range events.Items {
-		if e.Source.Component == "cluster-autoscaler" && e.Type == v1.EventTypeWarning && strings.Contains(e.Reason, "ScaleUp") && strings.Contains(e.Reason, "Fail") {
+		if e.Source.Component != "cluster-autoscaler" {
+			continue
+		}
+		if e.Type == v1.EventTypeWarning && strings.Contains(e.Reason, "ScaleUp") && strings.Contains(e.Reason, "Fail") {
 			w.addFailure(now, e.InvolvedObject.Kind+" "+e.InvolvedObject.Name, e.Reason+": "+e.Message)
 		}
+		if e.Reason == withdrawnReason {
+			withdrawn += withdrawnNodes(e.Message) * int(max(e.Count, 1))
+		}
 	}
+	w.mu.Lock()
+	w.rec.WithdrawnNodes = withdrawn
+	w.mu.Unlock()
+}
+
+// withdrawnReason is the reason of muster-autoscaler's event for upcoming
+// nodes it withdrew (package upcoming of the autoscaler module, which this
+// module does not import).
+const withdrawnReason = "ScaleUpWithdrawn"
+
+var withdrawnMessage = regexp.MustCompile(`Withdrew ([0-9]+) node`)
+
+// withdrawnNodes reads the node count of a withdrawal event's message.
+func withdrawnNodes(msg string) int {
+	m := withdrawnMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 func (w *watcher) addFailure(at time.Duration, what, why string) {

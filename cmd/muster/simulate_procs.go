@@ -74,8 +74,8 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 }
 
 // startAutoscaler runs muster-autoscaler against the API server and armlocal,
-// with the ProvisioningRequest consumer on for Muster's run and off for the
-// baseline.
+// with the ProvisioningRequest consumer and the withdrawal of unneeded
+// upcoming nodes on for Muster's run and off for the baseline.
 func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud *process, hints bool, dir string) (*process, error) {
 	log := filepath.Join(dir, "muster-autoscaler.log")
 	args := []string{
@@ -102,6 +102,9 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		// looks at them; the same for both runs.
 		"--new-pod-scale-up-delay=" + wallOf(o, 2*time.Minute).String(),
 		fmt.Sprintf("--muster-provisioning-requests=%t", hints),
+		// The baseline is the stock autoscaler, which keeps a scale-up's
+		// nodes even when its pods went elsewhere before they came up.
+		fmt.Sprintf("--muster-withdraw-unneeded-nodes=%t", hints),
 		"--v=2",
 	}
 	p, err := startProcess(ctx, filepath.Join(o.binDir, "muster-autoscaler"), args, log, "SSL_CERT_FILE="+cloud.caFile)

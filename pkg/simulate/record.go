@@ -14,7 +14,10 @@ type Record struct {
 	Nodes map[string]*NodeRecord
 	// ScaleUpFailures are failed or refused scale-ups, with the reason.
 	ScaleUpFailures []Failure
-	End             time.Duration
+	// WithdrawnNodes were asked for and deleted while still being created,
+	// their pods having gone elsewhere; they never became nodes.
+	WithdrawnNodes int
+	End            time.Duration
 }
 
 // JobRecord follows one job.
@@ -153,6 +156,8 @@ type Figures struct {
 	Failures                                        []Failure
 	// NodesAdded by pool.
 	NodesAdded map[string]int
+	// WithdrawnNodes: see Record.
+	WithdrawnNodes int
 }
 
 // JobFigures is one job's waits.
@@ -167,7 +172,7 @@ type JobFigures struct {
 // Figures computes the run's figures. initial lists nodes that existed before
 // the run (they count in GPU-hours but not as added).
 func (r *Record) Figures(initial map[string]bool) Figures {
-	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures}
+	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes}
 	names := make([]string, 0, len(r.Jobs))
 	for n := range r.Jobs {
 		names = append(names, n)

@@ -41,6 +41,7 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 	row("nodes added, by pool", func(f Figures) string { return pools(f.NodesAdded) })
 	row("partial gangs (GPUs held, never started)", func(f Figures) string { return fmt.Sprint(f.PartialGangs) })
 	row("excess nodes (added, never used)", func(f Figures) string { return fmt.Sprint(f.ExcessNodes) })
+	row("nodes withdrawn while being created", func(f Figures) string { return fmt.Sprint(f.WithdrawnNodes) })
 	row("GPU-hours provisioned", func(f Figures) string { return fmt.Sprintf("%.1f", f.ProvisionedGPUHours) })
 	row("GPU-hours used", func(f Figures) string { return fmt.Sprintf("%.1f", f.UsedGPUHours) })
 	row("GPU-hours idle", func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) })
