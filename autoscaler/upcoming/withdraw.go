@@ -7,27 +7,24 @@
 // run: they sit idle until scale-down removes them. Upstream only cancels an
 // instance that never registered after --max-node-provision-time.
 //
-// Each loop the core injects one placeholder per upcoming node into its
-// cluster snapshot and packs the pending pods onto the snapshot's nodes
-// (FilterOutSchedulable). Withdrawer runs after that packing: a placeholder
-// left empty is a node no pending pod is expected on. Pods the packing does
-// not see (not yet tried by the scheduler, gated, consuming a
-// ProvisioningRequest) then get a chance to claim empty placeholders they
-// fit. The rest, up to the pool's instances still being created that no
-// node has registered for, are withdrawn.
+// The rule is deliberately conservative: every pod bound to no node (pending
+// for whatever reason: unschedulable, not yet tried, gated, consuming a
+// ProvisioningRequest) that fits a fresh node of a pool counts as needing one
+// of that pool's upcoming nodes, even if it could run elsewhere. Only the
+// pool's instances still being created beyond that count are withdrawn. The
+// core's own packing is not used: it may place a pod on another pool's
+// upcoming nodes that were added for a gang.
 package upcoming
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
-	"k8s.io/autoscaler/cluster-autoscaler/core"
-	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-	podutils "k8s.io/autoscaler/cluster-autoscaler/utils/pod"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	"k8s.io/klog/v2"
 )
 
@@ -42,13 +39,12 @@ type CreatingWithdrawer interface {
 }
 
 // Withdrawer is a PodListProcessor that withdraws unneeded upcoming nodes.
-// It must run after the pending pods were packed into the snapshot; it
-// leaves the pod list unchanged.
+// It leaves the pod list unchanged.
 type Withdrawer struct{}
 
 // Process implements pods.PodListProcessor.
 func (Withdrawer) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
-	if err := withdraw(ctx, pending); err != nil {
+	if err := withdraw(ctx); err != nil {
 		klog.ErrorS(err, "Could not check upcoming nodes for ones no pending pod needs")
 	}
 	return pending, nil
@@ -57,62 +53,26 @@ func (Withdrawer) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 // CleanUp implements pods.PodListProcessor.
 func (Withdrawer) CleanUp() {}
 
-// upcomingName is the name the core gives an upcoming node's placeholder:
-// template-node-for-<node group>-<random>-upcoming-<i>.
-var upcomingName = regexp.MustCompile(`^template-node-for-(.+)-[0-9]+-upcoming-[0-9]+$`)
-
-// placeholderGroup returns the node group of an upcoming node's placeholder,
-// or "" when node is not one.
-func placeholderGroup(node *apiv1.Node) string {
-	if node.Annotations[core.NodeUpcomingAnnotation] != "true" {
-		return ""
-	}
-	m := upcomingName.FindStringSubmatch(node.Name)
-	if m == nil {
-		return ""
-	}
-	return m[1]
-}
-
-// holdsWork reports whether a pod on a placeholder is one a pending pod
-// put there, not one every new node starts with.
-func holdsWork(p *apiv1.Pod) bool {
-	return !podutils.IsDaemonSetPod(p) && !podutils.IsMirrorPod(p) && !podutils.IsStaticPod(p)
-}
-
-// emptyPlaceholders returns, by node group, the placeholders no pod was
-// packed onto, and the UIDs of all pods on the snapshot's nodes.
-func emptyPlaceholders(infos []*framework.NodeInfo) (map[string][]string, map[types.UID]bool) {
-	empty := map[string][]string{}
-	placed := map[types.UID]bool{}
-	for _, ni := range infos {
-		used := false
-		for _, pi := range ni.Pods() {
-			placed[pi.Pod.UID] = true
-			used = used || holdsWork(pi.Pod)
+// creating counts the instances still being created, without an error,
+// that no registered node names.
+func creating(instances []cloudprovider.Instance, registered map[string]bool) int {
+	n := 0
+	for _, in := range instances {
+		if in.Status == nil || in.Status.State != cloudprovider.InstanceCreating || in.Status.ErrorInfo != nil {
+			continue
 		}
-		if g := placeholderGroup(ni.Node()); g != "" && !used {
-			empty[g] = append(empty[g], ni.Node().Name)
+		if !registered[strings.ToLower(in.Id)] {
+			n++
 		}
 	}
-	return empty, placed
+	return n
 }
 
-// unplaced returns the pods bound to no node that the core's packing did not
-// place and did not already judge (they are not in pending): pods the
-// scheduler has not tried yet, gated pods, pods consuming a
-// ProvisioningRequest.
-func unplaced(all []*apiv1.Pod, pending []*apiv1.Pod, placed map[types.UID]bool) []*apiv1.Pod {
-	judged := make(map[types.UID]bool, len(pending))
-	for _, p := range pending {
-		judged[p.UID] = true
-	}
+// waiting returns the pods bound to no node that may still run.
+func waiting(all []*apiv1.Pod) []*apiv1.Pod {
 	var out []*apiv1.Pod
 	for _, p := range all {
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil || p.Status.Phase == apiv1.PodSucceeded || p.Status.Phase == apiv1.PodFailed {
-			continue
-		}
-		if placed[p.UID] || judged[p.UID] {
 			continue
 		}
 		out = append(out, p)
@@ -120,51 +80,13 @@ func unplaced(all []*apiv1.Pod, pending []*apiv1.Pod, placed map[types.UID]bool)
 	return out
 }
 
-func withdraw(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) error {
-	infos, err := ctx.ClusterSnapshot.ListNodeInfos()
-	if err != nil {
-		return fmt.Errorf("listing the cluster snapshot's nodes: %w", err)
-	}
-	empty, placed := emptyPlaceholders(infos)
-	if len(empty) == 0 {
-		return nil
-	}
-	all, err := ctx.AllPodLister().List()
-	if err != nil {
-		return fmt.Errorf("listing pods: %w", err)
-	}
-	free := map[string]string{} // empty placeholder -> node group
-	for g, names := range empty {
-		for _, n := range names {
-			free[n] = g
-		}
-	}
-	// Unplaced pods claim the empty placeholders they fit, in a fork of
-	// the snapshot so the core's own state is untouched.
-	if others := unplaced(all, pending, placed); len(others) > 0 {
-		ctx.ClusterSnapshot.Fork()
-		for _, p := range others {
-			name, serr := ctx.ClusterSnapshot.SchedulePodOnAnyNodeMatching(p, func(ni *framework.NodeInfo) bool {
-				_, ok := free[ni.Node().Name]
-				return ok
-			})
-			if serr == nil && name != "" {
-				klog.V(4).InfoS("Upcoming node kept for a pending pod the scale-up simulation left out", "pod", klog.KObj(p), "nodeGroup", free[name])
-				delete(free, name)
-				if len(free) == 0 {
-					break
-				}
-			}
-		}
-		ctx.ClusterSnapshot.Revert()
-	}
-	unneeded := map[string]int{}
-	for _, g := range free {
-		unneeded[g]++
-	}
-	if len(unneeded) == 0 {
-		return nil
-	}
+// surplus is how many of a pool's instances being created to withdraw:
+// those beyond one per waiting pod that fits the pool's nodes.
+func surplus(creating, fitting int) int {
+	return max(0, creating-fitting)
+}
+
+func withdraw(ctx *ca_context.AutoscalingContext) error {
 	nodes, err := ctx.AllNodeLister().List()
 	if err != nil {
 		return fmt.Errorf("listing nodes: %w", err)
@@ -175,28 +97,72 @@ func withdraw(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) error {
 			registered[strings.ToLower(n.Spec.ProviderID)] = true
 		}
 	}
+	type candidate struct {
+		group    cloudprovider.NodeGroup
+		w        CreatingWithdrawer
+		creating int
+	}
+	var candidates []candidate
 	for _, ng := range ctx.CloudProvider.NodeGroups() {
-		n := unneeded[ng.Id()]
+		w, ok := ng.(CreatingWithdrawer)
+		if !ok {
+			continue
+		}
+		instances, err := ng.Nodes()
+		if err != nil {
+			klog.V(2).InfoS("Cannot list a node group's instances", "nodeGroup", ng.Id(), "err", err)
+			continue
+		}
+		if c := creating(instances, registered); c > 0 {
+			candidates = append(candidates, candidate{ng, w, c})
+		}
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	all, err := ctx.AllPodLister().List()
+	if err != nil {
+		return fmt.Errorf("listing pods: %w", err)
+	}
+	pods := waiting(all)
+	taintConfig := taints.NewTaintConfig(ctx.AutoscalingOptions)
+	// Templates go into a fork of the snapshot, so the core's state is
+	// untouched.
+	ctx.ClusterSnapshot.Fork()
+	defer ctx.ClusterSnapshot.Revert()
+	for _, c := range candidates {
+		template, aerr := simulator.SanitizedTemplateNodeInfoFromNodeGroup(c.group, nil, taintConfig)
+		if aerr != nil {
+			klog.V(2).InfoS("No template for a node group; its upcoming nodes are kept", "nodeGroup", c.group.Id(), "err", aerr)
+			continue
+		}
+		if err := ctx.ClusterSnapshot.AddNodeInfo(template); err != nil {
+			return fmt.Errorf("adding node group %s's template to the snapshot: %w", c.group.Id(), err)
+		}
+		fitting := 0
+		for _, p := range pods {
+			if ctx.ClusterSnapshot.CheckPredicates(p, template.Node().Name) == nil {
+				if fitting++; fitting >= c.creating {
+					break
+				}
+			}
+		}
+		n := surplus(c.creating, fitting)
 		if n == 0 {
 			continue
 		}
-		w, ok := ng.(CreatingWithdrawer)
-		if !ok {
-			klog.V(2).InfoS("Upcoming nodes no pending pod needs; the node group cannot withdraw instances being created", "nodeGroup", ng.Id(), "count", n)
-			continue
-		}
-		ids, err := w.WithdrawCreating(n, registered)
+		ids, err := c.w.WithdrawCreating(n, registered)
 		if err != nil {
-			klog.ErrorS(err, "Could not withdraw upcoming nodes no pending pod needs", "nodeGroup", ng.Id(), "count", n)
+			klog.ErrorS(err, "Could not withdraw upcoming nodes no pending pod needs", "nodeGroup", c.group.Id(), "count", n)
 			continue
 		}
 		if len(ids) == 0 {
 			continue
 		}
-		klog.InfoS("Withdrew upcoming nodes no pending pod needs", "nodeGroup", ng.Id(), "instances", ids)
+		klog.InfoS("Withdrew upcoming nodes no pending pod needs", "nodeGroup", c.group.Id(), "instances", ids, "waitingPodsThatFit", fitting)
 		if ctx.LogRecorder != nil {
 			ctx.LogRecorder.Eventf(apiv1.EventTypeNormal, EventReason,
-				"Withdrew %d node(s) of %s still being created: no pending pod needs them any more (%s)", len(ids), ng.Id(), strings.Join(ids, ", "))
+				"Withdrew %d node(s) of %s still being created: no pending pod needs them any more (%s)", len(ids), c.group.Id(), strings.Join(ids, ", "))
 		}
 	}
 	return nil

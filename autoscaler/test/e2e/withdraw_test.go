@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +19,13 @@ import (
 )
 
 // TestWithdrawUnneededUpcomingNodes: the light-GPU pool grows for two
-// pending 1-GPU pods; when one of them no longer needs a new node (it went
-// to a GPU that freed up), one instance still being created is withdrawn
-// and the other kept for the pod still pending, and then for a pod the
-// scheduler has not tried yet. When no pod is left, the last one goes too.
-// Nothing is scaled up again meanwhile.
+// pending 1-GPU pods and the heavy-GPU pool for an 8-GPU one. While a gated
+// pod waits for the heavy node, the light nodes are kept for the 1-GPU pods
+// even though those would fit the heavy node too. When one 1-GPU pod no
+// longer needs a new node (it went to a GPU that freed up), one light
+// instance still being created is withdrawn and the other kept for the pod
+// still pending, and then for a pod the scheduler has not tried yet. When no
+// pod is left, the last instances go too. Nothing is scaled up again.
 func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the autoscaler and runs a control plane")
@@ -48,6 +51,7 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 	for _, ss := range []armlocal.ScaleSetSpec{
 		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: tags("1", "5", false)},
 		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: tags("0", "4", true)},
+		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: tags("0", "2", true)},
 	} {
 		if err := arm.AddScaleSet(ss); err != nil {
 			t.Fatal(err)
@@ -78,6 +82,7 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 	proc := startAutoscalerProcess(t, bin, args, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
 
 	light := func() (int, []armlocal.InstanceView) { c, insts, _ := arm.ScaleSet(rg, "gpu-light"); return c, insts }
+	heavy := func() int { c, _, _ := arm.ScaleSet(rg, "gpu-heavy"); return c }
 	cpu := func() int { c, _, _ := arm.ScaleSet(rg, "cpu"); return c }
 	barriers := 0
 	// barrier: a pending pod that needs one more CPU node. Once the CPU
@@ -94,18 +99,19 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 		})
 		waitFor(t, fmt.Sprintf("the CPU pool to grow for barrier-%d", barriers), func() bool { return cpu() > before })
 	}
-	retrain := func(name string) *apiv1.Pod {
+	gpuPod := func(name string, gpus string) *apiv1.Pod {
 		return &apiv1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 			Spec: apiv1.PodSpec{
 				Containers: []apiv1.Container{{Name: "train", Image: "trainer", Resources: apiv1.ResourceRequirements{
-					Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("2"), gpu: resource.MustParse("1")},
-					Limits:   apiv1.ResourceList{gpu: resource.MustParse("1")},
+					Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("2"), gpu: resource.MustParse(gpus)},
+					Limits:   apiv1.ResourceList{gpu: resource.MustParse(gpus)},
 				}}},
 				Tolerations: []apiv1.Toleration{{Key: gpuTaint, Operator: apiv1.TolerationOpExists, Effect: apiv1.TaintEffectNoSchedule}},
 			},
 		}
 	}
+	retrain := func(name string) *apiv1.Pod { return gpuPod(name, "1") }
 	remove := func(name string) {
 		t.Helper()
 		if err := kube.CoreV1().Pods("default").Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
@@ -113,12 +119,28 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 		}
 	}
 
-	// Two pending 1-GPU pods: two T4 instances, both still being created.
+	// Two pending 1-GPU pods and an 8-GPU one: two T4 instances and an
+	// H100 one, all still being created.
+	createUnschedulable(t, kube, gpuPod("worker", "8"))
 	createUnschedulable(t, kube, retrain("retrain-a"))
 	createUnschedulable(t, kube, retrain("retrain-b"))
-	waitFor(t, "the light-GPU pool to grow by 2", func() bool { c, insts := light(); return c == 2 && len(insts) == 2 })
+	waitFor(t, "the light-GPU pool to grow by 2 and the heavy one by 1", func() bool { c, insts := light(); return c == 2 && len(insts) == 2 && heavy() == 1 })
 	_, two := light()
 	writes := arm.Requests(armlocal.OpScaleSetUpdate)
+
+	// The 8-GPU pod is replaced by a gated one, which the core's scale-up
+	// simulation does not see: the 1-GPU pods would fit the heavy node it
+	// leaves empty there, yet the light nodes are theirs.
+	gatedWorker := gpuPod("worker-gated", "8")
+	gatedWorker.Spec.SchedulingGates = []apiv1.PodSchedulingGate{{Name: "example.com/wait"}}
+	if _, err := kube.CoreV1().Pods("default").Create(ctx, gatedWorker, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	remove("worker")
+	barrier()
+	if c, insts := light(); c != 2 || len(insts) != 2 || heavy() != 1 {
+		t.Fatalf("light-GPU pool %d (%+v), heavy-GPU pool %d; want 2 and 1 kept", c, insts, heavy())
+	}
 
 	// retrain-a no longer needs a new node: the newer instance is
 	// withdrawn, the older one kept for retrain-b.
@@ -140,12 +162,13 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 		t.Fatalf("light-GPU pool: capacity %d, instances %+v; want the instance kept for retrain-c", c, insts)
 	}
 
-	// No pod is left for it: the last instance is withdrawn.
+	// No pod is left for them: the last instances are withdrawn.
 	remove("retrain-c")
-	waitFor(t, "the last light-GPU instance to be withdrawn", func() bool { c, insts := light(); return c == 0 && len(insts) == 0 })
+	remove("worker-gated")
+	waitFor(t, "the last GPU instances to be withdrawn", func() bool { c, insts := light(); return c == 0 && len(insts) == 0 && heavy() == 0 })
 	barrier()
-	if c, _ := light(); c != 0 {
-		t.Fatalf("light-GPU pool scaled up again to %d", c)
+	if c, _ := light(); c != 0 || heavy() != 0 {
+		t.Fatalf("GPU pools scaled up again: light %d, heavy %d", c, heavy())
 	}
 	if n := arm.Requests(armlocal.OpScaleSetUpdate) - writes; n != barriers {
 		t.Fatalf("%d capacity writes after the light-GPU scale-up, want %d (one per barrier)", n, barriers)
@@ -160,8 +183,10 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 			withdrawn = append(withdrawn, e.Message)
 		}
 	}
-	if len(withdrawn) != 2 || !strings.Contains(strings.Join(withdrawn, "\n"), "Withdrew 1 node(s) of gpu-light still being created") {
-		t.Fatalf("%s events %q, want two, each withdrawing one gpu-light node", upcoming.EventReason, withdrawn)
+	sort.Strings(withdrawn)
+	if len(withdrawn) != 3 || !strings.HasPrefix(withdrawn[0], "Withdrew 1 node(s) of gpu-heavy still being created") ||
+		!strings.HasPrefix(withdrawn[1], "Withdrew 1 node(s) of gpu-light still being created") || !strings.HasPrefix(withdrawn[2], "Withdrew 1 node(s) of gpu-light") {
+		t.Fatalf("%s events %q, want three, each withdrawing one node: two of gpu-light, one of gpu-heavy", upcoming.EventReason, withdrawn)
 	}
 	proc.checkRunning(t)
 }
