@@ -1,12 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
 	"github.com/muster-project/muster/autoscaler/nodeagent/apiservertest"
@@ -116,4 +122,68 @@ retryDelay: 200ms
 		t.Fatal(err)
 	}
 	return cloudConfig
+}
+
+// poolTags are an autoscaled scale set's tags in these tests; GPU pools
+// carry the GPU taint in their node template.
+func poolTags(min, max string, gpuPool bool) map[string]string {
+	m := map[string]string{"min": min, "max": max, "cluster-autoscaler-enabled": "true", "cluster-autoscaler-name": "e2e"}
+	if gpuPool {
+		m["k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu"] = "present:NoSchedule"
+	}
+	return m
+}
+
+// addScaleSets adds the test's scale sets to arm.
+func addScaleSets(t *testing.T, arm *armlocal.Server, sets ...armlocal.ScaleSetSpec) {
+	t.Helper()
+	for _, ss := range sets {
+		if err := arm.AddScaleSet(ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// barriers pass CPU barrier pods: each pending pod needs one more CPU node,
+// so once the CPU pool has grown for it the autoscaler has run whole loops
+// with everything created before it in place. The CPU pool's first instance
+// is registered and filled by a running pod.
+type barriers struct {
+	t    *testing.T
+	kube kubernetes.Interface
+	arm  *armlocal.Server
+	n    int
+}
+
+func newBarriers(t *testing.T, kube kubernetes.Interface, arm *armlocal.Server) *barriers {
+	t.Helper()
+	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
+	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
+	if _, err := kube.CoreV1().Pods("default").Create(context.Background(), &apiv1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "filler", Namespace: "default"},
+		Spec: apiv1.PodSpec{NodeName: cpuInsts[0].ComputerName, Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
+			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return &barriers{t: t, kube: kube, arm: arm}
+}
+
+func (b *barriers) cpu() int { c, _, _ := b.arm.ScaleSet(rg, "cpu"); return c }
+
+// pass creates the next barrier pod and waits for the CPU pool to grow by
+// exactly one node for it.
+func (b *barriers) pass() {
+	b.t.Helper()
+	before := b.cpu()
+	b.n++
+	createUnschedulable(b.t, b.kube, &apiv1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("barrier-%d", b.n), Namespace: "default"},
+		Spec: apiv1.PodSpec{Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
+			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
+	})
+	waitFor(b.t, fmt.Sprintf("the CPU pool to grow for barrier-%d", b.n), func() bool { return b.cpu() > before })
+	if c := b.cpu(); c != before+1 {
+		b.t.Fatalf("CPU pool %d after barrier-%d, want %d", c, b.n, before+1)
+	}
 }

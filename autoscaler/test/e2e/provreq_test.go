@@ -319,33 +319,12 @@ func TestProvisioningRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(arm.Close)
-	tags := func(min, max string, gpuPool bool) map[string]string {
-		m := map[string]string{"min": min, "max": max, "cluster-autoscaler-enabled": "true", "cluster-autoscaler-name": "e2e"}
-		if gpuPool {
-			m["k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu"] = "present:NoSchedule"
-		}
-		return m
-	}
-	for _, ss := range []armlocal.ScaleSetSpec{
-		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: tags("1", "5", false)},
-		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: tags("0", "4", true)},
-		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: tags("0", "12", true)},
-	} {
-		if err := arm.AddScaleSet(ss); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
-	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
-	// A running pod fills the CPU node, so that each barrier pod needs a
-	// new one.
-	if _, err := kube.CoreV1().Pods("default").Create(context.Background(), &apiv1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "filler", Namespace: "default"},
-		Spec: apiv1.PodSpec{NodeName: cpuInsts[0].ComputerName, Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
-			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	addScaleSets(t, arm,
+		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: poolTags("1", "5", false)},
+		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: poolTags("0", "4", true)},
+		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: poolTags("0", "12", true)},
+	)
+	bar := newBarriers(t, kube, arm)
 
 	cloudConfig := writeCloudConfig(t, arm, "2s", "10m")
 	args := []string{
@@ -372,26 +351,8 @@ func TestProvisioningRequests(t *testing.T) {
 	proc := startAutoscalerProcess(t, bin, args, env, "[autoscaler] ")
 
 	heavy := func() int { c, _, _ := arm.ScaleSet(rg, "gpu-heavy"); return c }
-	cpu := func() int { c, _, _ := arm.ScaleSet(rg, "cpu"); return c }
 	writes := func() int { return arm.Requests(armlocal.OpScaleSetUpdate) }
-	barriers := 0
-	// barrier: an ordinary pending pod that needs one more CPU node. Once
-	// the CPU pool has grown for it, the autoscaler has run whole loops with
-	// everything created before it pending.
-	barrier := func() {
-		t.Helper()
-		before := cpu()
-		barriers++
-		createUnschedulable(t, kube, &apiv1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("barrier-%d", barriers), Namespace: "default"},
-			Spec: apiv1.PodSpec{Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
-				Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
-		})
-		waitFor(t, fmt.Sprintf("the CPU pool to grow for barrier-%d", barriers), func() bool { return cpu() > before })
-		if c := cpu(); c != before+1 {
-			t.Fatalf("CPU pool %d after barrier-%d, want %d", c, barriers, before+1)
-		}
-	}
+	barrier := bar.pass
 
 	// (c) 13 members of 8 GPUs; the heavy pool holds 12 at its max.
 	gang{name: "gang-c", count: 13}.create(t, kube, dyn)

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -41,31 +40,12 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(arm.Close)
-	tags := func(min, max string, gpuPool bool) map[string]string {
-		m := map[string]string{"min": min, "max": max, "cluster-autoscaler-enabled": "true", "cluster-autoscaler-name": "e2e"}
-		if gpuPool {
-			m["k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu"] = "present:NoSchedule"
-		}
-		return m
-	}
-	for _, ss := range []armlocal.ScaleSetSpec{
-		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: tags("1", "5", false)},
-		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: tags("0", "4", true)},
-		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: tags("0", "2", true)},
-	} {
-		if err := arm.AddScaleSet(ss); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
-	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
-	if _, err := kube.CoreV1().Pods("default").Create(ctx, &apiv1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "filler", Namespace: "default"},
-		Spec: apiv1.PodSpec{NodeName: cpuInsts[0].ComputerName, Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
-			Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	addScaleSets(t, arm,
+		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: poolTags("1", "5", false)},
+		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: poolTags("0", "4", true)},
+		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: poolTags("0", "2", true)},
+	)
+	bar := newBarriers(t, kube, arm)
 
 	args := []string{
 		"--kubeconfig=" + writeKubeconfig(t, restCfg),
@@ -83,22 +63,7 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 
 	light := func() (int, []armlocal.InstanceView) { c, insts, _ := arm.ScaleSet(rg, "gpu-light"); return c, insts }
 	heavy := func() int { c, _, _ := arm.ScaleSet(rg, "gpu-heavy"); return c }
-	cpu := func() int { c, _, _ := arm.ScaleSet(rg, "cpu"); return c }
-	barriers := 0
-	// barrier: a pending pod that needs one more CPU node. Once the CPU
-	// pool has grown for it, the autoscaler has run whole loops with
-	// everything before it in place.
-	barrier := func() {
-		t.Helper()
-		before := cpu()
-		barriers++
-		createUnschedulable(t, kube, &apiv1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("barrier-%d", barriers), Namespace: "default"},
-			Spec: apiv1.PodSpec{Containers: []apiv1.Container{{Name: "c", Image: "x", Resources: apiv1.ResourceRequirements{
-				Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("15")}}}}},
-		})
-		waitFor(t, fmt.Sprintf("the CPU pool to grow for barrier-%d", barriers), func() bool { return cpu() > before })
-	}
+	barrier := bar.pass
 	gpuPod := func(name string, gpus string) *apiv1.Pod {
 		return &apiv1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
@@ -170,8 +135,8 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 	if c, _ := light(); c != 0 || heavy() != 0 {
 		t.Fatalf("GPU pools scaled up again: light %d, heavy %d", c, heavy())
 	}
-	if n := arm.Requests(armlocal.OpScaleSetUpdate) - writes; n != barriers {
-		t.Fatalf("%d capacity writes after the light-GPU scale-up, want %d (one per barrier)", n, barriers)
+	if n := arm.Requests(armlocal.OpScaleSetUpdate) - writes; n != bar.n {
+		t.Fatalf("%d capacity writes after the light-GPU scale-up, want %d (one per barrier)", n, bar.n)
 	}
 	var withdrawn []string
 	events, err := kube.CoreV1().Events("").List(ctx, metav1.ListOptions{})
