@@ -383,7 +383,8 @@ func TestHintCarriesGPUClass(t *testing.T) {
 }
 
 // Nodes the autoscaler adds for a gang's provisioned request are kept for
-// that gang: a younger gang that arrives meanwhile does not take them.
+// that gang: a younger gang that arrives meanwhile does not take them, nor
+// counts them as room, so its own request stays as it is.
 func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
@@ -407,15 +408,37 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	if err := harness.CreatePods(ctx, env.Client, harness.Member{Namespace: ns, Name: "lone", GPUs: 1}); err != nil {
 		t.Fatal(err)
 	}
-	// The booked nodes arrive one by one.
-	for i := range 3 {
+	second := waitProvReqs(t, ctx, env, "second", "for 2 members", oneRequestFor(2))[0]
+	unchanged := func() (bool, error) {
+		found := false
+		for _, pr := range provReqs(t, ctx, env) {
+			if pr.Labels[hints.GangLabel] == "second" {
+				if pr.UID != second.UID {
+					return false, nil
+				}
+				found = true
+			}
+		}
+		return found, nil
+	}
+	// Two of the booked nodes arrive: room for the younger gang, were
+	// they not booked. Its request is neither dropped nor replaced.
+	for i := range 2 {
 		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(fmt.Sprintf("booked-%d", i), 8)); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
+	stays(t, 3*time.Second, "the younger gang's request", unchanged)
+	// The last booked node arrives.
+	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("booked-2", 8)); err != nil {
+		t.Fatal(err)
+	}
 	waitBound(t, env, gang.PodGroupLabel, "first", 3)
 	stayBound(t, env, gang.PodGroupLabel, "second", 0, time.Second)
 	waitPod(t, ctx, env, "second-0", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
+	if ok, _ := unchanged(); !ok {
+		t.Fatalf("the younger gang's request %s was replaced or dropped", second.Name)
+	}
 }

@@ -493,7 +493,7 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonRequired)
 	}
 	for _, b := range s.booked {
-		if !node.CreationTimestamp.After(b.Since) || ni.GetAllocatable().GetScalarResources()[pl.gpu] < b.GPUs {
+		if !pl.bookedBy(ni, b) {
 			continue
 		}
 		if !s.lone || freeGPUs(ni, pl.gpu)-s.gpus < b.GPUs {
@@ -501,6 +501,12 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 		}
 	}
 	return nil
+}
+
+// bookedBy says whether a node counts as added for booking b: it registered
+// after the booking began and can hold one of the booked gang's members.
+func (pl *Topology) bookedBy(ni fwk.NodeInfo, b hints.Booking) bool {
+	return ni.Node().CreationTimestamp.After(b.Since) && ni.GetAllocatable().GetScalarResources()[pl.gpu] >= b.GPUs
 }
 
 func freeGPUs(ni fwk.NodeInfo, gpu v1.ResourceName) int64 {

@@ -85,8 +85,9 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 }
 
 // shortfall gathers what hint.Decide needs: the gang's members, and the room
-// for members like pod per domain of its required level. One pass over the
-// nodes, once per gang per hintInterval.
+// for members like pod per domain of its required level, leaving out nodes
+// booked for other gangs. One pass over the nodes, once per gang per
+// hintInterval.
 func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) hints.Want {
 	g := hint.Gang{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
 	for _, m := range hints.Members(pl.pods, gangplugin.GangIndex)(spec.Key) {
@@ -119,11 +120,26 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 	if label == "" {
 		g.Room[""] = 0 // the whole cluster is the one domain, even without nodes
 	}
+	// Nodes added for another gang's booking are not room: Filter keeps
+	// members off them, and counting them would drop this gang's request
+	// until that gang binds, then ask for the same nodes again.
+	var booked []hints.Booking
+	for _, b := range pl.hints.Bookings() {
+		if b.Key != spec.Key {
+			booked = append(booked, b)
+		}
+	}
 	checker := nodefit.For(logger, pod)
+nodes:
 	for _, ni := range nodes {
 		node := ni.Node()
 		if node == nil || !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
 			continue
+		}
+		for _, b := range booked {
+			if pl.bookedBy(ni, b) {
+				continue nodes
+			}
 		}
 		domain := ""
 		if label != "" {
