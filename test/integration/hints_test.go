@@ -17,6 +17,7 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/hint"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
@@ -440,5 +441,77 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 	if ok, _ := unchanged(); !ok {
 		t.Fatalf("the younger gang's request %s was replaced or dropped", second.Name)
+	}
+}
+
+// A gang whose provisioned nodes have come fits, but until its quorum binds
+// its request and booking stay, so that other gangs keep off those nodes
+// (in simulate an elastic gang's extra members took a younger gang's new
+// nodes in that moment). A booking that expires ends the wait. The writer
+// runs alone here, against the API server, with verdicts set by the test.
+func TestBookingHeldUntilQuorumBinds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	env, err := harness.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
+		t.Fatal(err)
+	}
+	// Members no scheduler serves: they stay pending.
+	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	var pods []*v1.Pod
+	for _, m := range members {
+		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods = append(pods, p)
+	}
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := gang.Key{Namespace: ns, Name: "llm"}
+	w := hints.NewWriter(env.Client, dyn, func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
+		func(gang.Key, metav1.Condition) {}, time.Hour)
+	verdict := func(room int64) {
+		w.Set(hints.Want{Key: k, Min: 2, Member: pods[0], Source: gang.SourceLabels, GPUs: 8,
+			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": room}})})
+		w.Sync(ctx)
+	}
+	booked := func() bool {
+		for _, b := range w.Bookings() {
+			if b.Key == k {
+				return true
+			}
+		}
+		return false
+	}
+
+	verdict(0) // short 2
+	pr := waitProvReqs(t, ctx, env, "llm", "for 2 members", oneRequestFor(2))[0]
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 2 nodes"})
+	w.Sync(ctx)
+	if !booked() {
+		t.Fatal("no booking once the request is Provisioned")
+	}
+
+	// The two nodes have come: the gang fits, and keeps request and booking.
+	verdict(2)
+	if prs := provReqs(t, ctx, env); prs[pr.Name].UID != pr.UID || !booked() {
+		t.Fatalf("request %s kept: %v, booking kept: %v; want both while the quorum has not bound", pr.Name, prs[pr.Name].UID == pr.UID, booked())
+	}
+
+	// The autoscaler's booking time runs out: the wait ends.
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.BookingExpired, Status: metav1.ConditionTrue, Reason: "BookingTimeout", Message: "pods did not bind in time"})
+	verdict(2)
+	waitProvReqs(t, ctx, env, "llm", "dropped", noRequest)
+	if booked() {
+		t.Fatal("booking kept after it expired")
 	}
 }

@@ -229,6 +229,12 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	case !wanted:
 		// Adopted after a restart: keep the request until a verdict comes.
 		return
+	case !want.Verdict.Hint && want.Verdict.NoReason == hint.NoHintFits && w.stillBooked(ctx, k, live):
+		// The nodes provisioned for it have come. Until the quorum binds
+		// there, the request and its booking keep other pods off them (and
+		// the autoscaler from removing them as empty); the autoscaler's
+		// booking time bounds the wait.
+		return
 	case !want.Verdict.Hint:
 		w.drop(ctx, k, live, want.Verdict.NoReason)
 		if want.Verdict.NoReason != hint.NoHintFits {
@@ -456,6 +462,35 @@ func (w *Writer) Bookings() []Booking {
 		out = append(out, b)
 	}
 	return out
+}
+
+// stillBooked says the gang's live request is still Provisioned with its
+// capacity booked, reading it afresh; a booking that has ended (expired, or
+// the request is gone) is forgotten.
+func (w *Writer) stillBooked(ctx context.Context, k gang.Key, live string) bool {
+	w.mu.Lock()
+	_, booked := w.booked[k]
+	w.mu.Unlock()
+	if !booked || live == "" {
+		return false
+	}
+	still := false
+	if u, err := w.requests(k.Namespace).Get(ctx, live, metav1.GetOptions{}); err == nil {
+		var pr autoscalingv1.ProvisioningRequest
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) == nil {
+			conds := map[string]metav1.Condition{}
+			for _, pc := range pr.Status.Conditions {
+				conds[pc.Type] = pc
+			}
+			still = isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired)
+		}
+	}
+	if !still {
+		w.mu.Lock()
+		delete(w.booked, k)
+		w.mu.Unlock()
+	}
+	return still
 }
 
 // annotate marks the gang's unplaced members as consumers of the request
