@@ -444,6 +444,38 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	}
 }
 
+// Two gangs booked one after the other on the same pool, and nodes that all
+// register after both bookings began: each node counts as added for both.
+// The older booked gang takes its nodes first, then the younger its own;
+// neither waits for the other.
+func TestTwoBookingsBothBind(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	provision := func(name string) {
+		t.Helper()
+		createPodGroup(t, env, 2, 0, 0, name)
+		if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, name, 2, 8)...); err != nil {
+			t.Fatal(err)
+		}
+		pr := waitProvReqs(t, ctx, env, name, "for 2 members", oneRequestFor(2))[0]
+		setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 2 nodes"})
+		waitExtraCondition(t, ctx, env, name, hints.ConditionCapacity, hints.ReasonProvisioned, "adding 2 nodes")
+	}
+	provision("older")
+	time.Sleep(1100 * time.Millisecond) // the bookings begin a second apart
+	provision("younger")
+	time.Sleep(1100 * time.Millisecond) // the nodes come after both, to the second
+	for i := range 4 {
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(fmt.Sprintf("new-%d", i), 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.PodGroupLabel, "older", 2)
+	waitBound(t, env, gang.PodGroupLabel, "younger", 2)
+}
+
 // A gang whose provisioned nodes have come fits, but until its quorum binds
 // its request and booking stay, so that other gangs keep off those nodes
 // (in simulate an elastic gang's extra members took a younger gang's new

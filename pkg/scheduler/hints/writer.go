@@ -114,7 +114,15 @@ type Writer struct {
 	adoptedMin map[gang.Key]int64
 	// booked are the gangs whose capacity the autoscaler is adding.
 	booked map[gang.Key]Booking
+	// bookingEnded, when set, runs after a Sync that ended a booking: pods
+	// kept off the booked nodes may use them now, and no cluster event
+	// says so.
+	bookingEnded func()
 }
+
+// OnBookingEnd sets f to run after a Sync that ended a booking. Call it
+// before Run.
+func (w *Writer) OnBookingEnd(f func()) { w.bookingEnded = f }
 
 // Booking is capacity the autoscaler provisioned for a gang that has not
 // bound yet: nodes that came up since, able to hold one of its members, are
@@ -189,9 +197,27 @@ func (w *Writer) Sync(ctx context.Context) {
 	for k := range w.live {
 		keys[k] = struct{}{}
 	}
+	before := make([]Booking, 0, len(w.booked))
+	for _, b := range w.booked {
+		before = append(before, b)
+	}
 	w.mu.Unlock()
 	for k := range keys {
 		w.sync(ctx, k)
+	}
+	if w.bookingEnded == nil {
+		return
+	}
+	w.mu.Lock()
+	ended := false
+	for _, b := range before {
+		if now, ok := w.booked[b.Key]; !ok || now != b {
+			ended = true
+		}
+	}
+	w.mu.Unlock()
+	if ended {
+		w.bookingEnded()
 	}
 }
 

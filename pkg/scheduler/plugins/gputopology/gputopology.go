@@ -235,11 +235,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	// and the nodes it was adding for that pod go unused. A lone pod may
 	// still use what such a node has left over after a booked member, as the
 	// autoscaler's own simulation of the booking does.
-	for _, b := range pl.hints.Bookings() {
-		if b.Key != key {
-			s.booked = append(s.booked, b)
-		}
-	}
+	s.booked = pl.bookingsAgainst(key)
 
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -501,6 +497,36 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 		}
 	}
 	return nil
+}
+
+// bookingsAgainst returns the bookings whose nodes gang key must keep off:
+// every other gang's, or, when key has a booking of its own, only those
+// older than it. Nodes added after two bookings count for both, and the
+// older booked gang must be able to take them, or neither would bind.
+func (pl *Topology) bookingsAgainst(key gang.Key) []hints.Booking {
+	all := pl.hints.Bookings()
+	var own *hints.Booking
+	for i := range all {
+		if all[i].Key == key {
+			own = &all[i]
+		}
+	}
+	var out []hints.Booking
+	for _, b := range all {
+		if b.Key == key || (own != nil && !older(b, *own)) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// older orders bookings by when they began, then by gang.
+func older(a, b hints.Booking) bool {
+	if !a.Since.Equal(b.Since) {
+		return a.Since.Before(b.Since)
+	}
+	return a.Key.String() < b.Key.String()
 }
 
 // bookedBy says whether a node counts as added for booking b: it registered

@@ -49,8 +49,26 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	report := func(k gang.Key, c metav1.Condition) { gangplugin.ReportCondition(h, k, c) }
 	synced := h.SharedInformerFactory().Core().V1().Pods().Informer().HasSynced
 	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
+	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
 	go pl.hints.Run(ctx)
 	return nil
+}
+
+// activateWaitingGPUPods moves pending GPU pods back to the active queue
+// when a booking ends: Filter kept them off the booked nodes, and no
+// cluster event tells the queue those nodes are open now. The queue ignores
+// pods it does not hold.
+func (pl *Topology) activateWaitingGPUPods(logger klog.Logger, h fwk.Handle) {
+	pods := map[string]*v1.Pod{}
+	for _, o := range pl.pods.List() {
+		if p, ok := o.(*v1.Pod); ok && p.Spec.NodeName == "" && p.DeletionTimestamp == nil && pl.gpusOf(p) > 0 {
+			pods[p.Namespace+"/"+p.Name] = p
+		}
+	}
+	if len(pods) > 0 {
+		logger.V(3).Info("A booking ended; retrying pending GPU pods", "pods", len(pods))
+		h.Activate(logger, pods)
+	}
 }
 
 // PostFilter runs when a member fits no node, after MusterGang has failed the
@@ -120,15 +138,10 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 	if label == "" {
 		g.Room[""] = 0 // the whole cluster is the one domain, even without nodes
 	}
-	// Nodes added for another gang's booking are not room: Filter keeps
-	// members off them, and counting them would drop this gang's request
-	// until that gang binds, then ask for the same nodes again.
-	var booked []hints.Booking
-	for _, b := range pl.hints.Bookings() {
-		if b.Key != spec.Key {
-			booked = append(booked, b)
-		}
-	}
+	// Nodes added for another (older) gang's booking are not room: Filter
+	// keeps members off them, and counting them would drop this gang's
+	// request until that gang binds, then ask for the same nodes again.
+	booked := pl.bookingsAgainst(spec.Key)
 	checker := nodefit.For(logger, pod)
 nodes:
 	for _, ni := range nodes {
