@@ -376,11 +376,23 @@ func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
 	}
 	pl.status.touch(key)
 	if _, pending := pl.activating.LoadOrStore(key, struct{}{}); !pending {
-		time.AfterFunc(pl.backoff, func() {
-			pl.activating.Delete(key)
-			pl.activate(klog.FromContext(ctx), key, "")
-		})
+		pl.wakeAfterBackoff(klog.FromContext(ctx), key, pl.backoff)
 	}
+}
+
+// wakeAfterBackoff activates the gang's members once its backoff has ended.
+// A failure while the timer runs pushes the backoff out; waking the members
+// at the first deadline would only have them rejected again, and nothing
+// would wake them after.
+func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Duration) {
+	time.AfterFunc(d, func() {
+		if _, left, backingOff := pl.tracker.BackingOff(key); backingOff {
+			pl.wakeAfterBackoff(logger, key, left)
+			return
+		}
+		pl.activating.Delete(key)
+		pl.activate(logger, key, "")
+	})
 }
 
 // activate moves a gang's unplaced members to the active queue.
