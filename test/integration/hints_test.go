@@ -482,15 +482,7 @@ func TestTwoBookingsBothBind(t *testing.T) {
 // nodes in that moment). A booking that expires ends the wait. The writer
 // runs alone here, against the API server, with verdicts set by the test.
 func TestBookingHeldUntilQuorumBinds(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	env, err := harness.Start(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
-		t.Fatal(err)
-	}
+	ctx, env := controlPlane(t)
 	// Members no scheduler serves: they stay pending.
 	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
 	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {

@@ -22,6 +22,15 @@ const ns = "team-a"
 // setup starts a control plane and muster-scheduler with args, and a namespace.
 func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {
 	t.Helper()
+	ctx, env := controlPlane(t)
+	sched := startScheduler(t, ctx, env, args)
+	return ctx, env, sched
+}
+
+// controlPlane starts a control plane with the test namespace, and no
+// scheduler.
+func controlPlane(t *testing.T) (context.Context, *harness.Env) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	env, err := harness.Start(t)
@@ -31,8 +40,7 @@ func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, 
 	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
 		t.Fatal(err)
 	}
-	sched := startScheduler(t, ctx, env, args)
-	return ctx, env, sched
+	return ctx, env
 }
 
 func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) *harness.Scheduler {
