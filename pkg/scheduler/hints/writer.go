@@ -420,26 +420,35 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	return nil
 }
 
-// covers says the live request was provisioned for at least members pods.
-func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members int64) bool {
-	u, err := w.requests(k.Namespace).Get(ctx, live, metav1.GetOptions{})
+// read fetches a request and its conditions by type.
+func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.ProvisioningRequest, map[string]metav1.Condition, error) {
+	u, err := w.requests(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return false
+		return nil, nil, err
 	}
 	var pr autoscalingv1.ProvisioningRequest
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil || len(pr.Spec.PodSets) == 0 {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+		return nil, nil, err
+	}
+	conds := map[string]metav1.Condition{}
+	for _, pc := range pr.Status.Conditions {
+		conds[pc.Type] = pc
+	}
+	return &pr, conds, nil
+}
+
+// covers says the live request was provisioned for at least members pods.
+func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members int64) bool {
+	pr, conds, err := w.read(ctx, k.Namespace, live)
+	if err != nil || len(pr.Spec.PodSets) == 0 {
 		return false
 	}
-	provisioned := false
-	for _, c := range pr.Status.Conditions {
-		switch {
-		case c.Type == autoscalingv1.Provisioned && c.Status == metav1.ConditionTrue:
-			provisioned = true
-		case (c.Type == autoscalingv1.BookingExpired || c.Type == autoscalingv1.Failed || c.Type == autoscalingv1.CapacityRevoked) && c.Status == metav1.ConditionTrue:
+	for _, t := range []string{autoscalingv1.BookingExpired, autoscalingv1.Failed, autoscalingv1.CapacityRevoked} {
+		if isTrue(conds, t) {
 			return false
 		}
 	}
-	return provisioned && int64(pr.Spec.PodSets[0].Count) >= members
+	return isTrue(conds, autoscalingv1.Provisioned) && int64(pr.Spec.PodSets[0].Count) >= members
 }
 
 // drop deletes a request and its template.
@@ -500,17 +509,8 @@ func (w *Writer) stillBooked(ctx context.Context, k gang.Key, live string) bool 
 	if !booked || live == "" {
 		return false
 	}
-	still := false
-	if u, err := w.requests(k.Namespace).Get(ctx, live, metav1.GetOptions{}); err == nil {
-		var pr autoscalingv1.ProvisioningRequest
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) == nil {
-			conds := map[string]metav1.Condition{}
-			for _, pc := range pr.Status.Conditions {
-				conds[pc.Type] = pc
-			}
-			still = isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired)
-		}
-	}
+	_, conds, err := w.read(ctx, k.Namespace, live)
+	still := err == nil && isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired)
 	if !still {
 		w.mu.Lock()
 		delete(w.booked, k)
@@ -539,12 +539,8 @@ func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
 // mirror turns the request's conditions into the gang's CapacityRequested
 // condition, in words.
 func (w *Writer) mirror(ctx context.Context, x Want, name string) {
-	u, err := w.requests(x.Key.Namespace).Get(ctx, name, metav1.GetOptions{})
+	_, conds, err := w.read(ctx, x.Key.Namespace, name)
 	if err != nil {
-		return
-	}
-	var pr autoscalingv1.ProvisioningRequest
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
 		return
 	}
 	short := fmt.Sprintf("short %d pods x %d GPUs", x.Verdict.Short.Members, x.GPUs)
@@ -553,10 +549,6 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) {
 	}
 	c := metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionTrue, Reason: ReasonRequested,
 		Message: fmt.Sprintf("%s; asked the cluster-autoscaler for them (ProvisioningRequest %s)", short, name)}
-	conds := map[string]metav1.Condition{}
-	for _, pc := range pr.Status.Conditions {
-		conds[pc.Type] = pc
-	}
 	if !isTrue(conds, autoscalingv1.Provisioned) || isTrue(conds, autoscalingv1.BookingExpired) {
 		w.mu.Lock()
 		delete(w.booked, x.Key)
