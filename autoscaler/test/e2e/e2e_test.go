@@ -97,28 +97,7 @@ func TestGPUGangScaleUpAndDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(arm.Close)
-	discover := map[string]string{"cluster-autoscaler-enabled": "true", "cluster-autoscaler-name": "e2e"}
-	withBounds := func(min, max string, extra map[string]string) map[string]string {
-		m := map[string]string{"min": min, "max": max}
-		for k, v := range discover {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
-	for _, ss := range []armlocal.ScaleSetSpec{
-		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: withBounds("1", "5", nil)},
-		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: withBounds("0", "4",
-			map[string]string{"k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu": "present:NoSchedule"})},
-		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: withBounds("0", "2",
-			map[string]string{"k8s.io_cluster-autoscaler_node-template_taint_nvidia.com_gpu": "present:NoSchedule"})},
-	} {
-		if err := arm.AddScaleSet(ss); err != nil {
-			t.Fatal(err)
-		}
-	}
+	addPools(t, arm, "2")
 	_, cpuInsts, _ := arm.ScaleSet(rg, "cpu")
 	registerNode(t, kube, cpuInsts[0], "cpu", "Standard_D16s_v5", "16", "64Gi", 0, nil)
 

@@ -134,10 +134,16 @@ func poolTags(min, max string, gpuPool bool) map[string]string {
 	return m
 }
 
-// addScaleSets adds the test's scale sets to arm.
-func addScaleSets(t *testing.T, arm *armlocal.Server, sets ...armlocal.ScaleSetSpec) {
+// addPools adds the tests' three autoscaled scale sets to arm: cpu (one
+// instance, 1 to 5), gpu-light (T4, 0 to 4) and gpu-heavy (H100 in one
+// proximity placement group, 0 to heavyMax).
+func addPools(t *testing.T, arm *armlocal.Server, heavyMax string) {
 	t.Helper()
-	for _, ss := range sets {
+	for _, ss := range []armlocal.ScaleSetSpec{
+		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: poolTags("1", "5", false)},
+		{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: poolTags("0", "4", true)},
+		{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: poolTags("0", heavyMax, true)},
+	} {
 		if err := arm.AddScaleSet(ss); err != nil {
 			t.Fatal(err)
 		}

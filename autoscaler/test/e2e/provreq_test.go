@@ -319,11 +319,7 @@ func TestProvisioningRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(arm.Close)
-	addScaleSets(t, arm,
-		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: poolTags("1", "5", false)},
-		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-light", SKU: "Standard_NC4as_T4_v3", Tags: poolTags("0", "4", true)},
-		armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", ProximityPlacementGroup: "ppg-ib", Tags: poolTags("0", "12", true)},
-	)
+	addPools(t, arm, "12")
 	bar := newBarriers(t, kube, arm)
 
 	cloudConfig := writeCloudConfig(t, arm, "2s", "10m")

@@ -197,10 +197,7 @@ func (w *Writer) Sync(ctx context.Context) {
 	for k := range w.live {
 		keys[k] = struct{}{}
 	}
-	before := make([]Booking, 0, len(w.booked))
-	for _, b := range w.booked {
-		before = append(before, b)
-	}
+	before := w.bookingsLocked()
 	w.mu.Unlock()
 	for k := range keys {
 		w.sync(ctx, k)
@@ -489,6 +486,10 @@ func (w *Writer) Bookings() []Booking {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.bookingsLocked()
+}
+
+func (w *Writer) bookingsLocked() []Booking {
 	if len(w.booked) == 0 {
 		return nil
 	}
