@@ -174,25 +174,3 @@ func TestTrackerLifecycle(t *testing.T) {
 		t.Error("Forget kept state")
 	}
 }
-
-func TestCopiesIn(t *testing.T) {
-	d := Demand{MilliCPU: 1000, Memory: 1 << 30, Scalars: []Scalar{{Name: "nvidia.com/gpu", Value: 2}}}
-	gpus := func(n int64) func(v1.ResourceName) int64 { return func(v1.ResourceName) int64 { return n } }
-	tests := []struct {
-		name string
-		f    Free
-		want int64
-	}{
-		{name: "GPU bound", f: Free{MilliCPU: 96000, Memory: 1 << 40, Pods: 110, Scalar: gpus(8)}, want: 4},
-		{name: "CPU bound", f: Free{MilliCPU: 3000, Memory: 1 << 40, Pods: 110, Scalar: gpus(8)}, want: 3},
-		{name: "pod slots bound", f: Free{MilliCPU: 96000, Memory: 1 << 40, Pods: 1, Scalar: gpus(8)}, want: 1},
-		{name: "overcommitted node", f: Free{MilliCPU: -5, Memory: 1 << 40, Pods: 110, Scalar: gpus(8)}, want: 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := d.CopiesIn(tt.f); got != tt.want {
-				t.Errorf("CopiesIn = %d, want %d", got, tt.want)
-			}
-		})
-	}
-}

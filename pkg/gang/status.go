@@ -41,6 +41,20 @@ const (
 	ReasonMissingPodGroup = "PodGroupNotFound"
 )
 
+// ConditionDisrupted is set on a gang that gave up members to make room for
+// another; ConditionPreempting on the gang room was made for.
+const (
+	ConditionDisrupted  = "Disrupted"
+	ConditionPreempting = "Preempting"
+)
+
+// Reasons for ConditionDisrupted and ConditionPreempting.
+const (
+	ReasonShed      = "MembersShed"
+	ReasonPreempted = "Preempted"
+	ReasonMadeRoom  = "MadeRoom"
+)
+
 // Summary is a gang's status in one line of state and one of words.
 type Summary struct {
 	Phase   string

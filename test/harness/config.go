@@ -14,6 +14,9 @@ type GangArgs struct {
 	BackoffSeconds         int64
 	MaxGangMembers         int32
 	StatusSyncMillis       int64
+	// Preemption, when set, is the preemption rules in YAML flow style,
+	// e.g. "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]".
+	Preemption string
 }
 
 // MusterConfig returns a KubeSchedulerConfiguration with the muster-scheduler
@@ -29,6 +32,9 @@ func MusterConfig(kubeconfig string, a GangArgs) string {
 	add("backoffSeconds", a.BackoffSeconds)
 	add("maxGangMembers", int64(a.MaxGangMembers))
 	add("statusSyncMillis", a.StatusSyncMillis)
+	if a.Preemption != "" {
+		args = append(args, "      preemption: "+a.Preemption)
+	}
 	argText := "{}"
 	if len(args) > 0 {
 		argText = "\n" + strings.Join(args, "\n")

@@ -504,7 +504,8 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	w := hints.NewWriter(env.Client, dyn, func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
 		func(gang.Key, metav1.Condition) {}, time.Hour)
 	verdict := func(room int64) {
-		w.Set(hints.Want{Key: k, Min: 2, Member: pods[0], Source: gang.SourceLabels, GPUs: 8,
+		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
+			Sets:    []hints.Set{{Member: pods[0], Count: 2 - room, GPUs: 8, Shape: "8 GPUs"}},
 			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": room}})})
 		w.Sync(ctx)
 	}

@@ -28,6 +28,12 @@ func TestDecodeGangArgs(t *testing.T) {
 		{name: "negative backoff", obj: &GangArgs{BackoffSeconds: ptr.To[int64](-1)}, wantErr: "pluginConfig.MusterGang.args.backoffSeconds"},
 		{name: "zero max gang", obj: &GangArgs{MaxGangMembers: ptr.To[int32](0)}, wantErr: "pluginConfig.MusterGang.args.maxGangMembers"},
 		{name: "status sync too fast", obj: &GangArgs{StatusSyncMillis: ptr.To[int64](1)}, wantErr: "pluginConfig.MusterGang.args.statusSyncMillis"},
+		{name: "unknown preemption policy", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":0,"policy":"Always"}]}`)},
+			wantErr: `pluginConfig.MusterGang.args.preemption[0].policy: Unsupported value: "Always": supported values: "Never", "LowerPriority"`},
+		{name: "two rules for one priority", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":5,"policy":"Never"},{"minPriority":5,"policy":"LowerPriority"}]}`)},
+			wantErr: "pluginConfig.MusterGang.args.preemption[1].minPriority: Duplicate value: 5"},
+		{name: "negative wait", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":0,"policy":"Never","maxWaitForNodesSeconds":-1}]}`)},
+			wantErr: "pluginConfig.MusterGang.args.preemption[0].maxWaitForNodesSeconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +51,26 @@ func TestDecodeGangArgs(t *testing.T) {
 				*got.MaxGangMembers != *tt.want.MaxGangMembers || *got.StatusSyncMillis != *tt.want.StatusSyncMillis {
 				t.Errorf("args = %+v, want %+v", got, tt.want)
 			}
+			if len(got.Preemption) == 0 || got.Preemption[0].MaxWaitForNodesSeconds == nil {
+				t.Errorf("preemption rules not defaulted: %+v", got.Preemption)
+			}
 		})
+	}
+}
+
+func TestPreemptionRulesFromYAML(t *testing.T) {
+	got, err := DecodeGangArgs(&runtime.Unknown{ContentType: runtime.ContentTypeYAML, Raw: []byte(
+		"preemption:\n- {minPriority: 1000, policy: LowerPriority, maxWaitForNodesSeconds: 0}\n- {minPriority: 0, policy: Never}\n")}, "MusterGang")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[{1000 LowerPriority 0} {0 Never 600}]"
+	var have []string
+	for _, r := range got.Preemption {
+		have = append(have, fmt.Sprintf("{%d %s %d}", r.MinPriority, r.Policy, *r.MaxWaitForNodesSeconds))
+	}
+	if fmt.Sprint(have) != want {
+		t.Errorf("rules %v, want %s", have, want)
 	}
 }
 

@@ -22,6 +22,16 @@ func (a *GangArgs) DeepCopyInto(out *GangArgs) {
 		v := *a.StatusSyncMillis
 		out.StatusSyncMillis = &v
 	}
+	if a.Preemption != nil {
+		out.Preemption = make([]PreemptionRule, len(a.Preemption))
+		for i, r := range a.Preemption {
+			out.Preemption[i] = r
+			if r.MaxWaitForNodesSeconds != nil {
+				v := *r.MaxWaitForNodesSeconds
+				out.Preemption[i].MaxWaitForNodesSeconds = &v
+			}
+		}
+	}
 }
 
 // DeepCopyObject implements runtime.Object, as plugin args must.

@@ -1,6 +1,10 @@
 package config
 
-import "k8s.io/utils/ptr"
+import (
+	"math"
+
+	"k8s.io/utils/ptr"
+)
 
 // Defaults for GangArgs.
 const (
@@ -8,6 +12,7 @@ const (
 	DefaultBackoffSeconds         int64 = 10
 	DefaultMaxGangMembers         int32 = 10000
 	DefaultStatusSyncMillis       int64 = 500
+	DefaultMaxWaitForNodesSeconds int64 = 600
 )
 
 // SetDefaultsGangArgs fills unset fields.
@@ -23,6 +28,14 @@ func SetDefaultsGangArgs(a *GangArgs) {
 	}
 	if a.StatusSyncMillis == nil {
 		a.StatusSyncMillis = ptr.To(DefaultStatusSyncMillis)
+	}
+	if len(a.Preemption) == 0 {
+		a.Preemption = []PreemptionRule{{MinPriority: math.MinInt32, Policy: PreemptLowerPriority}}
+	}
+	for i := range a.Preemption {
+		if a.Preemption[i].MaxWaitForNodesSeconds == nil {
+			a.Preemption[i].MaxWaitForNodesSeconds = ptr.To(DefaultMaxWaitForNodesSeconds)
+		}
 	}
 }
 

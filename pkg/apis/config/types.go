@@ -25,6 +25,37 @@ type GangArgs struct {
 	// StatusSyncMillis is how often, at most, PodGroup status is written per
 	// gang. Default 500.
 	StatusSyncMillis *int64 `json:"statusSyncMillis,omitempty"`
+
+	// Preemption says what a gang whose quorum does not fit may take from
+	// other gangs, by the gang's priority: the rule with the highest
+	// minPriority the gang's priority reaches applies. Default: one rule for
+	// every priority, policy LowerPriority, maxWaitForNodesSeconds 600.
+	Preemption []PreemptionRule `json:"preemption,omitempty"`
+}
+
+// PreemptionPolicy names what a gang may take to make room for its quorum.
+type PreemptionPolicy string
+
+const (
+	// PreemptNever takes nothing: the gang waits for free room or new nodes.
+	PreemptNever PreemptionPolicy = "Never"
+	// PreemptLowerPriority sheds members above min of elastic gangs of lower
+	// priority (or of equal priority and younger), and preempts whole gangs
+	// of lower priority.
+	PreemptLowerPriority PreemptionPolicy = "LowerPriority"
+)
+
+// PreemptionRule is the preemption policy of gangs from one priority up.
+type PreemptionRule struct {
+	// MinPriority is the lowest gang priority the rule applies to.
+	MinPriority int32 `json:"minPriority"`
+	// Policy is Never or LowerPriority.
+	Policy PreemptionPolicy `json:"policy"`
+	// MaxWaitForNodesSeconds is how long a gang that new nodes could serve
+	// waits for them before it preempts whole gangs instead: set it from the
+	// pools' expected provisioning time. 0 preempts at once. Shedding
+	// members above min never waits. Default 600.
+	MaxWaitForNodesSeconds *int64 `json:"maxWaitForNodesSeconds,omitempty"`
 }
 
 // TopologyArgs configures the MusterTopology plugin.

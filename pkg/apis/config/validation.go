@@ -20,6 +20,20 @@ func ValidateGangArgs(path *field.Path, a *GangArgs) error {
 	if a.StatusSyncMillis != nil && *a.StatusSyncMillis < 10 {
 		errs = append(errs, field.Invalid(path.Child("statusSyncMillis"), *a.StatusSyncMillis, "must be at least 10"))
 	}
+	seen := map[int32]bool{}
+	for i, r := range a.Preemption {
+		p := path.Child("preemption").Index(i)
+		if r.Policy != PreemptNever && r.Policy != PreemptLowerPriority {
+			errs = append(errs, field.NotSupported(p.Child("policy"), r.Policy, []string{string(PreemptNever), string(PreemptLowerPriority)}))
+		}
+		if seen[r.MinPriority] {
+			errs = append(errs, field.Duplicate(p.Child("minPriority"), r.MinPriority))
+		}
+		seen[r.MinPriority] = true
+		if r.MaxWaitForNodesSeconds != nil && *r.MaxWaitForNodesSeconds < 0 {
+			errs = append(errs, field.Invalid(p.Child("maxWaitForNodesSeconds"), *r.MaxWaitForNodesSeconds, "must not be negative"))
+		}
+	}
 	return errs.ToAggregate()
 }
 

@@ -71,22 +71,64 @@ type Want struct {
 	Key     gang.Key
 	Min     int64
 	Verdict hint.Verdict
-	// Member is the member whose shape the request's PodTemplate copies.
-	Member *v1.Pod
+	// Sets are what is short, one per member shape: each becomes a PodSet
+	// of the request, its PodTemplate copying a member of that shape.
+	Sets []Set
 	// Affinity, when set, is the node label and value new nodes must have
 	// (the required topology domain the gang is confined to).
 	AffinityLabel, AffinityValue string
 	// Source says whether the gang is a PodGroup (which then owns the
 	// request) or CRD-free (owned by its oldest member).
 	Source gang.Source
-	// GPUs per member, for messages.
-	GPUs int64
 	// Require adds node requirements the member's own spec does not state
 	// (the gang's GPU class, where it names exact products).
 	Require []v1.NodeSelectorRequirement
 	// TemplateAnnotations go on the PodTemplate: the gang's asks an
 	// autoscaler cannot read from the pod spec (GPU class patterns, topology).
 	TemplateAnnotations map[string]string
+}
+
+// Set is a number of members of one shape that the gang is short of.
+type Set struct {
+	Member *v1.Pod
+	Count  int64
+	// GPUs per member, for bookings.
+	GPUs int64
+	// Shape describes a member for messages: "8 GPUs", "2 CPU".
+	Shape string
+}
+
+// short describes a want's sets: "8 pods x 8 GPUs + 1 pods x 2 CPU".
+func (x Want) short() string {
+	parts := make([]string, 0, len(x.Sets))
+	for _, set := range x.Sets {
+		parts = append(parts, fmt.Sprintf("%d pods x %s", set.Count, set.Shape))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// bookedGPUs is the fewest GPUs a short member asks for: a node added for
+// the booking holds at least that many.
+func (x Want) bookedGPUs() int64 {
+	var fewest int64
+	for _, set := range x.Sets {
+		if set.GPUs > 0 && (fewest == 0 || set.GPUs < fewest) {
+			fewest = set.GPUs
+		}
+	}
+	return fewest
+}
+
+// RequestLabel on a PodTemplate names the request it belongs to (a hash of
+// the name when the name is longer than a label value may be).
+const RequestLabel = "muster.dev/provisioning-request"
+
+func requestLabelValue(name string) string {
+	if len(name) <= 63 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "sha256-" + hex.EncodeToString(sum[:])[:40]
 }
 
 // MinAnnotation on a request records the gang's min, so that a restarted
@@ -317,23 +359,30 @@ func nameBase(k gang.Key) string {
 func requestName(x Want) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d/%s/%s/", x.Verdict.Short.Members, x.Verdict.Short.Level, x.Verdict.Short.Domain)
-	spec, _ := json.Marshal(templateSpec(x))
-	h.Write(spec)
+	for _, set := range x.Sets {
+		fmt.Fprintf(h, "%d/", set.Count)
+		spec, _ := json.Marshal(templateSpec(x, set.Member))
+		h.Write(spec)
+	}
 	ann, _ := json.Marshal(x.TemplateAnnotations)
 	h.Write(ann)
 	sum := hex.EncodeToString(h.Sum(nil))[:10]
 	return nameBase(x.Key) + "-" + sum
 }
 
-// templateSpec is the member's pod spec as the autoscaler should simulate it:
-// the same requests, node selection and tolerations, no node, plus the
-// required domain's label when the gang is confined to one.
-func templateSpec(x Want) v1.PodSpec {
-	spec := *x.Member.Spec.DeepCopy()
+// templateSpec is a member's pod spec as the autoscaler should simulate it:
+// the same requests, node selection and tolerations, no node, plus, for GPU
+// members, the gang's GPU class and the required domain's label when the
+// gang is confined to one (members without GPUs are not).
+func templateSpec(x Want, member *v1.Pod) v1.PodSpec {
+	spec := *member.Spec.DeepCopy()
 	spec.NodeName = ""
 	spec.SchedulingGates = nil
-	reqs := append([]v1.NodeSelectorRequirement(nil), x.Require...)
-	if x.AffinityLabel != "" {
+	var reqs []v1.NodeSelectorRequirement
+	if gpuMember(x, member) {
+		reqs = append(reqs, x.Require...)
+	}
+	if x.AffinityLabel != "" && gpuMember(x, member) {
 		reqs = append(reqs, v1.NodeSelectorRequirement{Key: x.AffinityLabel, Operator: v1.NodeSelectorOpIn, Values: []string{x.AffinityValue}})
 	}
 	if len(reqs) > 0 {
@@ -353,6 +402,24 @@ func templateSpec(x Want) v1.PodSpec {
 		}
 	}
 	return spec
+}
+
+// gpuMember says member belongs to one of the want's GPU sets.
+func gpuMember(x Want, member *v1.Pod) bool {
+	for _, set := range x.Sets {
+		if set.Member == member {
+			return set.GPUs > 0
+		}
+	}
+	return false
+}
+
+// templateName names the PodTemplate of a request's i-th PodSet.
+func templateName(request string, i int) string {
+	if i == 0 {
+		return request
+	}
+	return fmt.Sprintf("%s-%d", request, i)
 }
 
 var podGroupResource = schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups")
@@ -387,16 +454,29 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 		return err
 	}
 	owners := []metav1.OwnerReference{owner}
-	tmplLabels := map[string]string{}
-	for k, v := range x.Member.Labels {
-		tmplLabels[k] = v
-	}
-	tmpl := &v1.PodTemplate{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners},
-		Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmplLabels, Annotations: x.TemplateAnnotations}, Spec: templateSpec(x)},
-	}
-	if _, err := w.client.CoreV1().PodTemplates(x.Key.Namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating PodTemplate %s/%s: %w", x.Key.Namespace, name, err)
+	podSets := make([]autoscalingv1.PodSet, 0, len(x.Sets))
+	for i, set := range x.Sets {
+		tmplName := templateName(name, i)
+		tmplLabels := map[string]string{}
+		for k, v := range set.Member.Labels {
+			tmplLabels[k] = v
+		}
+		var ann map[string]string
+		if set.GPUs > 0 {
+			ann = x.TemplateAnnotations
+		}
+		objLabels := map[string]string{RequestLabel: requestLabelValue(name)}
+		for k, v := range labels {
+			objLabels[k] = v
+		}
+		tmpl := &v1.PodTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: tmplName, Namespace: x.Key.Namespace, Labels: objLabels, OwnerReferences: owners},
+			Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmplLabels, Annotations: ann}, Spec: templateSpec(x, set.Member)},
+		}
+		if _, err := w.client.CoreV1().PodTemplates(x.Key.Namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating PodTemplate %s/%s: %w", x.Key.Namespace, tmplName, err)
+		}
+		podSets = append(podSets, autoscalingv1.PodSet{PodTemplateRef: autoscalingv1.Reference{Name: tmplName}, Count: int32(set.Count)})
 	}
 	pr := &autoscalingv1.ProvisioningRequest{
 		TypeMeta: metav1.TypeMeta{APIVersion: autoscalingv1.GroupVersion.String(), Kind: "ProvisioningRequest"},
@@ -404,7 +484,7 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 			Annotations: map[string]string{MinAnnotation: strconv.FormatInt(x.Min, 10)}},
 		Spec: autoscalingv1.ProvisioningRequestSpec{
 			ProvisioningClassName: autoscalingv1.ClassBestEffortAtomicScaleUp,
-			PodSets:               []autoscalingv1.PodSet{{PodTemplateRef: autoscalingv1.Reference{Name: name}, Count: int32(x.Verdict.Short.Members)}},
+			PodSets:               podSets,
 		},
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pr)
@@ -445,7 +525,11 @@ func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members in
 			return false
 		}
 	}
-	return isTrue(conds, autoscalingv1.Provisioned) && int64(pr.Spec.PodSets[0].Count) >= members
+	var count int64
+	for _, ps := range pr.Spec.PodSets {
+		count += int64(ps.Count)
+	}
+	return isTrue(conds, autoscalingv1.Provisioned) && count >= members
 }
 
 // drop deletes a request and its template.
@@ -456,6 +540,9 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	if err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
 		return
+	}
+	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))
 	}
 	if err := w.client.CoreV1().PodTemplates(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		klog.FromContext(ctx).Error(err, "Could not delete PodTemplate", "podTemplate", klog.KRef(k.Namespace, name))
@@ -544,7 +631,7 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) {
 	if err != nil {
 		return
 	}
-	short := fmt.Sprintf("short %d pods x %d GPUs", x.Verdict.Short.Members, x.GPUs)
+	short := "short " + x.short()
 	if x.Verdict.Short.Domain != "" {
 		short += fmt.Sprintf(" in %s %s", x.Verdict.Short.Level, x.Verdict.Short.Domain)
 	}
@@ -561,7 +648,7 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) {
 		c.Message = fmt.Sprintf("%s; the cluster-autoscaler cannot add them: %s", short, conds[autoscalingv1.Failed].Message)
 	case isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired):
 		w.mu.Lock()
-		w.booked[x.Key] = Booking{Key: x.Key, Since: conds[autoscalingv1.Provisioned].LastTransitionTime.Time, GPUs: x.GPUs}
+		w.booked[x.Key] = Booking{Key: x.Key, Since: conds[autoscalingv1.Provisioned].LastTransitionTime.Time, GPUs: x.bookedGPUs()}
 		w.mu.Unlock()
 		c.Reason = ReasonProvisioned
 		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))

@@ -8,10 +8,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -21,6 +23,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 )
@@ -33,6 +36,8 @@ type Gang struct {
 	handle   fwk.Handle
 	defaults gang.Defaults
 	backoff  time.Duration
+	// preemption decides what a gang that does not fit may take.
+	preemption preemption
 
 	tracker    *gang.Tracker
 	pods       cache.Indexer
@@ -42,6 +47,9 @@ type Gang struct {
 	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
 	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
+	// started is set once New has built the plugin; PodGroup events before
+	// then find no reservations to release.
+	started atomic.Bool
 }
 
 var (
@@ -80,7 +88,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	pl.pods = podInformer.Informer().GetIndexer()
 	pl.podLister = podInformer.Lister()
 
-	pl.podGroups, err = startPodGroupInformer(ctx, h.KubeConfig())
+	pl.podGroups, err = startPodGroupInformer(ctx, h.KubeConfig(), pl.podGroupHandler(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +96,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		logger.Info("PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not served; only CRD-free gangs (label " + gang.GroupLabel + ") can be scheduled")
 	}
 
+	pl.preemption = newPreemption(ctx, h, args.Preemption)
 	pl.status = newStatusWriter(h, pl, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
@@ -98,6 +107,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	go pl.status.run(ctx)
 	go func() { <-ctx.Done(); writers.Delete(h) }()
+	pl.started.Store(true)
 	return pl, nil
 }
 
@@ -281,8 +291,9 @@ func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
 }
 
 // PreFilter fails fast for a gang that is backing off, and, when a gang's
-// attempt starts, checks once that the cluster has room for the whole quorum
-// so no member reserves anything for a gang that cannot fit.
+// attempt starts, checks once that the cluster has room for the whole quorum,
+// every member shape of it at the same time (capacity.Pack), so no member
+// reserves anything for a gang that cannot fit.
 func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	spec, isGang, err := pl.resolve(pod)
 	if !isGang {
@@ -301,13 +312,28 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, nil
 	}
 	need := int64(spec.MinMember) - int64(counts.Placed)
-	if room := nodefit.For(klog.FromContext(ctx), pod).Room(nodes, need); room < need {
-		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed); the cluster has room for %d members like %s",
-			spec.Key, need, spec.MinMember, counts.Placed, room, pod.Name)
+	quorum := capacity.QuorumOf(need, unplaced(pl.members(spec.Key)), pod, config.DefaultGPUResourceName)
+	if packing := nodefit.Pack(klog.FromContext(ctx), quorum, nodes); !packing.Fits() {
+		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed: %s); the cluster has room for %d members, none for %s",
+			spec.Key, need, spec.MinMember, counts.Placed, quorum, need-packing.Short.Members(), packing.Short)
+		if did := pl.makeRoom(ctx, spec, pod, nodes); did != "" {
+			msg += "; " + did
+		}
 		pl.fail(ctx, spec.Key, msg)
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
 	return nil, nil
+}
+
+// unplaced lists a gang's live members that have no node yet.
+func unplaced(members []*v1.Pod) []*v1.Pod {
+	out := make([]*v1.Pod, 0, len(members))
+	for _, m := range members {
+		if m.Spec.NodeName == "" && gang.Live(m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // SignPod adds nothing to a pod's signature: MusterGang never narrows or ranks
@@ -340,7 +366,11 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	}
 	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)%s",
 		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, pl.whyNoNode(statuses))
+	// Release this attempt's reservations before counting room to make.
 	pl.fail(ctx, spec.Key, msg)
+	if did := pl.makeRoom(ctx, spec, pod, nil); did != "" {
+		msg += "; " + did
+	}
 	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 }
 
@@ -432,6 +462,8 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		pl.tracker.PermitAll(spec.Key, pod.UID)
 		return nil, 0
 	case gang.PermitBindAll:
+		// The quorum is placed: room made for it is no longer being made.
+		ReportCondition(pl.handle, spec.Key, metav1.Condition{Type: gang.ConditionPreempting})
 		for _, uid := range pl.tracker.PermitAll(spec.Key, pod.UID) {
 			if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 				wp.Allow(Name)

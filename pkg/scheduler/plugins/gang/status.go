@@ -285,6 +285,9 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		if had && strings.Contains(prev.extra, "\x00"+c.Type+"\x01"+c.Reason+"\x01"+c.Message+"\x01") {
 			continue
 		}
+		if c.Type == gang.ConditionDisrupted || c.Type == gang.ConditionPreempting {
+			continue // MusterGang records these events when it makes room
+		}
 		w.h.EventRecorder().Eventf(pg, nil, v1.EventTypeNormal, c.Reason, "Autoscaling", "%s", c.Message)
 	}
 

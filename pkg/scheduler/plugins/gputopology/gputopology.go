@@ -30,6 +30,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
@@ -99,6 +100,9 @@ type placement struct {
 	choice  topology.Choice
 	members map[types.UID]member
 	onNode  map[string]int
+	// mixed: the gang has members without GPUs, which count toward its
+	// quorum though this plugin does not place them.
+	mixed bool
 	// inDomain lists the chosen domain's nodes, built once per choice.
 	// PreFilter hands it to the framework so that the quorum's members are
 	// filtered and scored on those nodes only.
@@ -248,9 +252,16 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	if _, self := p.members[pod.UID]; self {
 		placed--
 	}
+	// Members without GPUs (an MPIJob's launcher) count toward the quorum
+	// too; this plugin does not place them, so it counts the bound ones, in
+	// gangs that have such members only.
+	placedAll := placed
+	if p.mixed && placed < min {
+		placedAll += boundWithoutGPUs(pl.membersOf(key), pl.gpu)
+	}
 	var result *fwk.PreFilterResult
 	switch {
-	case placed >= min && placed > 0:
+	case placedAll >= min && placed > 0:
 		// Elastic member: anywhere the required level allows, preferably in
 		// the gang's domain.
 		if req.Required != topology.Anywhere {
@@ -272,7 +283,13 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	default:
 		pl.shapes.add(gpus)
 		pl.sync(nodes)
-		choice, why, ok := pl.choose(klog.FromContext(ctx), pod, p, req, min-placed, gpus, nodes)
+		quorum := capacity.Uniform(min-placedAll, pod, pl.gpu)
+		if members := pl.membersOf(key); members != nil {
+			p.mixed = withoutGPUs(members, pl.gpu)
+			placedAll = placed + boundWithoutGPUs(members, pl.gpu)
+			quorum = capacity.QuorumOf(min-placedAll, pl.unplaced(members, p), pod, pl.gpu)
+		}
+		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes)
 		pl.decisions++
 		if !ok {
 			domainDecisions.WithLabelValues("unschedulable", topology.LevelName(pl.levels, req.Required)).Inc()
@@ -284,7 +301,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		s.prefer = s.domain
 		p.inDomain = nodesIn(s.domain, nodes)
 		result = p.domainNodes()
-		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "need", min-placed)
+		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "quorum", quorum.String())
 	}
 	pl.gangs[key] = p
 	state.Write(stateKey, s)
@@ -331,6 +348,8 @@ func (pl *Topology) loadPlacement(key gang.Key) *placement {
 		}
 		if g := pl.gpusOf(pod); g > 0 {
 			p.add(pod.UID, pod.Spec.NodeName, g)
+		} else {
+			p.mixed = true
 		}
 	}
 	return p
@@ -429,16 +448,21 @@ func (pl *Topology) sync(nodes []fwk.NodeInfo) {
 	}
 }
 
-// choose asks the index for the gang's domain and confirms it against the
-// nodes in it, since the index counts only GPUs of the right class; a domain
-// that fails the check is ruled out and the next best is tried.
-func (pl *Topology) choose(logger klog.Logger, pod *v1.Pod, p *placement, req topology.Request, need, gpus int64, nodes []fwk.NodeInfo) (topology.Choice, string, bool) {
+// choose asks the index for the gang's domain and confirms it by packing the
+// whole quorum, since the index counts only GPUs of the right class: the GPU
+// members inside the domain, the members without GPUs on any node that
+// admits them. A domain that fails the check is ruled out and the next best
+// is tried.
+func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo) (topology.Choice, string, bool) {
 	excluded := map[labelValue]bool{}
-	demand := topology.Demand{Members: need, GPUs: gpus, Request: req, Anchor: p.anchor(),
+	gpuMembers, fewestGPUs := quorum.GPUMembers()
+	// The index counts room in members of one size; with GPU members of
+	// several sizes it counts the smallest, and the packing below confirms.
+	demand := topology.Demand{Members: gpuMembers, GPUs: fewestGPUs, Request: req, Anchor: p.anchor(),
 		Exclude: func(level int, value string) bool {
 			return excluded[labelValue{label: pl.levels[level].Label, value: value}]
 		}}
-	checker := nodefit.For(logger, pod)
+	var rooms []capacity.Node
 	for range MaxChoiceRetries {
 		choice, short, ok := pl.index.Choose(demand)
 		if !ok {
@@ -449,20 +473,70 @@ func (pl *Topology) choose(logger klog.Logger, pod *v1.Pod, p *placement, req to
 			return choice, "", true
 		}
 		lv := pl.choiceLabel(choice)
-		var room int64
-		for _, ni := range nodes {
-			node := ni.Node()
-			if node == nil || !lv.holds(node) || !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
-				continue
-			}
-			if room += checker.Copies(ni); room >= need {
-				return choice, "", true
-			}
+		if rooms == nil {
+			rooms = nodefit.Rooms(nodes)
 		}
-		logger.V(3).Info("Domain has GPUs but not room for the members", "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", room, "need", need)
+		packing := capacity.Pack(logger, quorum, rooms, func(n *v1.Node) bool {
+			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
+		})
+		if packing.Fits() {
+			return choice, "", true
+		}
+		logger.V(3).Info("Domain has GPUs but not room for the quorum", "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "quorum", quorum.String(), "short", packing.Short.String())
 		excluded[lv] = true
 	}
-	return topology.Choice{}, fmt.Sprintf("needs %d members x %d GPUs (%s) in one domain; no domain with the GPUs also passes the members' other requirements (CPU, memory, taints, node selection)", need, gpus, req.Class), false
+	return topology.Choice{}, fmt.Sprintf("needs %s (%s) in one domain; no domain with the GPUs also passes the members' other requirements (CPU, memory, taints, node selection)", quorum, req.Class), false
+}
+
+// membersOf lists a gang's pods; nil for a lone pod, or a gang whose members
+// the informer has not seen.
+func (pl *Topology) membersOf(key gang.Key) []*v1.Pod {
+	if strings.HasPrefix(key.Name, "pod:") {
+		return nil
+	}
+	objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, key.String())
+	if len(objs) == 0 {
+		return nil
+	}
+	out := make([]*v1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if pod, ok := o.(*v1.Pod); ok {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// unplaced lists the live members with neither a node nor a reservation.
+func (pl *Topology) unplaced(members []*v1.Pod, p *placement) []*v1.Pod {
+	out := make([]*v1.Pod, 0, len(members))
+	for _, m := range members {
+		if _, reserved := p.members[m.UID]; !reserved && m.Spec.NodeName == "" && gang.Live(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// withoutGPUs says some live member asks for no GPU.
+func withoutGPUs(members []*v1.Pod, gpu v1.ResourceName) bool {
+	for _, m := range members {
+		if gang.Live(m) && capacity.DemandOf(m).Scalar(gpu) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// boundWithoutGPUs counts the bound live members that ask for no GPU.
+func boundWithoutGPUs(members []*v1.Pod, gpu v1.ResourceName) int64 {
+	var n int64
+	for _, m := range members {
+		if m.Spec.NodeName != "" && gang.Live(m) && capacity.DemandOf(m).Scalar(gpu) == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // PreFilterExtensions is nil: Filter does not depend on other pods.

@@ -13,6 +13,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/hint"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
@@ -102,22 +103,27 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 	return nil, unschedulable
 }
 
-// shortfall gathers what hint.Decide needs: the gang's members, and the room
-// for members like pod per domain of its required level, leaving out nodes
-// booked for other gangs. One pass over the nodes, once per gang per
-// hintInterval.
+// shortfall gathers what hint.Decide needs: the gang's members, and how much
+// of its quorum (every member shape of it) has room per domain of its
+// required level, leaving out nodes booked for other gangs. The request then
+// lists, per shape, what the best domain is short of. One pass over the
+// nodes, once per gang per hintInterval.
 func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) hints.Want {
 	g := hint.Gang{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
-	for _, m := range hints.Members(pl.pods, gangplugin.GangIndex)(spec.Key) {
+	members := hints.Members(pl.pods, gangplugin.GangIndex)(spec.Key)
+	var unplaced []*v1.Pod
+	for _, m := range members {
 		if m.DeletionTimestamp != nil {
 			continue
 		}
 		g.Exists++
 		if m.Spec.NodeName != "" {
 			g.Placed++
+		} else if gang.Live(m) {
+			unplaced = append(unplaced, m)
 		}
 	}
-	want := hints.Want{Key: spec.Key, Min: g.Min, Member: pod, Source: spec.Source, GPUs: pl.gpusOf(pod)}
+	want := hints.Want{Key: spec.Key, Min: g.Min, Source: spec.Source}
 	object := "Pod " + pod.Namespace + "/" + pod.Name
 	if spec.Source == gang.SourcePodGroup {
 		object = "PodGroup " + spec.Key.String()
@@ -135,24 +141,30 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 		label = pl.levels[req.Required].Label
 		g.Provisionable = pl.provisionable[g.Level]
 	}
-	if label == "" {
-		g.Room[""] = 0 // the whole cluster is the one domain, even without nodes
-	}
 	// Nodes added for another (older) gang's booking are not room: Filter
 	// keeps members off them, and counting them would drop this gang's
 	// request until that gang binds, then ask for the same nodes again.
 	booked := pl.bookingsAgainst(spec.Key)
-	checker := nodefit.For(logger, pod)
+	all := make([]capacity.Node, 0, len(nodes))
+	domains := map[string][]capacity.Node{}
+	if label == "" {
+		domains[""] = nil // the whole cluster is the one domain, even without nodes
+	}
 nodes:
 	for _, ni := range nodes {
 		node := ni.Node()
-		if node == nil || !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+		if node == nil {
 			continue
 		}
 		for _, b := range booked {
 			if pl.bookedBy(ni, b) {
 				continue nodes
 			}
+		}
+		room := nodefit.Room(ni)
+		all = append(all, room)
+		if !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+			continue
 		}
 		domain := ""
 		if label != "" {
@@ -161,9 +173,28 @@ nodes:
 				continue
 			}
 		}
-		g.Room[domain] += checker.Copies(ni)
+		domains[domain] = append(domains[domain], room)
+	}
+	need := max(g.Min-g.Placed, 0)
+	quorum := capacity.QuorumOf(need, unplaced, pod, pl.gpu)
+	shortIn := capacity.ShortByDomain(logger, quorum, domains, all)
+	for d, short := range shortIn {
+		g.Room[d] = max(need-short.Members(), 0)
 	}
 	want.Verdict = hint.Decide(g)
+	if want.Verdict.Hint {
+		short, ok := shortIn[want.Verdict.Short.Domain]
+		if !ok {
+			// No domain has room to build on: new nodes form one, so every
+			// GPU member is short, and members without GPUs wherever they
+			// find no room.
+			gpuPart, other := quorum.Split()
+			short = append(append(capacity.Quorum(nil), gpuPart...), capacity.Pack(logger, other, all, nil).Short...)
+		}
+		for _, w := range short {
+			want.Sets = append(want.Sets, hints.Set{Member: w.Shape.Example, Count: w.Count, GPUs: w.Shape.GPUs, Shape: w.Shape.String()})
+		}
+	}
 	if want.Verdict.Hint && want.Verdict.Short.Domain != "" {
 		want.AffinityLabel, want.AffinityValue = label, want.Verdict.Short.Domain
 	}

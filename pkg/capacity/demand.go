@@ -1,14 +1,12 @@
-package gang
+package capacity
 
 import (
-	"math"
-
 	v1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
 // Demand is what one member asks of a node, in the units the scheduler counts
-// (millicores, bytes, pod slots, extended resources such as nvidia.com/gpu).
+// (millicores, bytes, extended resources such as nvidia.com/gpu).
 type Demand struct {
 	MilliCPU int64
 	Memory   int64
@@ -35,32 +33,12 @@ func DemandOf(pod *v1.Pod) Demand {
 	return d
 }
 
-// Free is the room left on one node.
-type Free struct {
-	MilliCPU int64
-	Memory   int64
-	Pods     int64
-	// Scalar returns the free amount of an extended resource.
-	Scalar func(v1.ResourceName) int64
-}
-
-// CopiesIn returns how many members with this demand fit into free.
-func (d Demand) CopiesIn(f Free) int64 {
-	n := f.Pods
-	n = min(n, copies(f.MilliCPU, d.MilliCPU))
-	n = min(n, copies(f.Memory, d.Memory))
+// Scalar returns the demand's request of an extended resource.
+func (d Demand) Scalar(name v1.ResourceName) int64 {
 	for _, s := range d.Scalars {
-		n = min(n, copies(f.Scalar(s.Name), s.Value))
+		if s.Name == name {
+			return s.Value
+		}
 	}
-	return max(n, 0)
-}
-
-func copies(free, want int64) int64 {
-	if want <= 0 {
-		return math.MaxInt64
-	}
-	if free <= 0 {
-		return 0
-	}
-	return free / want
+	return 0
 }

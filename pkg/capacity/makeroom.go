@@ -1,0 +1,283 @@
+package capacity
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// Gang is what room-making knows of a gang: who it is, how it ranks, and
+// the members that hold nodes.
+type Gang struct {
+	Key      string
+	Priority int32
+	// Since is the gang's age: when its first member was created.
+	Since time.Time
+	Min   int64
+	// Bound lists the live members holding nodes. Terminating members are
+	// leaving and are not listed: their room counts as free.
+	Bound []Member
+}
+
+// Member is one bound member of a gang.
+type Member struct {
+	// Name is the pod's namespace/name.
+	Name  string
+	Node  string
+	Shape *Shape
+	// Started is when the member was bound (or started): shed newest first,
+	// and the work a preemption loses grows with it.
+	Started time.Time
+}
+
+// Victim is what a gang gives up for another: members above its min
+// (Whole false), or all its members (Whole true).
+type Victim struct {
+	Gang    *Gang
+	Members []Member
+	Whole   bool
+}
+
+// Message says in words what the victim gives up and for whom.
+func (v Victim) Message(forGang string, priority int32) string {
+	if v.Whole {
+		return fmt.Sprintf("preempted all %d members for %s (priority %d)", len(v.Members), forGang, priority)
+	}
+	return fmt.Sprintf("shed %d of %d members for %s (priority %d)", len(v.Members), len(v.Gang.Bound), forGang, priority)
+}
+
+// Rule says which room-making sources a gang may draw on.
+type Rule struct {
+	// Shed allows taking members above min of elastic gangs of lower
+	// priority, or of equal priority and younger.
+	Shed bool
+	// Preempt allows taking whole gangs of lower priority.
+	Preempt bool
+}
+
+// Room is MakeRoom's answer.
+type Room struct {
+	// Fits says the quorum fits once the victims are gone (with no victims:
+	// it fits already).
+	Fits    bool
+	Victims []Victim
+}
+
+// unit is one thing MakeRoom may take: a member above min, or a whole gang.
+type unit struct {
+	gang    int
+	members []Member
+	whole   bool
+}
+
+// MakeRoom finds what must leave for gang g's quorum q to fit, drawing on
+// the sources of room in order: the free room nodes have, then members
+// above min of elastic gangs of lower priority or of equal priority and
+// younger (lower priority first, the youngest gang first, its newest member
+// first, never below a gang's min), then whole gangs of lower priority
+// (fewest members first, then least work lost). A gang is never left with
+// 1..min-1 members bound: it loses members above its min, or all of them.
+// Victims not needed once the rest are chosen are given back, latest first.
+// When all sources together do not make the quorum fit, MakeRoom takes
+// nothing: no gang is disrupted for one that still could not run.
+func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, others []Gang, inDomain func(*v1.Node) bool, rule Rule, now time.Time) Room {
+	if pack(logger, q, nodes, inDomain, nil).Fits() {
+		return Room{Fits: true}
+	}
+	if !rule.Shed && !rule.Preempt {
+		return Room{}
+	}
+	index := make(map[string]int, len(nodes))
+	for i := range nodes {
+		index[nodes[i].Node.Name] = i
+	}
+	base := make([]used, len(nodes))
+	apply := func(u unit, sign int64) {
+		for _, m := range u.members {
+			if i, ok := index[m.Node]; ok {
+				base[i].add(m.Shape, -sign)
+			}
+		}
+	}
+	fits := func() bool { return pack(logger, q, nodes, inDomain, base).Fits() }
+
+	var chosen []unit
+	if rule.Shed {
+		for _, u := range extras(g, others) {
+			apply(u, 1)
+			chosen = append(chosen, u)
+			if fits() {
+				return room(prune(chosen, apply, fits), others)
+			}
+		}
+	}
+	if rule.Preempt {
+		for _, u := range wholeGangs(g, others, chosen, now) {
+			apply(u, 1)
+			chosen = append(chosen, u)
+			if fits() {
+				return room(prune(chosen, apply, fits), others)
+			}
+		}
+	}
+	return Room{}
+}
+
+// extras lists members above min that g may shed, in the order to shed
+// them: gangs of lower priority first, then equal-priority gangs younger
+// than g; within those the youngest gang first, its newest member first.
+func extras(g Gang, others []Gang) []unit {
+	var eligible []int
+	for i, o := range others {
+		if o.Key == g.Key || int64(len(o.Bound)) <= o.Min {
+			continue
+		}
+		if o.Priority < g.Priority || (o.Priority == g.Priority && o.Since.After(g.Since)) {
+			eligible = append(eligible, i)
+		}
+	}
+	sort.SliceStable(eligible, func(a, b int) bool {
+		x, y := others[eligible[a]], others[eligible[b]]
+		if x.Priority != y.Priority {
+			return x.Priority < y.Priority
+		}
+		return x.Since.After(y.Since)
+	})
+	var out []unit
+	for _, i := range eligible {
+		o := others[i]
+		members := append([]Member(nil), o.Bound...)
+		sort.SliceStable(members, func(a, b int) bool {
+			if !members[a].Started.Equal(members[b].Started) {
+				return members[a].Started.After(members[b].Started)
+			}
+			return members[a].Name > members[b].Name // timestamps have second resolution
+		})
+		for _, m := range members[:int64(len(members))-o.Min] {
+			out = append(out, unit{gang: i, members: []Member{m}})
+		}
+	}
+	return out
+}
+
+// wholeGangs lists the gangs of lower priority than g that it may preempt,
+// fewest members first, then least work lost; each unit holds the members
+// not already taken as extras.
+func wholeGangs(g Gang, others []Gang, taken []unit, now time.Time) []unit {
+	gone := map[string]bool{}
+	for _, u := range taken {
+		for _, m := range u.members {
+			gone[m.Name] = true
+		}
+	}
+	type cand struct {
+		i    int
+		lost time.Duration
+	}
+	var cands []cand
+	for i, o := range others {
+		if o.Key == g.Key || o.Priority >= g.Priority || len(o.Bound) == 0 {
+			continue
+		}
+		var lost time.Duration
+		for _, m := range o.Bound {
+			lost += now.Sub(m.Started)
+		}
+		cands = append(cands, cand{i: i, lost: lost})
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		x, y := others[cands[a].i], others[cands[b].i]
+		if len(x.Bound) != len(y.Bound) {
+			return len(x.Bound) < len(y.Bound)
+		}
+		if cands[a].lost != cands[b].lost {
+			return cands[a].lost < cands[b].lost
+		}
+		return x.Key < y.Key
+	})
+	out := make([]unit, 0, len(cands))
+	for _, c := range cands {
+		var rest []Member
+		for _, m := range others[c.i].Bound {
+			if !gone[m.Name] {
+				rest = append(rest, m)
+			}
+		}
+		out = append(out, unit{gang: c.i, members: rest, whole: true})
+	}
+	return out
+}
+
+// prune gives back, latest first, the units the quorum fits without.
+func prune(chosen []unit, apply func(unit, int64), fits func() bool) []unit {
+	keep := make([]bool, len(chosen))
+	for i := range keep {
+		keep[i] = true
+	}
+	for i := len(chosen) - 1; i >= 0; i-- {
+		apply(chosen[i], -1)
+		if fits() {
+			keep[i] = false
+			continue
+		}
+		apply(chosen[i], 1)
+	}
+	var out []unit
+	for i, u := range chosen {
+		if keep[i] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// room groups the chosen units by gang. A gang that loses its extras and,
+// after pruning, also the rest is a whole victim; one that keeps a whole
+// unit only keeps the extras taken before it too.
+func room(units []unit, others []Gang) Room {
+	byGang := map[int]*Victim{}
+	var order []int
+	for _, u := range units {
+		v, ok := byGang[u.gang]
+		if !ok {
+			v = &Victim{Gang: &others[u.gang]}
+			byGang[u.gang] = v
+			order = append(order, u.gang)
+		}
+		v.Members = append(v.Members, u.members...)
+		v.Whole = v.Whole || u.whole
+	}
+	r := Room{Fits: true}
+	for _, i := range order {
+		v := byGang[i]
+		if v.Whole {
+			// Extras pruned away still go with the rest of the gang.
+			v.Members = append([]Member(nil), v.Gang.Bound...)
+		}
+		r.Victims = append(r.Victims, *v)
+	}
+	return r
+}
+
+// Policy is a gang's preemption policy, as configured for its priority.
+type Policy struct {
+	// Preempt is false for policy Never.
+	Preempt bool
+	// MaxWaitForNodes is how long a gang that new nodes could serve waits
+	// for them before it preempts whole gangs instead.
+	MaxWaitForNodes time.Duration
+}
+
+// Rule arbitrates between preemption and new nodes for a gang that has
+// waited this long. Shedding members above min disrupts no job, so it never
+// waits; preempting whole gangs waits for new nodes while they could serve
+// the gang and it has waited less than MaxWaitForNodes.
+func (p Policy) Rule(waited time.Duration, nodesCanHelp bool) Rule {
+	if !p.Preempt {
+		return Rule{}
+	}
+	return Rule{Shed: true, Preempt: !nodesCanHelp || waited >= p.MaxWaitForNodes}
+}

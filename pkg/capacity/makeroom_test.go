@@ -1,0 +1,217 @@
+package capacity
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2/ktesting"
+)
+
+var t0 = time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+
+// running builds a gang bound one member per node, on nodes taken from the
+// cluster (their free GPUs and CPU shrink accordingly).
+func running(nodes []Node, key string, prio int32, since time.Duration, min int64, s *Shape, on ...int) Gang {
+	g := Gang{Key: key, Priority: prio, Since: t0.Add(since), Min: min}
+	for k, i := range on {
+		nodes[i].MilliCPU -= s.Demand.MilliCPU
+		nodes[i].Pods--
+		nodes[i].UsedScalars = map[v1.ResourceName]int64{gpu: nodes[i].UsedScalars[gpu] + s.GPUs}
+		g.Bound = append(g.Bound, Member{Name: fmt.Sprintf("%s-%d", key, k), Node: nodes[i].Node.Name, Shape: s, Started: g.Since.Add(time.Duration(k) * time.Minute)})
+	}
+	return g
+}
+
+func cluster(n int) []Node {
+	out := make([]Node, n)
+	for i := range out {
+		out[i] = node(fmt.Sprintf("n%d", i), 16000, 8)
+	}
+	return out
+}
+
+func describe(r Room) string {
+	if !r.Fits {
+		return "no room"
+	}
+	s := ""
+	for _, v := range r.Victims {
+		kind := "extras"
+		if v.Whole {
+			kind = "whole"
+		}
+		s += fmt.Sprintf("%s:%s:%d ", v.Gang.Key, kind, len(v.Members))
+	}
+	if s == "" {
+		return "fits"
+	}
+	return s[:len(s)-1]
+}
+
+func TestMakeRoom(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	both := Rule{Shed: true, Preempt: true}
+	tests := []struct {
+		name  string
+		build func(nodes []Node) (Gang, []Gang)
+		need  int64
+		rule  Rule
+		want  string
+	}{
+		{name: "free room first", need: 2, rule: both, want: "fits",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "new", Priority: 0, Since: t0}, []Gang{running(n, "old", 0, 0, 1, w8, 0, 1)}
+			}},
+		{name: "elastic gang at max sheds for an older rigid gang, newest member first", need: 2, rule: both, want: "elastic:extras:2",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "rigid", Priority: 0, Since: t0}, []Gang{running(n, "elastic", 0, time.Minute, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "an older gang is not shed for a younger one of equal priority", need: 2, rule: both, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "young", Priority: 0, Since: t0.Add(time.Hour)}, []Gang{running(n, "elastic", 0, 0, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "never below min: a lower-priority gang goes whole", need: 3, rule: both, want: "low:whole:4",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0.Add(time.Hour)}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "shedding alone when preemption is off", need: 3, rule: Rule{Shed: true}, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0.Add(time.Hour)}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "policy Never takes nothing", need: 1, rule: Rule{}, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "fewest victims: the smaller gang goes", need: 2, rule: both, want: "small:whole:2",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "big", 0, 0, 2, w8, 0, 1), running(n, "small", 0, time.Minute, 2, w8, 2, 3)}
+			}},
+		{name: "least work lost among equal sizes", need: 2, rule: both, want: "recent:whole:2",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0.Add(2 * time.Hour)}, []Gang{running(n, "long", 0, 0, 2, w8, 0, 1), running(n, "recent", 0, time.Hour, 2, w8, 2, 3)}
+			}},
+		{name: "extras before whole gangs, the rest kept", need: 1, rule: both, want: "low:extras:1",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2), running(n, "lower", -1, 0, 3, w8, 3)}
+			}},
+		{name: "nothing taken for a gang that could not fit anyway", need: 5, rule: both, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "equal priority is never preempted whole", need: 2, rule: both, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "g", Priority: 5, Since: t0}, []Gang{running(n, "other", 5, time.Hour, 4, w8, 0, 1, 2, 3)}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := cluster(4)
+			g, others := tt.build(nodes)
+			r := MakeRoom(logger, Quorum{{Shape: w8, Count: tt.need}}, g, nodes, others, nil, tt.rule, t0.Add(3*time.Hour))
+			if got := describe(r); got != tt.want {
+				t.Errorf("MakeRoom = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestMakeRoomProperties generates thousands of clusters of running gangs
+// (mixed shapes, priorities, elastic and rigid) and a waiting mixed gang,
+// and checks the invariants of room-making.
+func TestMakeRoomProperties(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	rng := rand.New(rand.NewSource(7))
+	shapes := []*Shape{ShapeOf(pod("w8", 1000, 8), gpu), ShapeOf(pod("w4", 1000, 4), gpu), ShapeOf(pod("w2", 4000, 2), gpu), ShapeOf(pod("cpu", 6000, 0), gpu)}
+	now := t0.Add(10 * time.Hour)
+	for trial := range 2000 {
+		nodes := cluster(2 + rng.Intn(6))
+		var others []Gang
+		for gi := range rng.Intn(5) {
+			s := shapes[rng.Intn(len(shapes))]
+			var on []int
+			for i := range nodes {
+				if rng.Intn(2) == 0 && nodes[i].AllocScalars[gpu]-nodes[i].UsedScalars[gpu] >= s.GPUs && nodes[i].MilliCPU >= s.Demand.MilliCPU {
+					on = append(on, i)
+				}
+			}
+			if len(on) == 0 {
+				continue
+			}
+			min := int64(1 + rng.Intn(len(on)))
+			others = append(others, running(nodes, fmt.Sprintf("g%d", gi), int32(rng.Intn(3)), time.Duration(rng.Intn(300))*time.Minute, min, s, on...))
+		}
+		var q Quorum
+		for _, s := range shapes {
+			if c := int64(rng.Intn(3)); c > 0 {
+				q = append(q, Want{Shape: s, Count: c})
+			}
+		}
+		if len(q) == 0 {
+			continue
+		}
+		sortQuorum(q)
+		g := Gang{Key: "me", Priority: int32(rng.Intn(3)), Since: t0.Add(time.Duration(rng.Intn(300)) * time.Minute)}
+		rule := Rule{Shed: rng.Intn(4) > 0, Preempt: rng.Intn(4) > 0}
+		r := MakeRoom(logger, q, g, nodes, others, nil, rule, now)
+		fitsFree := Pack(logger, q, nodes, nil).Fits()
+		if fitsFree && (!r.Fits || len(r.Victims) > 0) {
+			t.Fatalf("trial %d: quorum fits free room, MakeRoom took %s", trial, describe(r))
+		}
+		if !r.Fits && len(r.Victims) > 0 {
+			t.Fatalf("trial %d: victims taken for a quorum that does not fit", trial)
+		}
+		freed := append([]Node(nil), nodes...)
+		for _, v := range r.Victims {
+			left := int64(len(v.Gang.Bound) - len(v.Members))
+			if left > 0 && left < v.Gang.Min {
+				t.Fatalf("trial %d: gang %s left with %d of min %d bound", trial, v.Gang.Key, left, v.Gang.Min)
+			}
+			if v.Whole != (left == 0) {
+				t.Fatalf("trial %d: gang %s whole=%v but %d left", trial, v.Gang.Key, v.Whole, left)
+			}
+			switch {
+			case v.Whole && (!rule.Preempt || v.Gang.Priority >= g.Priority):
+				t.Fatalf("trial %d: gang %s (priority %d) preempted whole for priority %d (rule %+v)", trial, v.Gang.Key, v.Gang.Priority, g.Priority, rule)
+			case !v.Whole && (!rule.Shed || v.Gang.Priority > g.Priority || (v.Gang.Priority == g.Priority && !v.Gang.Since.After(g.Since))):
+				t.Fatalf("trial %d: gang %s shed for a gang it outranks", trial, v.Gang.Key)
+			}
+			for _, m := range v.Members {
+				for i := range freed {
+					if freed[i].Node.Name == m.Node {
+						freed[i].MilliCPU += m.Shape.Demand.MilliCPU
+						freed[i].Pods++
+						freed[i].UsedScalars = map[v1.ResourceName]int64{gpu: freed[i].UsedScalars[gpu] - m.Shape.GPUs}
+					}
+				}
+			}
+		}
+		if r.Fits && !Pack(logger, q, freed, nil).Fits() {
+			t.Fatalf("trial %d: victims %s do not make the quorum fit", trial, describe(r))
+		}
+	}
+}
+
+func TestPolicyRule(t *testing.T) {
+	p := Policy{Preempt: true, MaxWaitForNodes: 10 * time.Minute}
+	tests := []struct {
+		name         string
+		p            Policy
+		waited       time.Duration
+		nodesCanHelp bool
+		want         Rule
+	}{
+		{name: "Never", p: Policy{}, want: Rule{}},
+		{name: "nodes can help, not waited long: shed only", p: p, waited: time.Minute, nodesCanHelp: true, want: Rule{Shed: true}},
+		{name: "nodes can help, waited long enough: preempt", p: p, waited: 10 * time.Minute, nodesCanHelp: true, want: Rule{Shed: true, Preempt: true}},
+		{name: "nodes cannot help: preempt at once", p: p, nodesCanHelp: false, want: Rule{Shed: true, Preempt: true}},
+	}
+	for _, tt := range tests {
+		if got := tt.p.Rule(tt.waited, tt.nodesCanHelp); got != tt.want {
+			t.Errorf("%s: Rule = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package gang
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+)
+
+// preemption holds the configured rules, highest minPriority first.
+type preemption struct {
+	rules []config.PreemptionRule
+	// nodesCanHelp: the cluster serves ProvisioningRequests, so a gang short
+	// of room may get new nodes instead.
+	nodesCanHelp bool
+}
+
+func newPreemption(ctx context.Context, h fwk.Handle, rules []config.PreemptionRule) preemption {
+	p := preemption{rules: append([]config.PreemptionRule(nil), rules...)}
+	sort.Slice(p.rules, func(i, j int) bool { return p.rules[i].MinPriority > p.rules[j].MinPriority })
+	if cfg := h.KubeConfig(); cfg != nil {
+		if dc, err := discovery.NewDiscoveryClientForConfig(cfg); err == nil {
+			if _, err := dc.ServerResourcesForGroupVersion("autoscaling.x-k8s.io/v1"); err == nil {
+				p.nodesCanHelp = true
+			}
+		}
+	}
+	klog.FromContext(ctx).V(2).Info("Preemption rules", "rules", p.rules, "newNodesPossible", p.nodesCanHelp)
+	return p
+}
+
+// policy returns the policy of the rule a priority falls under; Never when
+// no rule covers it.
+func (p preemption) policy(priority int32) capacity.Policy {
+	for _, r := range p.rules {
+		if priority >= r.MinPriority {
+			return capacity.Policy{Preempt: r.Policy == config.PreemptLowerPriority, MaxWaitForNodes: time.Duration(*r.MaxWaitForNodesSeconds) * time.Second}
+		}
+	}
+	return capacity.Policy{}
+}
+
+func priorityOf(p *v1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+// makeRoom runs when a gang's quorum attempt fails: it asks capacity.MakeRoom
+// what must leave for the quorum to fit, under the gang's preemption policy,
+// and evicts it. It returns what it did in words, "" when it took nothing.
+// Like the framework's DefaultPreemption it runs in the scheduling cycle.
+func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) string {
+	logger := klog.FromContext(ctx)
+	priority := priorityOf(pod)
+	rule := pl.preemption.policy(priority).Rule(time.Since(spec.Created), pl.preemption.nodesCanHelp)
+	if !rule.Shed && !rule.Preempt {
+		return ""
+	}
+	if nodes == nil {
+		var err error
+		if nodes, err = pl.handle.SnapshotSharedLister().NodeInfos().List(); err != nil {
+			return ""
+		}
+	}
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), "")
+	need := int64(spec.MinMember) - int64(counts.Placed)
+	quorum := capacity.QuorumOf(need, unplaced(pl.members(spec.Key)), pod, config.DefaultGPUResourceName)
+	others, keys := pl.runningGangs(spec.Key)
+	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: spec.Created, Min: int64(spec.MinMember)}
+	room := capacity.MakeRoom(logger, quorum, me, nodefit.Rooms(nodes), others, nil, rule, time.Now())
+	if !room.Fits || len(room.Victims) == 0 {
+		return ""
+	}
+	var said []string
+	for _, v := range room.Victims {
+		msg := v.Message(spec.Key.String(), priority)
+		reason := gang.ReasonShed
+		if v.Whole {
+			reason = gang.ReasonPreempted
+		}
+		for _, m := range v.Members {
+			pl.evict(ctx, m.Shape.Example, reason, msg)
+		}
+		victim := keys[v.Gang.Key]
+		ReportCondition(pl.handle, victim, metav1.Condition{Type: gang.ConditionDisrupted, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
+		if obj := pl.eventObject(victim, v.Members[0].Shape.Example); obj != nil {
+			pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeWarning, reason, "Preempting", "%s", msg)
+		}
+		pl.status.touch(victim)
+		said = append(said, fmt.Sprintf("%s of %s", strings.SplitN(msg, " for ", 2)[0], v.Gang.Key))
+		logger.V(2).Info("Made room for a gang", "gang", spec.Key, "victim", v.Gang.Key, "members", len(v.Members), "whole", v.Whole)
+	}
+	msg := strings.Join(said, "; ") + fmt.Sprintf(" to make room for its quorum (priority %d)", priority)
+	ReportCondition(pl.handle, spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionTrue, Reason: gang.ReasonMadeRoom, Message: msg})
+	if obj := pl.eventObject(spec.Key, pod); obj != nil {
+		pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeNormal, gang.ReasonMadeRoom, "Preempting", "%s", msg)
+	}
+	pl.status.touch(spec.Key)
+	return msg
+}
+
+// runningGangs lists every other gang with members bound, as MakeRoom reads
+// them, and the gang keys by their string form.
+func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.Key) {
+	byKey := map[gang.Key][]*v1.Pod{}
+	for _, o := range pl.pods.List() {
+		p, ok := o.(*v1.Pod)
+		if !ok || p.Spec.NodeName == "" || !gang.Live(p) {
+			continue
+		}
+		k, _, isGang, err := gang.GroupOf(p)
+		if !isGang || err != nil || k == except {
+			continue
+		}
+		byKey[k] = append(byKey[k], p)
+	}
+	out := make([]capacity.Gang, 0, len(byKey))
+	keys := make(map[string]gang.Key, len(byKey))
+	for k, pods := range byKey {
+		spec, _, err := pl.resolve(pods[0])
+		if err != nil {
+			continue // bad input: reported on the gang, never a victim
+		}
+		g := capacity.Gang{Key: k.String(), Priority: priorityOf(pods[0]), Since: spec.Created, Min: int64(spec.MinMember)}
+		for _, p := range pods {
+			started := p.CreationTimestamp.Time
+			if p.Status.StartTime != nil {
+				started = p.Status.StartTime.Time
+			}
+			g.Bound = append(g.Bound, capacity.Member{Name: p.Namespace + "/" + p.Name, Node: p.Spec.NodeName,
+				Shape: capacity.DemandShape(p, config.DefaultGPUResourceName), Started: started})
+		}
+		out = append(out, g)
+		keys[g.Key] = k
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, keys
+}
+
+// evict evicts a member through the Eviction API, so that
+// PodDisruptionBudgets hold, then sets its DisruptionTarget condition to say
+// which gang it made room for (the Eviction API writes its own first).
+func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, msg string) {
+	logger := klog.FromContext(ctx)
+	client := pl.handle.ClientSet()
+	err := client.PolicyV1().Evictions(p.Namespace).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}})
+	switch {
+	case apierrors.IsNotFound(err):
+		return
+	case err != nil:
+		logger.Error(err, "Could not evict a member", "pod", klog.KObj(p))
+		pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeWarning, "EvictionFailed", "Preempting", "could not evict (%v): %s", err, msg)
+		return
+	}
+	pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeNormal, reason, "Preempting", "%s", msg)
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{{
+		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
+		Message: "muster-scheduler: " + msg, LastTransitionTime: metav1.Now(),
+	}}}})
+	if _, err := client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+		logger.V(2).Info("Could not say why a member was evicted", "pod", klog.KObj(p), "err", err)
+	}
+}
+
+// eventObject is what a gang's events go on: its PodGroup, or for a
+// CRD-free gang the member given.
+func (pl *Gang) eventObject(k gang.Key, member *v1.Pod) runtime.Object {
+	if _, src, _, _ := gang.GroupOf(member); src == gang.SourcePodGroup && pl.podGroups != nil {
+		if pg, err := pl.podGroups.PodGroups(k.Namespace).Get(k.Name); err == nil {
+			// Listed objects carry no kind; the recorder needs a reference.
+			return &v1.ObjectReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Namespace: pg.Namespace, Name: pg.Name, UID: pg.UID}
+		}
+	}
+	return member
+}

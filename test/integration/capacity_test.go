@@ -1,0 +1,163 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// mpiJob returns an MPIJob's pods as a PodGroup's members: a launcher
+// asking for 2 CPUs and no GPU, and workers of 8 GPUs each.
+func mpiJob(name string, workers int) (launcher *v1.Pod, pods []*v1.Pod) {
+	launcher = harness.Member{Namespace: ns, Name: name + "-launcher", Labels: map[string]string{gang.PodGroupLabel: name}}.Pod()
+	launcher.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("2")
+	for _, m := range harness.PodGroupMembers(ns, name+"-worker", workers, 8) {
+		m.Labels = map[string]string{gang.PodGroupLabel: name}
+		pods = append(pods, m.Pod())
+	}
+	return launcher, pods
+}
+
+func createPods(t *testing.T, ctx context.Context, env *harness.Env, pods ...*v1.Pod) {
+	t.Helper()
+	for _, p := range pods {
+		if _, err := env.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cpuNode is a node without GPUs, labelled as the CPU pool.
+func cpuNode(name string) *v1.Node {
+	n := harness.GPUNode(name, 0, "pool", "cpu")
+	delete(n.Status.Capacity, harness.GPU)
+	delete(n.Status.Allocatable, harness.GPU)
+	return n
+}
+
+// A launcher plus eight 8-GPU workers (minMember 9) binds on exactly eight
+// free 8-GPU nodes and a CPU node, whichever members are created first.
+func TestMixedGangBindsOnExactlyEnoughNodes(t *testing.T) {
+	for _, order := range []string{"launcher first", "workers first"} {
+		t.Run(order, func(t *testing.T) {
+			ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+			if err := harness.CreateNodes(ctx, env.Client, "gpu", 8, 8); err != nil {
+				t.Fatal(err)
+			}
+			if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+				t.Fatal(err)
+			}
+			createPodGroup(t, env, 9, 0, 0, "mpi")
+			launcher, workers := mpiJob("mpi", 8)
+			if order == "launcher first" {
+				createPods(t, ctx, env, launcher)
+				time.Sleep(200 * time.Millisecond)
+				createPods(t, ctx, env, workers...)
+			} else {
+				createPods(t, ctx, env, workers...)
+				time.Sleep(200 * time.Millisecond)
+				createPods(t, ctx, env, launcher)
+			}
+			waitBound(t, env, gang.PodGroupLabel, "mpi", 9)
+			gpuNodes := map[string]bool{}
+			for _, w := range workers {
+				p := waitPod(t, ctx, env, w.Name, "bound", func(p *v1.Pod) bool { return p.Spec.NodeName != "" })
+				if gpuNodes[p.Spec.NodeName] {
+					t.Errorf("two workers on %s", p.Spec.NodeName)
+				}
+				gpuNodes[p.Spec.NodeName] = true
+			}
+			if prs := provReqs(t, ctx, env); len(prs) != 0 {
+				t.Errorf("a gang that fits asked the autoscaler for capacity: %v", prs)
+			}
+		})
+	}
+}
+
+// One GPU node short: the gang binds nothing, asks for exactly one 8-GPU
+// node (not one for the launcher, which has room), and binds once it comes.
+func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 9, 0, 0, "mpi")
+	launcher, workers := mpiJob("mpi", 8)
+	createPods(t, ctx, env, append(workers, launcher)...)
+	waitCondition(t, ctx, env, "mpi", gang.ReasonUnschedulable, "room for 8 members, none for 1 x 8 GPUs")
+	prs := waitProvReqs(t, ctx, env, "mpi", "for one 8-GPU worker", oneRequestFor(1))
+	tmpl, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, prs[0].Spec.PodSets[0].PodTemplateRef.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]; q.Value() != 8 {
+		t.Errorf("template asks for %s GPUs, want a worker's 8", q.String())
+	}
+	stayBound(t, env, gang.PodGroupLabel, "mpi", 0, time.Second)
+
+	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 9)
+	waitProvReqs(t, ctx, env, "mpi", "deleted once placed", noRequest)
+}
+
+// A mixed gang short of both shapes gets one request with a PodSet per
+// shape, each for exactly what is short: the launcher's template keeps its
+// node selector, so the autoscaler adds a node of the CPU pool for it.
+func TestMixedGangRequestListsEachShortShape(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 6, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 9, 0, 0, "mpi")
+	launcher, workers := mpiJob("mpi", 8)
+	launcher.Spec.NodeSelector = map[string]string{"pool": "cpu"}
+	createPods(t, ctx, env, append(workers, launcher)...)
+	prs := waitProvReqs(t, ctx, env, "mpi", "with two PodSets", func(prs []autoscalingv1.ProvisioningRequest) bool {
+		return len(prs) == 1 && len(prs[0].Spec.PodSets) == 2
+	})
+	got := map[string]int32{}
+	for _, ps := range prs[0].Spec.PodSets {
+		tmpl, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, ps.PodTemplateRef.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]
+		got[fmt.Sprintf("gpus=%d pool=%s", q.Value(), tmpl.Template.Spec.NodeSelector["pool"])] = ps.Count
+	}
+	want := map[string]int32{"gpus=8 pool=": 2, "gpus=0 pool=cpu": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("PodSets %v, want %v", got, want)
+	}
+	waitExtraCondition(t, ctx, env, "mpi", hints.ConditionCapacity, hints.ReasonRequested, "short 2 pods x 8 GPUs + 1 pods x 2 CPU")
+
+	if err := harness.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 9)
+	waitProvReqs(t, ctx, env, "mpi", "deleted once placed", noRequest)
+	templates, err := env.Client.CoreV1().PodTemplates(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(templates.Items) != 0 {
+		t.Errorf("%d PodTemplates outlived their request", len(templates.Items))
+	}
+}

@@ -1,0 +1,235 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// kubelet stands in for the kubelets: it finishes terminating pods, as a
+// kubelet does once their containers stop, and records the DisruptionTarget
+// condition each carried.
+type kubelet struct {
+	mu        sync.Mutex
+	disrupted map[string]string // pod name -> DisruptionTarget message
+}
+
+func startKubelet(t *testing.T, ctx context.Context, env *harness.Env) *kubelet {
+	k := &kubelet{disrupted: map[string]string{}}
+	go func() {
+		_ = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for _, p := range pods.Items {
+				if p.DeletionTimestamp == nil {
+					continue
+				}
+				said := false
+				for _, c := range p.Status.Conditions {
+					if c.Type == v1.DisruptionTarget && c.Status == v1.ConditionTrue {
+						k.mu.Lock()
+						k.disrupted[p.Name] = c.Message
+						k.mu.Unlock()
+						said = strings.HasPrefix(c.Message, "muster-scheduler:")
+					}
+				}
+				if !said && time.Since(p.DeletionTimestamp.Add(-30*time.Second)) < 2*time.Second {
+					continue // the scheduler says why right after evicting; give it a moment
+				}
+				_ = env.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+			}
+			return false, nil
+		})
+	}()
+	return k
+}
+
+func (k *kubelet) evicted() map[string]string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := map[string]string{}
+	for n, m := range k.disrupted {
+		out[n] = m
+	}
+	return out
+}
+
+func createPodGroupWithPriority(t *testing.T, ctx context.Context, env *harness.Env, name string, min, max int32, n int, priorityClass string) {
+	t.Helper()
+	createPodGroup(t, env, min, max, 0, name)
+	members := harness.PodGroupMembers(ns, name, n, 8)
+	for i := range members {
+		members[i].PriorityClass = priorityClass
+	}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An elastic gang at max sheds members above its min, newest first, for an
+// older rigid gang of the same priority; it keeps running at min.
+func TestElasticGangShedsForOlderRigidGang(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	k := startKubelet(t, ctx, env)
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 2, 0, 0, "rigid") // the older gang: its PodGroup came first
+	time.Sleep(1100 * time.Millisecond)      // creation timestamps have second resolution
+	createPodGroupWithPriority(t, ctx, env, "elastic", 2, 4, 4, "")
+	waitBound(t, env, gang.PodGroupLabel, "elastic", 4)
+
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "rigid", 2, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "rigid", 2)
+	waitBound(t, env, gang.PodGroupLabel, "elastic", 2)
+	evicted := k.evicted()
+	if len(evicted) != 2 {
+		t.Fatalf("evicted %v, want 2 of elastic's members", evicted)
+	}
+	for name, msg := range evicted {
+		if name != "elastic-2" && name != "elastic-3" {
+			t.Errorf("evicted %s; the newest members (elastic-2, elastic-3) go first", name)
+		}
+		if want := "muster-scheduler: shed 2 of 4 members for team-a/rigid (priority 0)"; msg != want {
+			t.Errorf("%s DisruptionTarget %q, want %q", name, msg, want)
+		}
+	}
+	waitExtraCondition(t, ctx, env, "elastic", gang.ConditionDisrupted, gang.ReasonShed, "shed 2 of 4 members for team-a/rigid (priority 0)")
+	// The condition goes once rigid's quorum binds; the event stays.
+	waitEvent(t, ctx, env, "PodGroup", "rigid", gang.ReasonMadeRoom, "shed 2 of 4 members of team-a/elastic")
+	waitEvent(t, ctx, env, "PodGroup", "elastic", gang.ReasonShed, "shed 2 of 4 members for team-a/rigid")
+}
+
+// A younger gang of equal priority never sheds an older one's members.
+func TestYoungerGangDoesNotShedOlder(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	startKubelet(t, ctx, env)
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroupWithPriority(t, ctx, env, "elastic", 2, 4, 4, "")
+	waitBound(t, env, gang.PodGroupLabel, "elastic", 4)
+	time.Sleep(1100 * time.Millisecond)
+	createPodGroupWithPriority(t, ctx, env, "young", 2, 0, 2, "")
+	waitCondition(t, ctx, env, "young", gang.ReasonUnschedulable, "room for 0 members")
+	stayBound(t, env, gang.PodGroupLabel, "elastic", 4, 2*time.Second)
+}
+
+// A higher-priority gang whose pods arrive after a lower-priority gang
+// filled the cluster preempts it whole (ported from scheduler-plugins'
+// coscheduling integration test, where it waited forever): never leaving
+// the lower gang with fewer than min members bound.
+func TestHigherPriorityGangPreemptsLowerWhole(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
+	k := startKubelet(t, ctx, env)
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroupWithPriority(t, ctx, env, "low", 3, 0, 3, "")
+	waitBound(t, env, gang.PodGroupLabel, "low", 3)
+	createPodGroupWithPriority(t, ctx, env, "high", 3, 0, 3, "high")
+	waitBound(t, env, gang.PodGroupLabel, "high", 3)
+	waitBound(t, env, gang.PodGroupLabel, "low", 0)
+	if n := len(k.evicted()); n != 3 {
+		t.Errorf("%d of low's members evicted, want all 3", n)
+	}
+	waitExtraCondition(t, ctx, env, "low", gang.ConditionDisrupted, gang.ReasonPreempted, "preempted all 3 members for team-a/high (priority 1000)")
+}
+
+// Provision or preempt: while new nodes could serve the gang and it has
+// waited less than maxWaitForNodesSeconds, it asks for nodes and preempts
+// nothing; with policy Never it never preempts.
+func TestProvisionOrPreempt(t *testing.T) {
+	for _, tc := range []struct {
+		name, rules string
+	}{
+		{name: "waits for new nodes", rules: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 600}]"},
+		{name: "policy Never", rules: "[{minPriority: 0, policy: Never}]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: tc.rules})
+			k := startKubelet(t, ctx, env)
+			if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+				t.Fatal(err)
+			}
+			if err := harness.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
+				t.Fatal(err)
+			}
+			createPodGroupWithPriority(t, ctx, env, "low", 3, 0, 3, "")
+			waitBound(t, env, gang.PodGroupLabel, "low", 3)
+			createPodGroupWithPriority(t, ctx, env, "high", 3, 0, 3, "high")
+			waitProvReqs(t, ctx, env, "high", "for the 2 members that do not fit", func(prs []autoscalingv1.ProvisioningRequest) bool {
+				return len(prs) == 1 && prs[0].Spec.PodSets[0].Count == 2
+			})
+			stayBound(t, env, gang.PodGroupLabel, "low", 3, 2*time.Second)
+			if ev := k.evicted(); len(ev) != 0 {
+				t.Errorf("evicted %v", ev)
+			}
+		})
+	}
+}
+
+// A PodGroup deleted while members hold reservations releases them at once:
+// another gang gets the nodes without waiting out the timeout.
+func TestPodGroupDeletedReleasesReservations(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 3, 0, 0, "gone")
+	members := harness.PodGroupMembers(ns, "gone", 3, 8)
+	members[2].Gated = true // never scheduled: the other two wait at Permit, holding nodes
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, ctx, env, "gone", gang.ReasonWaitingForRoom, "")
+	if err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "next", 3, 8, 3, 3)...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "next", 3)
+}
+
+// A PodGroup whose minMember drops while members hold reservations releases
+// them and places the new, smaller quorum at once.
+func TestMinMemberChangedReleasesReservations(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 3, 0, 0, "shrink")
+	members := harness.PodGroupMembers(ns, "shrink", 3, 8)
+	members[2].Gated = true
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, ctx, env, "shrink", gang.ReasonWaitingForRoom, "")
+	pg, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Get(ctx, "shrink", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.Spec.MinMember = 2
+	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Update(ctx, pg, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "shrink", 2)
+}
