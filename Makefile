@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report simulate vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report simulate simulate-random vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -42,6 +42,11 @@ bench-go:
 simulate:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate
+
+## simulate-random: ten generated bursty traces of mixed, competing jobs (about 40 minutes)
+simulate-random:
+	$(MAKE) -C autoscaler build
+	$(GO) run ./cmd/muster simulate --random 10 --seed 1
 
 ## placement-report: Muster vs LeastAllocated vs MostAllocated on a fixed GPU trace
 placement-report:

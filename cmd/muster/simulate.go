@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,6 +47,8 @@ type simOptions struct {
 	chart     string
 	grace     time.Duration // trace time after the last job could have ended
 	keepLogs  bool
+	random    int   // generated traces to replay instead of one trace
+	seed      int64 // first generated trace's seed
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -81,25 +84,57 @@ One trace minute takes --minute of wall time. Trace format (--trace FILE):
 	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the nodes-per-pool chart")
 	f.DurationVar(&o.grace, "grace", o.grace, "trace time to keep running after the last job could have ended")
 	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
+	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
+	f.Int64Var(&o.seed, "seed", 1, "seed of the first generated trace (--random); trace i uses seed+i")
 	return cmd
 }
 
 func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) error {
-	trace, runs, err := simulateRuns(ctx, progress, o)
+	if o.random > 0 {
+		return runRandom(ctx, out, progress, o)
+	}
+	trace, runs, err := simulateRuns(ctx, progress, o, nil)
 	if err != nil {
 		return err
 	}
 	return simulate.WriteReport(out, trace, runs[0], runs[1])
 }
 
+// runRandom replays --random generated traces, the same for both runs of
+// each, writing each one's report and then one line per trace.
+func runRandom(ctx context.Context, out, progress io.Writer, o simOptions) error {
+	if o.tracePath != "" {
+		return errors.New("--trace and --random: give one or the other")
+	}
+	o.chart = ""
+	var summary []simulate.TraceSummary
+	for i := range o.random {
+		seed := o.seed + int64(i)
+		trace := simulate.Random(seed)
+		fmt.Fprintf(out, "== trace %d of %d (seed %d; replay with --trace after saving this):\n%s\n", i+1, o.random, seed, trace.Format())
+		_, runs, err := simulateRuns(ctx, progress, o, &trace)
+		if err != nil {
+			return fmt.Errorf("trace seed %d: %w", seed, err)
+		}
+		if err := simulate.WriteReport(out, trace, runs[0], runs[1]); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+		summary = append(summary, simulate.TraceSummary{Seed: seed, Muster: runs[0].Figures, Baseline: runs[1].Figures})
+	}
+	return simulate.WriteSummary(out, summary)
+}
+
 // simulateRuns replays the trace with Muster, then with the baseline, and
 // draws the chart.
-func simulateRuns(ctx context.Context, progress io.Writer, o simOptions) (simulate.Trace, []simulate.Run, error) {
+func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *simulate.Trace) (simulate.Trace, []simulate.Run, error) {
 	if o.minute <= 0 {
 		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive, got %s", o.minute)
 	}
 	trace := simulate.Default()
-	if o.tracePath != "" {
+	if given != nil {
+		trace = *given
+	} else if o.tracePath != "" {
 		f, err := os.Open(o.tracePath)
 		if err != nil {
 			return trace, nil, fmt.Errorf("--trace: %w", err)
@@ -229,7 +264,8 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	}
 	rec := simulate.NewRecord()
 	clk := clock{start: time.Now(), minute: o.minute}
-	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{}}
+	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
+		finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
 	for _, j := range trace.Jobs {
 		w.jobs[j.Name] = j
 	}
@@ -325,18 +361,31 @@ func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (ti
 
 // createJob creates a job's pods: a CRD-free gang for a gang job (the
 // baseline's default scheduler ignores the gang labels), plain pods otherwise.
+// A launcher asks for its CPUs and no GPU; a job with a priority gets a
+// PriorityClass of that value.
 func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster bool) error {
-	for i := range j.Members {
-		req := v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(max(j.MilliCPU, 100), resource.DecimalSI), v1.ResourceMemory: resource.MustParse("1Gi")}
+	priorityClass := ""
+	if j.Priority > 0 {
+		priorityClass = fmt.Sprintf("sim-priority-%d", j.Priority)
+		if err := harness.CreatePriorityClass(ctx, env.Client, priorityClass, j.Priority); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating PriorityClass %s: %w", priorityClass, err)
+		}
+	}
+	for _, name := range j.Pods() {
+		gpus, milliCPU := j.GPUs, j.MilliCPU
+		if name == j.Launcher() {
+			gpus, milliCPU = 0, j.LauncherMilliCPU
+		}
+		req := v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(max(milliCPU, 100), resource.DecimalSI), v1.ResourceMemory: resource.MustParse("1Gi")}
 		var tol []v1.Toleration
-		if j.GPUs > 0 {
-			req[harness.GPU] = *resource.NewQuantity(j.GPUs, resource.DecimalSI)
+		if gpus > 0 {
+			req[harness.GPU] = *resource.NewQuantity(gpus, resource.DecimalSI)
 			tol = []v1.Toleration{{Key: topology.GPUResource, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
 		}
 		sched := schedulerFor(muster)
 		p := &v1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: simNamespace, Name: fmt.Sprintf("%s-%d", j.Name, i), Labels: map[string]string{jobLabel: j.Name}, Annotations: map[string]string{}},
-			Spec: v1.PodSpec{SchedulerName: sched, Tolerations: tol,
+			ObjectMeta: metav1.ObjectMeta{Namespace: simNamespace, Name: name, Labels: map[string]string{jobLabel: j.Name}, Annotations: map[string]string{}},
+			Spec: v1.PodSpec{SchedulerName: sched, Tolerations: tol, PriorityClassName: priorityClass,
 				Containers: []v1.Container{{Name: "worker", Image: "trainer", Resources: v1.ResourceRequirements{Requests: req, Limits: limitsFor(req)}}}},
 		}
 		if j.Kind == simulate.KindGang {
@@ -381,14 +430,23 @@ type watcher struct {
 	mu       sync.Mutex
 	started  map[string]bool // job (or pod, for plain jobs) started
 	done     int             // jobs finished
+	finished map[string]bool // jobs whose run ended
 	bound    map[string]string
 	seenFail map[string]bool
+	// current lists each job's pods: an evicted pod is replaced by a new
+	// one, as a training operator would.
+	current map[string][]string
+	// gen counts a gang's restarts: a gang preempted whole starts again,
+	// and the timer of its earlier start must not end it.
+	gen      map[string]int
+	replaced int
 }
 
 func (w *watcher) created(j simulate.Job) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.rec.JobCreated(j, w.clk.now())
+	w.current[j.Name] = j.Pods()
 }
 
 func (w *watcher) allDone(n int) bool {
@@ -455,6 +513,10 @@ func (w *watcher) watch(ctx context.Context) error {
 // pod records a bind and starts what can start.
 func (w *watcher) pod(ctx context.Context, o any) {
 	p, ok := o.(*v1.Pod)
+	if ok && p.Namespace == simNamespace && p.Spec.NodeName != "" && p.DeletionTimestamp != nil {
+		w.evicted(ctx, p)
+		return
+	}
 	if !ok || p.Namespace != simNamespace || p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 		return
 	}
@@ -477,11 +539,14 @@ func (w *watcher) pod(ctx context.Context, o any) {
 	if w.started[jobName] {
 		return
 	}
-	var members []string
-	for pod := range w.rec.Jobs[jobName].Bound {
-		members = append(members, pod)
+	running := 0
+	jr := w.rec.Jobs[jobName]
+	for pod := range jr.Bound {
+		if _, done := jr.Done[pod]; !done {
+			running++
+		}
 	}
-	if len(members) >= j.Min {
+	if running >= j.Min {
 		w.startLocked(ctx, j, nil, jobName)
 	}
 }
@@ -494,18 +559,24 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 	}
 	w.started[key] = true
 	w.rec.JobStarted(j.Name, w.clk.now())
+	gen := w.gen[j.Name]
 	go func() {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(w.clk.wall(j.Run)):
 		}
+		w.mu.Lock()
+		if w.gen[j.Name] != gen {
+			w.mu.Unlock() // preempted whole and started again since
+			return
+		}
 		names := pods
 		if names == nil {
-			for i := range j.Members {
-				names = append(names, fmt.Sprintf("%s-%d", j.Name, i))
-			}
+			names = append([]string(nil), w.current[j.Name]...)
+			w.finished[j.Name] = true
 		}
+		w.mu.Unlock()
 		zero := int64(0)
 		for _, n := range names {
 			_ = w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero})
@@ -527,7 +598,63 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 // podsOfJobDone says every member of a plain job has finished.
 func (w *watcher) podsOfJobDone(j simulate.Job) bool {
 	jr := w.rec.Jobs[j.Name]
-	return jr != nil && len(jr.Done) == j.Members
+	return jr != nil && len(jr.Done) >= j.Members
+}
+
+// evicted plays the kubelet and the job's operator for a pod being evicted
+// (shed or preempted): the pod stops at once, and, unless its job has
+// ended, a new pod takes its place and waits to be scheduled. A gang left
+// with fewer than min members running starts again when it has them.
+func (w *watcher) evicted(ctx context.Context, p *v1.Pod) {
+	jobName := p.Labels[jobLabel]
+	j, ok := w.jobs[jobName]
+	if !ok {
+		return
+	}
+	zero := int64(0)
+	if err := w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		return // gone already: handled by the first notification
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	gpus := j.GPUs
+	if p.Name == j.Launcher() {
+		gpus = 0
+	}
+	w.rec.PodDone(jobName, p.Name, p.Spec.NodeName, gpus, w.clk.now())
+	if w.finished[jobName] {
+		return
+	}
+	w.replaced++
+	fresh := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: fmt.Sprintf("%s-r%d", strings.SplitN(p.Name, "-r", 2)[0], w.replaced),
+		Labels: p.Labels, Annotations: p.Annotations}, Spec: *p.Spec.DeepCopy()}
+	fresh.Spec.NodeName = ""
+	fresh.Spec.Priority = nil // set again from the PriorityClass
+	for i, n := range w.current[jobName] {
+		if n == p.Name {
+			w.current[jobName][i] = fresh.Name
+		}
+	}
+	if j.Kind == simulate.KindGang && w.started[jobName] {
+		running := 0
+		jr := w.rec.Jobs[jobName]
+		for _, n := range w.current[jobName] {
+			if _, bound := jr.Bound[n]; bound {
+				if _, done := jr.Done[n]; !done {
+					running++
+				}
+			}
+		}
+		if running < j.Min {
+			w.started[jobName] = false
+			w.gen[jobName]++
+		}
+	}
+	go func() {
+		if _, err := w.env.Client.CoreV1().Pods(simNamespace).Create(ctx, fresh, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: replacing evicted pod %s: %v\n", p.Name, err)
+		}
+	}()
 }
 
 // failures records failed scale-ups: ProvisioningRequests the autoscaler

@@ -42,7 +42,7 @@ func TestSimulateSmoke(t *testing.T) {
 	}
 	o := simOptions{tracePath: tracePath, binDir: binDir, minute: time.Second, chart: filepath.Join(dir, "chart.svg"), grace: 8 * time.Minute}
 	var progress bytes.Buffer
-	trace, runs, err := simulateRuns(context.Background(), &progress, o)
+	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
 	if err != nil {
 		t.Fatal(err)

@@ -158,6 +158,9 @@ type Figures struct {
 	NodesAdded map[string]int
 	// WithdrawnNodes: see Record.
 	WithdrawnNodes int
+	// LongestWaitAfterCapacity: see Record.LongestWaitAfterCapacity.
+	LongestWaitAfterCapacity time.Duration
+	LongestWaitGang          string
 }
 
 // JobFigures is one job's waits.
@@ -230,6 +233,7 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		}
 	}
 	f.IdleGPUHours = max(0, f.ProvisionedGPUHours-f.UsedGPUHours)
+	f.LongestWaitAfterCapacity, f.LongestWaitGang = r.LongestWaitAfterCapacity()
 	sort.Strings(f.Excess)
 	return f
 }
@@ -271,4 +275,91 @@ func (r *Record) PoolSeries() map[string][]Point {
 type Point struct {
 	At    time.Duration
 	Nodes int
+}
+
+// LongestWaitAfterCapacity is the longest any gang waited to start after the
+// cluster first had free GPUs for its quorum: enough nodes up, each with
+// whole members' worth of GPUs free of other jobs' pods, for its min GPU
+// members. It counts GPUs only (not CPU or topology), so it is the wait a
+// scheduler could not blame on missing capacity. A gang that never started
+// waits until the end of the run. It returns the wait and the gang.
+func (r *Record) LongestWaitAfterCapacity() (time.Duration, string) {
+	type hold struct {
+		job      string
+		from, to time.Duration
+		gpus     int64
+	}
+	onNode := map[string][]hold{}
+	times := []time.Duration{}
+	for name, jr := range r.Jobs {
+		times = append(times, jr.Created)
+		for pod, at := range jr.Bound {
+			to, done := jr.Done[pod]
+			if !done {
+				to = r.End
+			}
+			gpus := jr.Job.GPUs
+			if pod == jr.Job.Launcher() {
+				gpus = 0
+			}
+			onNode[jr.Node[pod]] = append(onNode[jr.Node[pod]], hold{job: name, from: at, to: to, gpus: gpus})
+			times = append(times, at, to)
+		}
+	}
+	for _, n := range r.Nodes {
+		times = append(times, n.Up)
+		if n.Down > 0 {
+			times = append(times, n.Down)
+		}
+	}
+	sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
+	room := func(job string, gpus int64, t time.Duration) int64 {
+		var copies int64
+		for _, n := range r.Nodes {
+			if n.Up > t || (n.Down > 0 && n.Down <= t) {
+				continue
+			}
+			free := n.GPUs
+			for _, h := range onNode[n.Name] {
+				if h.job != job && h.from <= t && t < h.to {
+					free -= h.gpus
+				}
+			}
+			copies += max(free, 0) / gpus
+		}
+		return copies
+	}
+	var longest time.Duration
+	var who string
+	names := make([]string, 0, len(r.Jobs))
+	for n := range r.Jobs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		jr := r.Jobs[name]
+		if jr.Job.Kind != KindGang || jr.Job.GPUs <= 0 {
+			continue
+		}
+		need := int64(jr.Job.Min)
+		if jr.Job.LauncherMilliCPU > 0 {
+			need--
+		}
+		start := jr.Started
+		if start == 0 {
+			start = r.End
+		}
+		for _, t := range times {
+			if t < jr.Created || t >= start {
+				continue
+			}
+			if room(name, jr.Job.GPUs, t) >= need {
+				if w := start - t; w > longest {
+					longest, who = w, name
+				}
+				break
+			}
+		}
+	}
+	return longest, who
 }

@@ -46,6 +46,12 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 	row("GPU-hours used", func(f Figures) string { return fmt.Sprintf("%.1f", f.UsedGPUHours) })
 	row("GPU-hours idle", func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) })
 	row("failed scale-ups", func(f Figures) string { return fmt.Sprint(len(f.Failures)) })
+	row("longest wait of a gang after the capacity it needed existed", func(f Figures) string {
+		if f.LongestWaitGang == "" {
+			return "0m"
+		}
+		return fmt.Sprintf("%.1fm (%s)", f.LongestWaitAfterCapacity.Minutes(), f.LongestWaitGang)
+	})
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -110,4 +116,28 @@ func pools(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", n, m[n])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// TraceSummary is one generated trace's figures, for WriteSummary.
+type TraceSummary struct {
+	Seed             int64
+	Muster, Baseline Figures
+}
+
+// WriteSummary writes one line per replayed trace: partial gangs, excess
+// nodes, idle GPU-hours and the longest wait after capacity, both runs.
+func WriteSummary(w io.Writer, traces []TraceSummary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEED\tPARTIAL GANGS (MUSTER/BASELINE)\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE RATIO\tLONGEST WAIT AFTER CAPACITY")
+	for _, t := range traces {
+		ratio := "-"
+		if t.Baseline.IdleGPUHours > 0 {
+			ratio = fmt.Sprintf("%.2f", t.Muster.IdleGPUHours/t.Baseline.IdleGPUHours)
+		}
+		fmt.Fprintf(tw, "%d\t%d / %d\t%d / %d\t%.1f / %.1f\t%s\t%.1fm / %.1fm\n", t.Seed,
+			t.Muster.PartialGangs, t.Baseline.PartialGangs, t.Muster.ExcessNodes, t.Baseline.ExcessNodes,
+			t.Muster.IdleGPUHours, t.Baseline.IdleGPUHours, ratio,
+			t.Muster.LongestWaitAfterCapacity.Minutes(), t.Baseline.LongestWaitAfterCapacity.Minutes())
+	}
+	return tw.Flush()
 }

@@ -38,6 +38,16 @@ func TestParseTrace(t *testing.T) {
 				t.Errorf("span %s, want 35m", tr.Span())
 			}
 		}},
+		{name: "launcher and priority", in: "0 mpi gang 8 8 16 30 min=4 launcher=2 priority=1000\n", check: func(t *testing.T, tr Trace) {
+			j := tr.Jobs[0]
+			if j.Members != 9 || j.Min != 5 || j.Max != 9 || j.LauncherMilliCPU != 2000 || j.Priority != 1000 {
+				t.Errorf("job = %+v, want 9 members (8 workers and a launcher), min 5, max 9, priority 1000", j)
+			}
+			if pods := j.Pods(); len(pods) != 9 || pods[0] != "mpi-0" || pods[8] != "mpi-launcher" {
+				t.Errorf("pods %v", pods)
+			}
+		}},
+		{name: "launcher on a plain job", in: "0 r gpu 1 1 4 5 launcher=2\n", wantErr: "field launcher: want a gang job's launcher"},
 		{name: "too few fields", in: "0 a cpu 1 0 8\n", wantErr: "trace line 1: want at least 7 fields"},
 		{name: "bad kind", in: "0 a tpu 1 0 8 5\n", wantErr: "trace line 1: field kind: want cpu, gpu or gang"},
 		{name: "duplicate name", in: "0 a cpu 1 0 8 5\n1 a cpu 1 0 8 5\n", wantErr: "trace line 2: field name: \"a\" already used on line 1"},
@@ -103,6 +113,11 @@ func TestFigures(t *testing.T) {
 	}
 	if len(f.Jobs) != 2 || f.Jobs[0].Name != "good" || !f.Jobs[0].AtMin || f.Jobs[0].ToMin != 13*m || f.Jobs[1].AtMin || f.Jobs[1].MostRunning != 1 {
 		t.Errorf("jobs %+v", f.Jobs)
+	}
+	// good's two nodes were up at 10 and it started at 13; part never had
+	// three nodes' GPUs free at once.
+	if f.LongestWaitAfterCapacity != 3*m || f.LongestWaitGang != "good" {
+		t.Errorf("longest wait after capacity %s (%s), want 3m (good)", f.LongestWaitAfterCapacity, f.LongestWaitGang)
 	}
 	series := r.PoolSeries()["gpu-heavy"]
 	want := []Point{{0, 0}, {10 * m, 2}, {20 * m, 3}, {30 * m, 2}, {70 * m, 2}}
@@ -192,5 +207,45 @@ func TestReportAndChart(t *testing.T) {
 	}
 	if c := strings.Count(svg.String(), "<path "); c != 2 {
 		t.Errorf("chart has %d series, want 2 (one pool in each run)", c)
+	}
+}
+
+// Random traces are the same for a seed, differ between seeds, hold mixed
+// gangs, and read back from their own format.
+func TestRandomTraces(t *testing.T) {
+	a, b := Random(1), Random(1)
+	if a.Format() != b.Format() {
+		t.Fatal("two traces from seed 1 differ")
+	}
+	if Random(2).Format() == a.Format() {
+		t.Error("seeds 1 and 2 gave the same trace")
+	}
+	launchers, elastic, priorities := 0, 0, 0
+	for seed := int64(1); seed <= 10; seed++ {
+		tr := Random(seed)
+		back, err := ParseTrace(strings.NewReader(tr.Format()))
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, tr.Format())
+		}
+		if back.Format() != tr.Format() {
+			t.Errorf("seed %d: trace does not read back the same", seed)
+		}
+		for _, j := range tr.Jobs {
+			if j.LauncherMilliCPU > 0 {
+				launchers++
+			}
+			if j.Min < j.Max {
+				elastic++
+			}
+			if j.Priority > 0 {
+				priorities++
+			}
+			if j.Kind == KindGang && (j.Members-1)*int(j.GPUs) > 64 {
+				t.Errorf("seed %d: %s needs more than the heavy pool's 64 GPUs", seed, j.Name)
+			}
+		}
+	}
+	if launchers == 0 || elastic == 0 || priorities == 0 {
+		t.Errorf("ten traces have %d launchers, %d elastic jobs, %d high-priority jobs; want some of each", launchers, elastic, priorities)
 	}
 }

@@ -42,6 +42,32 @@ type Job struct {
 	Run               time.Duration
 	// Require is the topology level all min members must share ("" none).
 	Require string
+	// LauncherMilliCPU, when above 0, is an MPIJob-style launcher: one more
+	// member, asking for that much CPU and no GPU, counted in Members, Min
+	// and Max (the trace's members field counts workers only).
+	LauncherMilliCPU int64
+	// Priority is the job's pod priority (a PriorityClass the simulator
+	// creates).
+	Priority int32
+}
+
+// Launcher is the name of a job's launcher pod.
+func (j Job) Launcher() string { return j.Name + "-launcher" }
+
+// Pods lists the names of a job's pods: workers NAME-0.., then the launcher.
+func (j Job) Pods() []string {
+	workers := j.Members
+	if j.LauncherMilliCPU > 0 {
+		workers--
+	}
+	out := make([]string, 0, j.Members)
+	for i := range workers {
+		out = append(out, fmt.Sprintf("%s-%d", j.Name, i))
+	}
+	if j.LauncherMilliCPU > 0 {
+		out = append(out, j.Launcher())
+	}
+	return out
 }
 
 // Trace is a list of jobs by arrival.
@@ -52,7 +78,7 @@ const Scale = time.Minute / time.Second
 
 // ParseTrace reads the trace format, one job per line:
 //
-//	# minute  name        kind  members  gpus  cpu  run-minutes  [min=N] [max=N] [require=LEVEL]
+//	# minute  name        kind  members  gpus  cpu  run-minutes  [min=N] [max=N] [require=LEVEL] [launcher=CPU] [priority=P]
 //	0         etl-1       cpu   1        0     8    10
 //	2         retrain-1   gpu   1        1     4    3
 //	5         llm-1       gang  4        8     16   60           require=placement-group
@@ -128,12 +154,27 @@ func ParseTrace(r io.Reader) (Trace, error) {
 				}
 			case "require":
 				j.Require = v
+			case "launcher":
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n < 1 || j.Kind != KindGang {
+					return Trace{}, bad(k, "want a gang job's launcher CPUs (1 or more), got %q", v)
+				}
+				j.LauncherMilliCPU = n * 1000
+			case "priority":
+				n, err := strconv.ParseInt(v, 10, 32)
+				if err != nil || n < 0 || n > 1000000000 {
+					return Trace{}, bad(k, "want 0..1000000000, got %q", v)
+				}
+				j.Priority = int32(n)
 			default:
-				return Trace{}, bad(k, "unknown option; want min, max or require")
+				return Trace{}, bad(k, "unknown option; want min, max, require, launcher or priority")
 			}
 		}
 		if j.Min > j.Max {
 			return Trace{}, bad("min", "min %d is above max %d", j.Min, j.Max)
+		}
+		if j.LauncherMilliCPU > 0 {
+			j.Members, j.Min, j.Max = j.Members+1, j.Min+1, j.Max+1
 		}
 		if j.Kind == KindGPU && j.GPUs == 0 {
 			return Trace{}, bad("gpus", "a gpu job needs at least 1 GPU")
