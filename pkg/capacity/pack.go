@@ -55,7 +55,6 @@ func Pack(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bo
 // (nil: nothing) is what node i has less than its Node says, negative where
 // evictions would free room.
 func pack(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bool, base []used) Packing {
-	p := Packing{Placed: make([]int64, len(q))}
 	var taken []used // per node, allocated only when a second shape must see the first's
 	switch {
 	case base != nil:
@@ -66,6 +65,13 @@ func pack(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bo
 	case len(q) > 1:
 		taken = make([]used, len(nodes))
 	}
+	return packInto(logger, q, nodes, inDomain, taken)
+}
+
+// packInto is pack adding what it places to taken (nil: keep no account,
+// for a quorum of one shape on untouched nodes).
+func packInto(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bool, taken []used) Packing {
+	p := Packing{Placed: make([]int64, len(q))}
 	for i, w := range q {
 		left := w.Count
 		for j := range nodes {

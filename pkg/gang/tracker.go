@@ -85,6 +85,14 @@ func (t *Tracker) Count(k Key, pods []*v1.Pod, exclude types.UID) Counts {
 
 func has(m map[types.UID]struct{}, uid types.UID) bool { _, ok := m[uid]; return ok }
 
+// IsWaiting says the member holds a reservation at Permit.
+func (t *Tracker) IsWaiting(k Key, uid types.UID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.gangs[k]
+	return g != nil && has(g.waiting, uid)
+}
+
 // Wait records that a member holds a reservation at Permit and returns when the
 // gang's first waiting member started, which bounds everyone's wait.
 func (t *Tracker) Wait(k Key, uid types.UID) time.Time {

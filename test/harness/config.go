@@ -17,6 +17,8 @@ type GangArgs struct {
 	// Preemption, when set, is the preemption rules in YAML flow style,
 	// e.g. "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]".
 	Preemption string
+	// StarvationBoundSeconds, when set, is written even when 0.
+	StarvationBoundSeconds *int64
 }
 
 // MusterConfig returns a KubeSchedulerConfiguration with the muster-scheduler
@@ -32,6 +34,9 @@ func MusterConfig(kubeconfig string, a GangArgs) string {
 	add("backoffSeconds", a.BackoffSeconds)
 	add("maxGangMembers", int64(a.MaxGangMembers))
 	add("statusSyncMillis", a.StatusSyncMillis)
+	if a.StarvationBoundSeconds != nil {
+		args = append(args, fmt.Sprintf("      starvationBoundSeconds: %d", *a.StarvationBoundSeconds))
+	}
 	if a.Preemption != "" {
 		args = append(args, "      preemption: "+a.Preemption)
 	}
@@ -67,7 +72,7 @@ profiles:
     postBind:
       enabled: [{name: MusterGang}]
     filter:
-      enabled: [{name: MusterTopology}]
+      enabled: [{name: MusterGang}, {name: MusterTopology}]
     preScore:
       enabled: [{name: MusterTopology}]
     score:

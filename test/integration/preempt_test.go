@@ -233,3 +233,41 @@ func TestMinMemberChangedReleasesReservations(t *testing.T) {
 	}
 	waitBound(t, env, gang.PodGroupLabel, "shrink", 2)
 }
+
+// Room that frees up goes to a waiting quorum before elastic growth: an
+// older elastic gang's members beyond min wait while a younger rigid gang's
+// quorum takes the freed nodes, and grow once room is left over. Nodes free
+// up one at a time, so the rigid gang relies on the starvation bound (0
+// here): the room it can use is held for it before its quorum fits.
+func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"gpu-1", "gpu-2", "gpu-3"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
+	topoGang(t, ctx, env, "elastic", 4, 8, 1, 4)
+	waitBound(t, env, gang.GroupLabel, "elastic", 1)
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	topoGang(t, ctx, env, "rigid", 2, 8, 2, 2)
+	waitCondition := func(name, part string) {
+		t.Helper()
+		waitPod(t, ctx, env, name, "Unschedulable: "+part, hasScheduledReason(v1.PodReasonUnschedulable, part))
+	}
+	waitCondition("rigid-0", "gang team-a/rigid")
+
+	zero := int64(0)
+	for _, n := range []string{"gpu-1", "gpu-2"} {
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+n+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.GroupLabel, "rigid", 2)
+	stayBound(t, env, gang.GroupLabel, "elastic", 1, time.Second)
+
+	if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-gpu-3-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 2)
+}

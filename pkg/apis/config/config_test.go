@@ -32,6 +32,7 @@ func TestDecodeGangArgs(t *testing.T) {
 			wantErr: `pluginConfig.MusterGang.args.preemption[0].policy: Unsupported value: "Always": supported values: "Never", "LowerPriority"`},
 		{name: "two rules for one priority", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":5,"policy":"Never"},{"minPriority":5,"policy":"LowerPriority"}]}`)},
 			wantErr: "pluginConfig.MusterGang.args.preemption[1].minPriority: Duplicate value: 5"},
+		{name: "negative starvation bound", obj: &GangArgs{StarvationBoundSeconds: ptr.To[int64](-1)}, wantErr: "pluginConfig.MusterGang.args.starvationBoundSeconds"},
 		{name: "negative wait", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":0,"policy":"Never","maxWaitForNodesSeconds":-1}]}`)},
 			wantErr: "pluginConfig.MusterGang.args.preemption[0].maxWaitForNodesSeconds"},
 	}

@@ -22,6 +22,10 @@ func (a *GangArgs) DeepCopyInto(out *GangArgs) {
 		v := *a.StatusSyncMillis
 		out.StatusSyncMillis = &v
 	}
+	if a.StarvationBoundSeconds != nil {
+		v := *a.StarvationBoundSeconds
+		out.StarvationBoundSeconds = &v
+	}
 	if a.Preemption != nil {
 		out.Preemption = make([]PreemptionRule, len(a.Preemption))
 		for i, r := range a.Preemption {

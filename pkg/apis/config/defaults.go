@@ -13,6 +13,7 @@ const (
 	DefaultMaxGangMembers         int32 = 10000
 	DefaultStatusSyncMillis       int64 = 500
 	DefaultMaxWaitForNodesSeconds int64 = 600
+	DefaultStarvationBoundSeconds int64 = 600
 )
 
 // SetDefaultsGangArgs fills unset fields.
@@ -28,6 +29,9 @@ func SetDefaultsGangArgs(a *GangArgs) {
 	}
 	if a.StatusSyncMillis == nil {
 		a.StatusSyncMillis = ptr.To(DefaultStatusSyncMillis)
+	}
+	if a.StarvationBoundSeconds == nil {
+		a.StarvationBoundSeconds = ptr.To(DefaultStarvationBoundSeconds)
 	}
 	if len(a.Preemption) == 0 {
 		a.Preemption = []PreemptionRule{{MinPriority: math.MinInt32, Policy: PreemptLowerPriority}}

@@ -31,6 +31,12 @@ type GangArgs struct {
 	// minPriority the gang's priority reaches applies. Default: one rule for
 	// every priority, policy LowerPriority, maxWaitForNodesSeconds 600.
 	Preemption []PreemptionRule `json:"preemption,omitempty"`
+
+	// StarvationBoundSeconds is how long a gang's quorum that does not fit
+	// waits before the room it could use is held for it against younger
+	// gangs and elastic growth, so that freed capacity accumulates for it.
+	// Quorums that fit are always served in order. Default 600.
+	StarvationBoundSeconds *int64 `json:"starvationBoundSeconds,omitempty"`
 }
 
 // PreemptionPolicy names what a gang may take to make room for its quorum.

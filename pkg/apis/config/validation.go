@@ -20,6 +20,9 @@ func ValidateGangArgs(path *field.Path, a *GangArgs) error {
 	if a.StatusSyncMillis != nil && *a.StatusSyncMillis < 10 {
 		errs = append(errs, field.Invalid(path.Child("statusSyncMillis"), *a.StatusSyncMillis, "must be at least 10"))
 	}
+	if a.StarvationBoundSeconds != nil && *a.StarvationBoundSeconds < 0 {
+		errs = append(errs, field.Invalid(path.Child("starvationBoundSeconds"), *a.StarvationBoundSeconds, "must not be negative"))
+	}
 	seen := map[int32]bool{}
 	for i, r := range a.Preemption {
 		p := path.Child("preemption").Index(i)

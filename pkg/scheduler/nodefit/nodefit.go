@@ -45,6 +45,21 @@ func Room(ni fwk.NodeInfo) capacity.Node {
 	return n
 }
 
+// Empty reads every node's room as if no pod ran on it: what the cluster
+// could hold at all.
+func Empty(nodes []fwk.NodeInfo) []capacity.Node {
+	out := make([]capacity.Node, 0, len(nodes))
+	for _, ni := range nodes {
+		if ni.Node() == nil {
+			continue
+		}
+		alloc := ni.GetAllocatable()
+		out = append(out, capacity.Node{Node: ni.Node(), MilliCPU: alloc.GetMilliCPU(), Memory: alloc.GetMemory(),
+			Pods: int64(alloc.GetAllowedPodNumber()), AllocScalars: alloc.GetScalarResources()})
+	}
+	return out
+}
+
 // Rooms reads the room of every node.
 func Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 	out := make([]capacity.Node, 0, len(nodes))

@@ -52,6 +52,7 @@ func (pl *Gang) sameGang(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Qu
 func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
 	if key, _, ok, _ := gang.GroupOf(pod); ok {
 		pl.tracker.Unblock(key)
+		pl.planCache.invalidate()
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil

@@ -38,6 +38,11 @@ type Gang struct {
 	backoff  time.Duration
 	// preemption decides what a gang that does not fit may take.
 	preemption preemption
+	// starvationBound, planCache and roomShort: see plan.go. roomShort
+	// records, per gang, whether its last failed attempt lacked room.
+	starvationBound time.Duration
+	planCache       planCache
+	roomShort       sync.Map // gang.Key -> bool
 
 	tracker    *gang.Tracker
 	pods       cache.Indexer
@@ -56,6 +61,7 @@ var (
 	_ fwk.PreEnqueuePlugin  = &Gang{}
 	_ fwk.QueueSortPlugin   = &Gang{}
 	_ fwk.PreFilterPlugin   = &Gang{}
+	_ fwk.FilterPlugin      = &Gang{}
 	_ fwk.PostFilterPlugin  = &Gang{}
 	_ fwk.PermitPlugin      = &Gang{}
 	_ fwk.ReservePlugin     = &Gang{}
@@ -97,11 +103,13 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 
 	pl.preemption = newPreemption(ctx, h, args.Preemption)
+	pl.starvationBound = time.Duration(*args.StarvationBoundSeconds) * time.Second
 	pl.status = newStatusWriter(h, pl, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
 		UpdateFunc: func(_, o any) { pl.touchPod(o) },
-		DeleteFunc: func(o any) { pl.touchPod(o); pl.status.podGone(o) },
+		// A pod leaving frees room the capacity plan may hold.
+		DeleteFunc: func(o any) { pl.touchPod(o); pl.status.podGone(o); pl.planCache.invalidate() },
 	}); err != nil {
 		return nil, fmt.Errorf("watching gang members: %w", err)
 	}
@@ -307,18 +315,29 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
+	// Room the capacity plan holds for gangs served first is not this
+	// member's: Filter keeps it off, and the room check leaves it out.
+	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
+	if !held.Empty() {
+		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName)})
+	}
 	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
 	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
 		return nil, nil
 	}
 	need := int64(spec.MinMember) - int64(counts.Placed)
 	quorum := capacity.QuorumOf(need, unplaced(pl.members(spec.Key)), pod, config.DefaultGPUResourceName)
-	if packing := nodefit.Pack(klog.FromContext(ctx), quorum, nodes); !packing.Fits() {
+	logger := klog.FromContext(ctx)
+	if packing := capacity.PackAround(logger, quorum, nodefit.Rooms(nodes), nil, held); !packing.Fits() {
 		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed: %s); the cluster has room for %d members, none for %s",
 			spec.Key, need, spec.MinMember, counts.Placed, quorum, need-packing.Short.Members(), packing.Short)
+		if !held.Empty() && nodefit.Pack(logger, quorum, nodes).Fits() {
+			msg += " (room is held for gangs ahead in the capacity plan: higher priority, or older)"
+		}
 		if did := pl.makeRoom(ctx, spec, pod, nodes); did != "" {
 			msg += "; " + did
 		}
+		pl.roomShort.Store(spec.Key, true)
 		pl.fail(ctx, spec.Key, msg)
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
@@ -336,11 +355,13 @@ func unplaced(members []*v1.Pod) []*v1.Pod {
 	return out
 }
 
-// SignPod adds nothing to a pod's signature: MusterGang never narrows or ranks
-// nodes (PreFilter admits a member to every node or rejects it, and runs
-// before the framework consults its batching cache), so it must not switch
-// off the framework's opportunistic batching for the whole profile.
-func (pl *Gang) SignPod(context.Context, *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+// SignPod refuses batching for gang members: Filter keeps them off room the
+// capacity plan holds, which depends on the member's gang, not its spec.
+// Other pods add nothing to their signature.
+func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	if _, _, isGang, _ := gang.GroupOf(pod); isGang {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "a gang member's nodes depend on the capacity plan of its gang")
+	}
 	return nil, nil
 }
 
@@ -367,6 +388,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)%s",
 		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, pl.whyNoNode(statuses))
 	// Release this attempt's reservations before counting room to make.
+	pl.roomShort.Store(spec.Key, false)
 	pl.fail(ctx, spec.Key, msg)
 	if did := pl.makeRoom(ctx, spec, pod, nil); did != "" {
 		msg += "; " + did

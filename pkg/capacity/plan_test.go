@@ -1,0 +1,135 @@
+package capacity
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2/ktesting"
+)
+
+func TestPlan(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	q := func(n int64) Quorum { return Quorum{{Shape: w8, Count: n}} }
+	nodes := cluster(4)
+	bound := 10 * time.Minute
+
+	// The older gang is served first: the younger one packs around it.
+	plan := MakePlan(logger, []Waiting{
+		{Key: "young", Since: t0.Add(time.Minute), Quorum: q(2)},
+		{Key: "old", Since: t0, Quorum: q(3)},
+	}, nodes, bound)
+	if got := fmt.Sprint(plan.Waiting()); got != "[old young]" {
+		t.Errorf("served %s, want [old young]", got)
+	}
+	if PackAround(logger, q(3), nodes, nil, plan.Ahead("old")).Fits() != true {
+		t.Error("the oldest quorum is kept from its own room")
+	}
+	if PackAround(logger, q(2), nodes, nil, plan.Ahead("young")).Fits() {
+		t.Error("the younger quorum took room held for the older one")
+	}
+	if PackAround(logger, q(1), nodes, nil, plan.Ahead("young")).Fits() != true {
+		t.Error("the younger quorum cannot use the room the older one leaves")
+	}
+	// An elastic member sees all held room set aside: one node is left.
+	free := 0
+	for i := range nodes {
+		if plan.Ahead("elastic").Admits(w8, &nodes[i]) {
+			free++
+		}
+	}
+	if free != 1 {
+		t.Errorf("an elastic member may use %d nodes, want the 1 no quorum needs", free)
+	}
+
+	// Priority before age.
+	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(3)}, {Key: "urgent", Priority: 1000, Since: t0.Add(time.Hour), Quorum: q(3)}}, nodes, bound)
+	if got := fmt.Sprint(plan.Waiting()); got != "[urgent old]" {
+		t.Errorf("served %s, want [urgent old]", got)
+	}
+
+	// A quorum that does not fit holds nothing until it has waited the
+	// starvation bound; then what room there is is held for it.
+	big := Waiting{Key: "big", Since: t0, Quorum: q(4), Waited: time.Minute, CouldFit: true}
+	running(nodes, "other", 0, 0, 1, w8, 0) // one node busy: big does not fit now
+	small := Waiting{Key: "small", Since: t0.Add(time.Minute), Quorum: q(2)}
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, bound)
+	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {
+		t.Error("a quorum that does not fit held room before the starvation bound")
+	}
+	big.Waited = bound
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, bound)
+	if PackAround(logger, q(1), nodes, nil, plan.Ahead("small")).Fits() {
+		t.Error("a gang starved past the bound was overtaken by a younger one")
+	}
+	big.CouldFit = false // larger than the cluster: new nodes serve it, held room would idle
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, bound)
+	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {
+		t.Error("room was held for a gang larger than the cluster")
+	}
+}
+
+// TestPlanProperties checks, on thousands of generated clusters with mixed
+// waiting quorums, that no node's room is promised twice, and that an
+// elastic member admitted beside the plan never takes room a waiting quorum
+// was promised.
+func TestPlanProperties(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	rng := rand.New(rand.NewSource(11))
+	shapes := []*Shape{ShapeOf(pod("w8", 1000, 8), gpu), ShapeOf(pod("w4", 2000, 4), gpu), ShapeOf(pod("w1", 500, 1), gpu), ShapeOf(pod("cpu", 6000, 0), gpu)}
+	for trial := range 2000 {
+		var nodes []Node
+		for i := range 1 + rng.Intn(6) {
+			n := node(fmt.Sprintf("n%d", i), int64(4000+rng.Intn(5)*2000), 8)
+			n.UsedScalars = map[v1.ResourceName]int64{gpu: int64(rng.Intn(9))}
+			nodes = append(nodes, n)
+		}
+		var waiting []Waiting
+		for g := range rng.Intn(5) {
+			var q Quorum
+			for _, s := range shapes {
+				if c := int64(rng.Intn(3)); c > 0 {
+					q = append(q, Want{Shape: s, Count: c})
+				}
+			}
+			if len(q) == 0 {
+				continue
+			}
+			sortQuorum(q)
+			waiting = append(waiting, Waiting{Key: fmt.Sprintf("g%d", g), Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute),
+				Waited: time.Duration(rng.Intn(20)) * time.Minute, Quorum: q, CouldFit: rng.Intn(2) == 0})
+		}
+		plan := MakePlan(logger, waiting, nodes, 10*time.Minute)
+		all := plan.Ahead("elastic")
+		for i := range nodes {
+			u := all.m[nodes[i].Node.Name]
+			free := nodes[i].AllocScalars[gpu] - nodes[i].UsedScalars[gpu]
+			if u.scalars[gpu] > free || u.milliCPU > nodes[i].MilliCPU || u.pods > nodes[i].Pods {
+				t.Fatalf("trial %d: node %s promised %+v, has %d GPUs, %d mCPU free", trial, nodes[i].Node.Name, u, free, nodes[i].MilliCPU)
+			}
+		}
+		// Place one elastic member of a random shape wherever the plan
+		// admits it; every quorum the plan served must still fit around
+		// the gangs before it.
+		s := shapes[rng.Intn(len(shapes))]
+		for i := range nodes {
+			if !all.Admits(s, &nodes[i]) {
+				continue
+			}
+			after := append([]Node(nil), nodes...)
+			after[i].MilliCPU -= s.Demand.MilliCPU
+			after[i].Pods--
+			after[i].UsedScalars = map[v1.ResourceName]int64{gpu: after[i].UsedScalars[gpu] + s.GPUs}
+			for _, w := range waiting {
+				before := PackAround(logger, w.Quorum, nodes, nil, plan.Ahead(w.Key)).Fits()
+				if before && !PackAround(logger, w.Quorum, after, nil, plan.Ahead(w.Key)).Fits() {
+					t.Fatalf("trial %d: an elastic %s on %s took room gang %s's quorum was promised", trial, s, nodes[i].Node.Name, w.Key)
+				}
+			}
+			break
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package gang
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+)
+
+// ReasonHeld is the Filter reason for a node whose free room the capacity
+// plan holds for waiting gangs served before the member's gang.
+const ReasonHeld = "node(s) had room held for gangs ahead in the capacity plan (higher priority, or older)"
+
+// planTTL bounds how stale the plan a scheduling cycle reads may be: it is
+// computed from every waiting gang, not once per member.
+const planTTL = 200 * time.Millisecond
+
+// planCache holds the last capacity plan, and the snapshot it was made
+// from: the number of nodes and of pods on them. Fewer pods or more nodes
+// mean room has appeared, and the plan must hold it before anyone uses it;
+// more pods only take room, and the plan stands until planTTL.
+type planCache struct {
+	mu          sync.Mutex
+	at          time.Time
+	nodes, pods int
+	plan        *capacity.Plan
+}
+
+// invalidate makes the next cycle compute the plan afresh: room freed, or a
+// gang's backoff ended.
+func (c *planCache) invalidate() {
+	c.mu.Lock()
+	c.at = time.Time{}
+	c.mu.Unlock()
+}
+
+// plan returns the capacity plan: free room promised to waiting quorums in
+// the order they are served (capacity.MakePlan).
+func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
+	c := &pl.planCache
+	pods := 0
+	for _, ni := range nodes {
+		pods += len(ni.GetPods())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) < planTTL && len(nodes) <= c.nodes && pods >= c.pods {
+		return c.plan
+	}
+	c.at, c.nodes, c.pods = time.Now(), len(nodes), pods
+	waiting := pl.waitingGangs()
+	if len(waiting) == 0 {
+		c.plan = nil
+		return nil
+	}
+	var empty []capacity.Node
+	for i := range waiting {
+		if waiting[i].Waited < pl.starvationBound {
+			continue
+		}
+		if empty == nil {
+			empty = nodefit.Empty(nodes)
+		}
+		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), waiting[i].Quorum, empty, nil).Fits()
+	}
+	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, nodefit.Rooms(nodes), pl.starvationBound)
+	return c.plan
+}
+
+// waitingGangs lists the gangs whose quorum exists but is not placed, with
+// the members that would complete the quorum; not gangs whose last attempt
+// failed for a reason other than room (until an attempt fails for room).
+func (pl *Gang) waitingGangs() []capacity.Waiting {
+	pending := map[gang.Key]*v1.Pod{}
+	for _, o := range pl.pods.List() {
+		p, ok := o.(*v1.Pod)
+		if !ok || p.Spec.NodeName != "" || !gang.Live(p) {
+			continue
+		}
+		k, _, isGang, err := gang.GroupOf(p)
+		if !isGang || err != nil {
+			continue
+		}
+		if _, seen := pending[k]; !seen {
+			pending[k] = p
+		}
+	}
+	var out []capacity.Waiting
+	for k, p := range pending {
+		spec, _, err := pl.resolve(p)
+		if err != nil {
+			continue
+		}
+		if short, failed := pl.roomShort.Load(k); failed && short != true {
+			// Its last attempt failed for a reason the plan does not see
+			// (GPU class, topology, affinity): room held for it could go
+			// unused, and keep others waiting.
+			continue
+		}
+		members := pl.members(k)
+		counts := pl.tracker.Count(k, members, "")
+		if spec.QuorumPlaced(counts) || counts.Members < int(spec.MinMember) {
+			continue
+		}
+		need := int64(spec.MinMember) - int64(counts.Placed) - int64(counts.Waiting)
+		var ready []*v1.Pod
+		for _, m := range unplaced(members) {
+			if len(m.Spec.SchedulingGates) == 0 && !pl.tracker.IsWaiting(k, m.UID) {
+				ready = append(ready, m)
+			}
+		}
+		if int64(len(ready)) < need {
+			// Members the quorum needs are gated: nothing can complete it
+			// yet, and room held for it would only idle.
+			continue
+		}
+		out = append(out, capacity.Waiting{Key: k.String(), Priority: priorityOf(p), Since: spec.Created, Waited: time.Since(spec.Created),
+			Quorum: capacity.QuorumOf(need, ready, nil, config.DefaultGPUResourceName)})
+	}
+	return out
+}
+
+// heldState is what Filter needs of the plan for one member.
+type heldState struct {
+	held  capacity.Held
+	shape *capacity.Shape
+}
+
+const heldStateKey fwk.StateKey = Name + "/held"
+
+// Clone shares the state: it is not modified after PreFilter.
+func (s *heldState) Clone() fwk.StateData { return s }
+
+// Filter keeps a member off room the capacity plan holds for gangs served
+// before its own: a quorum member off room held for higher-priority or older
+// waiting quorums, an elastic member off room held for any waiting quorum.
+// Nodes with nothing held pass at once.
+func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	d, err := state.Read(heldStateKey)
+	if err != nil {
+		return nil
+	}
+	s := d.(*heldState)
+	if !s.held.On(ni.Node().Name) {
+		return nil
+	}
+	room := nodefit.Room(ni)
+	if !s.held.Admits(s.shape, &room) {
+		return fwk.NewStatus(fwk.Unschedulable, ReasonHeld)
+	}
+	return nil
+}
