@@ -233,6 +233,9 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	if err != nil {
 		return run, err
 	}
+	if err := createPriorityClasses(ctx, env, trace); err != nil {
+		return run, err
+	}
 	config := harness.DefaultConfig(kubeconfig)
 	if muster {
 		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250})
@@ -366,10 +369,7 @@ func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (ti
 func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster bool) error {
 	priorityClass := ""
 	if j.Priority > 0 {
-		priorityClass = fmt.Sprintf("sim-priority-%d", j.Priority)
-		if err := harness.CreatePriorityClass(ctx, env.Client, priorityClass, j.Priority); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating PriorityClass %s: %w", priorityClass, err)
-		}
+		priorityClass = priorityClassOf(j.Priority)
 	}
 	for _, name := range j.Pods() {
 		gpus, milliCPU := j.GPUs, j.MilliCPU
@@ -398,6 +398,25 @@ func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster boo
 		}
 		if _, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating pod %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+func priorityClassOf(p int32) string { return fmt.Sprintf("sim-priority-%d", p) }
+
+// createPriorityClasses creates the trace's PriorityClasses before it starts:
+// the API server's priority admission reads them from a cache, so a class
+// created just before its first pod may not be found yet.
+func createPriorityClasses(ctx context.Context, env *harness.Env, trace simulate.Trace) error {
+	done := map[int32]bool{}
+	for _, j := range trace.Jobs {
+		if j.Priority <= 0 || done[j.Priority] {
+			continue
+		}
+		done[j.Priority] = true
+		if err := harness.CreatePriorityClass(ctx, env.Client, priorityClassOf(j.Priority), j.Priority); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating PriorityClass %s: %w", priorityClassOf(j.Priority), err)
 		}
 	}
 	return nil

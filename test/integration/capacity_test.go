@@ -115,18 +115,21 @@ func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
 	waitProvReqs(t, ctx, env, "mpi", "deleted once placed", noRequest)
 }
 
-// A mixed gang short of both shapes gets one request with a PodSet per
-// shape, each for exactly what is short: the launcher's template keeps its
-// node selector, so the autoscaler adds a node of the CPU pool for it.
+// A mixed gang short of two GPU shapes and its launcher gets one request
+// with a PodSet per short GPU shape, each for exactly what is short. The
+// launcher is left to the autoscaler's ordinary scale-up (no consume
+// annotation): an atomic request adds all its nodes to one pool, and a
+// launcher does not fit a GPU pool's nodes.
 func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 6, 8); err != nil {
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
 		t.Fatal(err)
 	}
-	createPodGroup(t, env, 9, 0, 0, "mpi")
-	launcher, workers := mpiJob("mpi", 8)
+	createPodGroup(t, env, 8, 0, 0, "mpi")
+	launcher, workers := mpiJob("mpi", 6)
 	launcher.Spec.NodeSelector = map[string]string{"pool": "cpu"}
-	createPods(t, ctx, env, append(workers, launcher)...)
+	evaluator := harness.Member{Namespace: ns, Name: "mpi-evaluator", GPUs: 4, Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod()
+	createPods(t, ctx, env, append(workers, evaluator, launcher)...)
 	prs := waitProvReqs(t, ctx, env, "mpi", "with two PodSets", func(prs []autoscalingv1.ProvisioningRequest) bool {
 		return len(prs) == 1 && len(prs[0].Spec.PodSets) == 2
 	})
@@ -137,13 +140,18 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]
-		got[fmt.Sprintf("gpus=%d pool=%s", q.Value(), tmpl.Template.Spec.NodeSelector["pool"])] = ps.Count
+		got[fmt.Sprintf("gpus=%d", q.Value())] = ps.Count
 	}
-	want := map[string]int32{"gpus=8 pool=": 2, "gpus=0 pool=cpu": 1}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := map[string]int32{"gpus=8": 1, "gpus=4": 1}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("PodSets %v, want %v", got, want)
 	}
-	waitExtraCondition(t, ctx, env, "mpi", hints.ConditionCapacity, hints.ReasonRequested, "short 2 pods x 8 GPUs + 1 pods x 2 CPU")
+	waitExtraCondition(t, ctx, env, "mpi", hints.ConditionCapacity, hints.ReasonRequested, "short 1 pods x 8 GPUs + 1 pods x 4 GPUs")
+	waitPod(t, ctx, env, "mpi-worker-0", "consume annotation", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == prs[0].Name
+	})
+	if p := waitPod(t, ctx, env, "mpi-launcher", "exists", func(*v1.Pod) bool { return true }); p.Annotations[autoscalingv1.ConsumeAnnotation] != "" {
+		t.Errorf("launcher consumes %q; it is left to the ordinary scale-up", p.Annotations[autoscalingv1.ConsumeAnnotation])
+	}
 
 	if err := harness.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
 		t.Fatal(err)
@@ -151,7 +159,7 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
-	waitBound(t, env, gang.PodGroupLabel, "mpi", 9)
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 8)
 	waitProvReqs(t, ctx, env, "mpi", "deleted once placed", noRequest)
 	templates, err := env.Client.CoreV1().PodTemplates(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {

@@ -40,6 +40,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
@@ -156,11 +157,20 @@ type Writer struct {
 	adoptedMin map[gang.Key]int64
 	// booked are the gangs whose capacity the autoscaler is adding.
 	booked map[gang.Key]Booking
+	// gpu, when set, is the GPU resource; see SetGPUResource.
+	gpu v1.ResourceName
 	// bookingEnded, when set, runs after a Sync that ended a booking: pods
 	// kept off the booked nodes may use them now, and no cluster event
 	// says so.
 	bookingEnded func()
 }
+
+// SetGPUResource names the GPU resource. A request then holds only the
+// members that ask for it: best-effort-atomic scale-up adds all of a
+// request's nodes to one pool, and a CPU-only member (an MPIJob's launcher)
+// rarely fits a GPU pool's nodes, so members without GPUs are left to the
+// autoscaler's ordinary scale-up. Call it before Run.
+func (w *Writer) SetGPUResource(name v1.ResourceName) { w.gpu = name }
 
 // OnBookingEnd sets f to run after a Sync that ended a booking. Call it
 // before Run.
@@ -330,7 +340,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		w.mu.Unlock()
 		logger.V(2).Info("Asked the autoscaler for capacity", "gang", k, "request", name, "members", want.Verdict.Short.Members)
 	}
-	w.annotate(ctx, members, name)
+	w.annotateConsumers(ctx, members, name)
 	w.mirror(ctx, want, name)
 }
 
@@ -622,6 +632,33 @@ func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
 			klog.FromContext(ctx).V(2).Info("Could not annotate gang member", "pod", klog.KObj(p), "err", err)
 		}
 	}
+}
+
+// annotateConsumers marks the members the request is for (with a GPU
+// resource set, those asking for GPUs) as its consumers, and lifts any mark
+// from the others, so the autoscaler scales for them one by one.
+func (w *Writer) annotateConsumers(ctx context.Context, members []*v1.Pod, name string) {
+	if w.gpu == "" {
+		w.annotate(ctx, members, name)
+		return
+	}
+	var gpuMembers []*v1.Pod
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{
+		autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil,
+	}}})
+	for _, p := range members {
+		if q, ok := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})[w.gpu]; ok && !q.IsZero() {
+			gpuMembers = append(gpuMembers, p)
+			continue
+		}
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
+			continue
+		}
+		if _, err := w.client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			klog.FromContext(ctx).V(2).Info("Could not unmark gang member", "pod", klog.KObj(p), "err", err)
+		}
+	}
+	w.annotate(ctx, gpuMembers, name)
 }
 
 // mirror turns the request's conditions into the gang's CapacityRequested

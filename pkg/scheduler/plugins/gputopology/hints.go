@@ -50,6 +50,7 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	report := func(k gang.Key, c metav1.Condition) { gangplugin.ReportCondition(h, k, c) }
 	synced := h.SharedInformerFactory().Core().V1().Pods().Informer().HasSynced
 	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
+	pl.hints.SetGPUResource(pl.gpu)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
 	go pl.hints.Run(ctx)
 	return nil
@@ -182,6 +183,11 @@ nodes:
 		g.Room[d] = max(need-short.Members(), 0)
 	}
 	want.Verdict = hint.Decide(g)
+	if want.Verdict.Hint && gpuShort(shortIn[want.Verdict.Short.Domain], want.Verdict.Short.Domain, shortIn) == 0 {
+		// Only members without GPUs are short: the autoscaler's ordinary
+		// scale-up adds a node for them (see hints.Writer.SetGPUResource).
+		want.Verdict = hint.Verdict{NoReason: hint.NoHintFits, Message: "the GPU members fit; members without GPUs are left to the autoscaler's ordinary scale-up"}
+	}
 	if want.Verdict.Hint {
 		short, ok := shortIn[want.Verdict.Short.Domain]
 		if !ok {
@@ -191,8 +197,12 @@ nodes:
 			gpuPart, other := quorum.Split()
 			short = append(append(capacity.Quorum(nil), gpuPart...), capacity.Pack(logger, other, all, nil).Short...)
 		}
+		want.Verdict.Short.Members = 0
 		for _, w := range short {
-			want.Sets = append(want.Sets, hints.Set{Member: w.Shape.Example, Count: w.Count, GPUs: w.Shape.GPUs, Shape: w.Shape.String()})
+			if w.Shape.GPUs > 0 {
+				want.Sets = append(want.Sets, hints.Set{Member: w.Shape.Example, Count: w.Count, GPUs: w.Shape.GPUs, Shape: w.Shape.String()})
+				want.Verdict.Short.Members += w.Count
+			}
 		}
 	}
 	if want.Verdict.Hint && want.Verdict.Short.Domain != "" {
@@ -200,6 +210,16 @@ nodes:
 	}
 	want.Require, want.TemplateAnnotations = classTerms(req.Class, spec.Annotations)
 	return want
+}
+
+// gpuShort counts the GPU members short in a domain; a domain not in the
+// map (none has room to build on) is short of every GPU member.
+func gpuShort(short capacity.Quorum, domain string, all map[string]capacity.Quorum) int64 {
+	if _, ok := all[domain]; !ok {
+		return 1
+	}
+	n, _ := short.GPUMembers()
+	return n
 }
 
 // classTerms states a gang's GPU class for the autoscaler: exact product
