@@ -141,16 +141,10 @@ func TestPackProperties(t *testing.T) {
 		for i := range 1 + rng.Intn(4) {
 			nodes = append(nodes, node(fmt.Sprintf("n%d", i), int64(rng.Intn(9))*500, int64([]int{0, 4, 8, 16}[rng.Intn(4)]-rng.Intn(3))))
 		}
-		var q Quorum
-		for _, s := range shapes {
-			if c := int64(rng.Intn(3)); c > 0 {
-				q = append(q, Want{Shape: s, Count: c})
-			}
-		}
+		q := randomQuorum(rng, shapes)
 		if len(q) == 0 {
 			continue
 		}
-		sortQuorum(q)
 		p := Pack(logger, q, nodes, nil)
 		exact := exhaustive(q, nodes)
 		if p.Fits() && !exact {
@@ -175,6 +169,18 @@ func TestPackProperties(t *testing.T) {
 			t.Fatalf("trial %d: adding a node left more short (%s) than before (%s)", trial, more.Short, p.Short)
 		}
 	}
+}
+
+// randomQuorum takes up to two members of each shape, largest shape first.
+func randomQuorum(rng *rand.Rand, shapes []*Shape) Quorum {
+	var q Quorum
+	for _, s := range shapes {
+		if c := int64(rng.Intn(3)); c > 0 {
+			q = append(q, Want{Shape: s, Count: c})
+		}
+	}
+	sortQuorum(q)
+	return q
 }
 
 func sortQuorum(q Quorum) {

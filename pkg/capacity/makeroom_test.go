@@ -144,16 +144,10 @@ func TestMakeRoomProperties(t *testing.T) {
 			min := int64(1 + rng.Intn(len(on)))
 			others = append(others, running(nodes, fmt.Sprintf("g%d", gi), int32(rng.Intn(3)), time.Duration(rng.Intn(300))*time.Minute, min, s, on...))
 		}
-		var q Quorum
-		for _, s := range shapes {
-			if c := int64(rng.Intn(3)); c > 0 {
-				q = append(q, Want{Shape: s, Count: c})
-			}
-		}
+		q := randomQuorum(rng, shapes)
 		if len(q) == 0 {
 			continue
 		}
-		sortQuorum(q)
 		g := Gang{Key: "me", Priority: int32(rng.Intn(3)), Since: t0.Add(time.Duration(rng.Intn(300)) * time.Minute)}
 		rule := Rule{Shed: rng.Intn(4) > 0, Preempt: rng.Intn(4) > 0}
 		r := MakeRoom(logger, q, g, nodes, others, nil, rule, now)

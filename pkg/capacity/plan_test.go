@@ -89,16 +89,10 @@ func TestPlanProperties(t *testing.T) {
 		}
 		var waiting []Waiting
 		for g := range rng.Intn(5) {
-			var q Quorum
-			for _, s := range shapes {
-				if c := int64(rng.Intn(3)); c > 0 {
-					q = append(q, Want{Shape: s, Count: c})
-				}
-			}
+			q := randomQuorum(rng, shapes)
 			if len(q) == 0 {
 				continue
 			}
-			sortQuorum(q)
 			waiting = append(waiting, Waiting{Key: fmt.Sprintf("g%d", g), Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute),
 				Waited: time.Duration(rng.Intn(20)) * time.Minute, Quorum: q, CouldFit: rng.Intn(2) == 0})
 		}
