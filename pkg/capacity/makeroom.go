@@ -41,12 +41,18 @@ type Victim struct {
 	Whole   bool
 }
 
+// What says in words what the victim gives up: "shed 2 of 4 members",
+// "preempted all 3 members".
+func (v Victim) What() string {
+	if v.Whole {
+		return fmt.Sprintf("preempted all %d members", len(v.Members))
+	}
+	return fmt.Sprintf("shed %d of %d members", len(v.Members), len(v.Gang.Bound))
+}
+
 // Message says in words what the victim gives up and for whom.
 func (v Victim) Message(forGang string, priority int32) string {
-	if v.Whole {
-		return fmt.Sprintf("preempted all %d members for %s (priority %d)", len(v.Members), forGang, priority)
-	}
-	return fmt.Sprintf("shed %d of %d members for %s (priority %d)", len(v.Members), len(v.Gang.Bound), forGang, priority)
+	return fmt.Sprintf("%s for %s (priority %d)", v.What(), forGang, priority)
 }
 
 // Rule says which room-making sources a gang may draw on.

@@ -46,12 +46,7 @@ type Shape struct {
 // ShapeOf reads a member's shape; gpu names the GPU resource.
 func ShapeOf(pod *v1.Pod, gpu v1.ResourceName) *Shape {
 	d := DemandOf(pod)
-	s := &Shape{Demand: d, Example: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod), tolerations: pod.Spec.Tolerations}
-	for _, sc := range d.Scalars {
-		if sc.Name == gpu {
-			s.GPUs = sc.Value
-		}
-	}
+	s := &Shape{Demand: d, GPUs: d.Scalar(gpu), Example: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod), tolerations: pod.Spec.Tolerations}
 	s.Key = shapeKey(pod)
 	return s
 }

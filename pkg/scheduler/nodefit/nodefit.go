@@ -7,7 +7,6 @@ package nodefit
 
 import (
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/muster-project/muster/pkg/capacity"
@@ -69,9 +68,4 @@ func Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 		}
 	}
 	return out
-}
-
-// Pack places quorum q on nodes as capacity.Pack does.
-func Pack(logger klog.Logger, q capacity.Quorum, nodes []fwk.NodeInfo) capacity.Packing {
-	return capacity.Pack(logger, q, Rooms(nodes), nil)
 }

@@ -46,7 +46,7 @@ func TestPack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logger, _ := ktesting.NewTestContext(t)
-			if got := Pack(logger, tt.q, tt.nodes).Short.Members(); got != tt.short {
+			if got := capacity.Pack(logger, tt.q, Rooms(tt.nodes), nil).Short.Members(); got != tt.short {
 				t.Errorf("short = %d, want %d", got, tt.short)
 			}
 		})

@@ -321,20 +321,22 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if !held.Empty() {
 		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName)})
 	}
-	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
+	members := pl.members(spec.Key)
+	counts := pl.tracker.Count(spec.Key, members, pod.UID)
 	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
 		return nil, nil
 	}
 	need := int64(spec.MinMember) - int64(counts.Placed)
-	quorum := capacity.QuorumOf(need, unplaced(pl.members(spec.Key)), pod, config.DefaultGPUResourceName)
+	quorum := capacity.QuorumOf(need, unplaced(members), pod, config.DefaultGPUResourceName)
 	logger := klog.FromContext(ctx)
-	if packing := capacity.PackAround(logger, quorum, nodefit.Rooms(nodes), nil, held); !packing.Fits() {
+	rooms := nodefit.Rooms(nodes)
+	if packing := capacity.PackAround(logger, quorum, rooms, nil, held); !packing.Fits() {
 		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed: %s); the cluster has room for %d members, none for %s",
 			spec.Key, need, spec.MinMember, counts.Placed, quorum, need-packing.Short.Members(), packing.Short)
-		if !held.Empty() && nodefit.Pack(logger, quorum, nodes).Fits() {
+		if !held.Empty() && capacity.Pack(logger, quorum, rooms, nil).Fits() {
 			msg += " (room is held for gangs ahead in the capacity plan: higher priority, or older)"
 		}
-		if did := pl.makeRoom(ctx, spec, pod, nodes); did != "" {
+		if did := pl.makeRoom(ctx, spec, pod, quorum, rooms); did != "" {
 			msg += "; " + did
 		}
 		pl.roomShort.Store(spec.Key, true)
@@ -390,8 +392,13 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	// Release this attempt's reservations before counting room to make.
 	pl.roomShort.Store(spec.Key, false)
 	pl.fail(ctx, spec.Key, msg)
-	if did := pl.makeRoom(ctx, spec, pod, nil); did != "" {
-		msg += "; " + did
+	if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
+		members := pl.members(spec.Key)
+		counts := pl.tracker.Count(spec.Key, members, "")
+		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
+		if did := pl.makeRoom(ctx, spec, pod, quorum, nodefit.Rooms(nodes)); did != "" {
+			msg += "; " + did
+		}
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -122,7 +123,7 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 			// yet, and room held for it would only idle.
 			continue
 		}
-		out = append(out, capacity.Waiting{Key: k.String(), Priority: priorityOf(p), Since: spec.Created, Waited: time.Since(spec.Created),
+		out = append(out, capacity.Waiting{Key: k.String(), Priority: corev1helpers.PodPriority(p), Since: spec.Created, Waited: time.Since(spec.Created),
 			Quorum: capacity.QuorumOf(need, ready, nil, config.DefaultGPUResourceName)})
 	}
 	return out

@@ -15,13 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 )
 
 // preemption holds the configured rules, highest minPriority first.
@@ -57,36 +57,20 @@ func (p preemption) policy(priority int32) capacity.Policy {
 	return capacity.Policy{}
 }
 
-func priorityOf(p *v1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
-}
-
 // makeRoom runs when a gang's quorum attempt fails: it asks capacity.MakeRoom
 // what must leave for the quorum to fit, under the gang's preemption policy,
 // and evicts it. It returns what it did in words, "" when it took nothing.
 // Like the framework's DefaultPreemption it runs in the scheduling cycle.
-func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) string {
+func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node) string {
 	logger := klog.FromContext(ctx)
-	priority := priorityOf(pod)
+	priority := corev1helpers.PodPriority(pod)
 	rule := pl.preemption.policy(priority).Rule(time.Since(spec.Created), pl.preemption.nodesCanHelp)
 	if !rule.Shed && !rule.Preempt {
 		return ""
 	}
-	if nodes == nil {
-		var err error
-		if nodes, err = pl.handle.SnapshotSharedLister().NodeInfos().List(); err != nil {
-			return ""
-		}
-	}
-	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), "")
-	need := int64(spec.MinMember) - int64(counts.Placed)
-	quorum := capacity.QuorumOf(need, unplaced(pl.members(spec.Key)), pod, config.DefaultGPUResourceName)
 	others, keys := pl.runningGangs(spec.Key)
 	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: spec.Created, Min: int64(spec.MinMember)}
-	room := capacity.MakeRoom(logger, quorum, me, nodefit.Rooms(nodes), others, nil, rule, time.Now())
+	room := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, rule, time.Now())
 	if !room.Fits || len(room.Victims) == 0 {
 		return ""
 	}
@@ -106,7 +90,7 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, nodes
 			pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeWarning, reason, "Preempting", "%s", msg)
 		}
 		pl.status.touch(victim)
-		said = append(said, fmt.Sprintf("%s of %s", strings.SplitN(msg, " for ", 2)[0], v.Gang.Key))
+		said = append(said, fmt.Sprintf("%s of %s", v.What(), v.Gang.Key))
 		logger.V(2).Info("Made room for a gang", "gang", spec.Key, "victim", v.Gang.Key, "members", len(v.Members), "whole", v.Whole)
 	}
 	msg := strings.Join(said, "; ") + fmt.Sprintf(" to make room for its quorum (priority %d)", priority)
@@ -140,7 +124,7 @@ func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.
 		if err != nil {
 			continue // bad input: reported on the gang, never a victim
 		}
-		g := capacity.Gang{Key: k.String(), Priority: priorityOf(pods[0]), Since: spec.Created, Min: int64(spec.MinMember)}
+		g := capacity.Gang{Key: k.String(), Priority: corev1helpers.PodPriority(pods[0]), Since: spec.Created, Min: int64(spec.MinMember)}
 		for _, p := range pods {
 			started := p.CreationTimestamp.Time
 			if p.Status.StartTime != nil {

@@ -257,7 +257,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	// gangs that have such members only.
 	placedAll := placed
 	if p.mixed && placed < min {
-		placedAll += boundWithoutGPUs(pl.membersOf(key), pl.gpu)
+		placedAll += pl.boundWithoutGPUs(pl.membersOf(key))
 	}
 	var result *fwk.PreFilterResult
 	switch {
@@ -285,8 +285,8 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		pl.sync(nodes)
 		quorum := capacity.Uniform(min-placedAll, pod, pl.gpu)
 		if members := pl.membersOf(key); members != nil {
-			p.mixed = withoutGPUs(members, pl.gpu)
-			placedAll = placed + boundWithoutGPUs(members, pl.gpu)
+			p.mixed = pl.withoutGPUs(members)
+			placedAll = placed + pl.boundWithoutGPUs(members)
 			quorum = capacity.QuorumOf(min-placedAll, pl.unplaced(members, p), pod, pl.gpu)
 		}
 		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes)
@@ -519,9 +519,9 @@ func (pl *Topology) unplaced(members []*v1.Pod, p *placement) []*v1.Pod {
 }
 
 // withoutGPUs says some live member asks for no GPU.
-func withoutGPUs(members []*v1.Pod, gpu v1.ResourceName) bool {
+func (pl *Topology) withoutGPUs(members []*v1.Pod) bool {
 	for _, m := range members {
-		if gang.Live(m) && capacity.DemandOf(m).Scalar(gpu) == 0 {
+		if gang.Live(m) && pl.gpusOf(m) == 0 {
 			return true
 		}
 	}
@@ -529,10 +529,10 @@ func withoutGPUs(members []*v1.Pod, gpu v1.ResourceName) bool {
 }
 
 // boundWithoutGPUs counts the bound live members that ask for no GPU.
-func boundWithoutGPUs(members []*v1.Pod, gpu v1.ResourceName) int64 {
+func (pl *Topology) boundWithoutGPUs(members []*v1.Pod) int64 {
 	var n int64
 	for _, m := range members {
-		if m.Spec.NodeName != "" && gang.Live(m) && capacity.DemandOf(m).Scalar(gpu) == 0 {
+		if m.Spec.NodeName != "" && gang.Live(m) && pl.gpusOf(m) == 0 {
 			n++
 		}
 	}

@@ -178,30 +178,25 @@ nodes:
 	}
 	need := max(g.Min-g.Placed, 0)
 	quorum := capacity.QuorumOf(need, unplaced, pod, pl.gpu)
+	// Only GPU members are asked for: members without GPUs that find no
+	// room are left to the autoscaler's ordinary scale-up (see
+	// hints.Writer.SetGPUResource), so they count as room here.
 	shortIn := capacity.ShortByDomain(logger, quorum, domains, all)
 	for d, short := range shortIn {
-		g.Room[d] = max(need-short.Members(), 0)
+		gpuShort, _ := short.GPUMembers()
+		g.Room[d] = max(need-gpuShort, 0)
 	}
 	want.Verdict = hint.Decide(g)
-	if want.Verdict.Hint && gpuShort(shortIn[want.Verdict.Short.Domain], want.Verdict.Short.Domain, shortIn) == 0 {
-		// Only members without GPUs are short: the autoscaler's ordinary
-		// scale-up adds a node for them (see hints.Writer.SetGPUResource).
-		want.Verdict = hint.Verdict{NoReason: hint.NoHintFits, Message: "the GPU members fit; members without GPUs are left to the autoscaler's ordinary scale-up"}
-	}
 	if want.Verdict.Hint {
 		short, ok := shortIn[want.Verdict.Short.Domain]
 		if !ok {
 			// No domain has room to build on: new nodes form one, so every
-			// GPU member is short, and members without GPUs wherever they
-			// find no room.
-			gpuPart, other := quorum.Split()
-			short = append(append(capacity.Quorum(nil), gpuPart...), capacity.Pack(logger, other, all, nil).Short...)
+			// GPU member is short.
+			short = quorum
 		}
-		want.Verdict.Short.Members = 0
 		for _, w := range short {
 			if w.Shape.GPUs > 0 {
 				want.Sets = append(want.Sets, hints.Set{Member: w.Shape.Example, Count: w.Count, GPUs: w.Shape.GPUs, Shape: w.Shape.String()})
-				want.Verdict.Short.Members += w.Count
 			}
 		}
 	}
@@ -210,16 +205,6 @@ nodes:
 	}
 	want.Require, want.TemplateAnnotations = classTerms(req.Class, spec.Annotations)
 	return want
-}
-
-// gpuShort counts the GPU members short in a domain; a domain not in the
-// map (none has room to build on) is short of every GPU member.
-func gpuShort(short capacity.Quorum, domain string, all map[string]capacity.Quorum) int64 {
-	if _, ok := all[domain]; !ok {
-		return 1
-	}
-	n, _ := short.GPUMembers()
-	return n
 }
 
 // classTerms states a gang's GPU class for the autoscaler: exact product
