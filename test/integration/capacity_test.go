@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
@@ -161,11 +162,17 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	}
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 8)
 	waitProvReqs(t, ctx, env, "mpi", "deleted once placed", noRequest)
-	templates, err := env.Client.CoreV1().PodTemplates(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(templates.Items) != 0 {
-		t.Errorf("%d PodTemplates outlived their request", len(templates.Items))
+	// The writer deletes the request, then its templates.
+	left := -1
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		templates, err := env.Client.CoreV1().PodTemplates(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		left = len(templates.Items)
+		return left == 0, nil
+	})
+	if left != 0 {
+		t.Errorf("%d PodTemplates outlived their request", left)
 	}
 }
