@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -34,6 +35,9 @@ type Client struct {
 	requests  []*v1.ProvisioningRequest
 	missing   bool // the API does not serve provisioningrequests
 	forbidden bool // RBAC does not allow listing them
+	// scaleUps are the scale-ups made for requests whose instances are
+	// not all known yet (see recordInstances).
+	scaleUps map[types.UID]scaleUp
 }
 
 // WithTemplatesSynced makes PodTemplate read from the API while the
@@ -48,7 +52,7 @@ func (c *Client) WithTemplatesSynced(synced func() bool) *Client {
 // PodTemplates; kube, when set, reads a template the lister does not have
 // yet (its watch may lag the request's list).
 func NewClient(dyn dynamic.Interface, templates corelisters.PodTemplateLister, kube kubernetes.Interface) *Client {
-	return &Client{dyn: dyn, templates: templates, kube: kube, timeout: 30 * time.Second}
+	return &Client{dyn: dyn, templates: templates, kube: kube, timeout: 30 * time.Second, scaleUps: map[types.UID]scaleUp{}}
 }
 
 // Refresh lists the requests of all namespaces. When the API does not serve
@@ -103,6 +107,15 @@ func (c *Client) Refresh() error {
 		return a.Name < b.Name
 	})
 	c.requests = out
+	live := make(map[types.UID]bool, len(out))
+	for _, pr := range out {
+		live[pr.UID] = true
+	}
+	for uid := range c.scaleUps {
+		if !live[uid] {
+			delete(c.scaleUps, uid)
+		}
+	}
 	return nil
 }
 

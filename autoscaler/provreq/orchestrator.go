@@ -10,6 +10,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
@@ -156,6 +157,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		}
 	}
 	if len(rest) == 0 {
+		v1.ClearAddedInstances(pr)
 		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsFound,
 			fmt.Sprintf("capacity is found in the cluster: %s fit on existing or upcoming nodes", countPods(len(pods))))
 		return &status.ScaleUpStatus{Result: status.ScaleUpNotNeeded}, nil
@@ -165,10 +167,13 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	// similar-pool balancing off, the chosen pool gets all the new nodes.
 	balance := o.ctx.BalanceSimilarNodeGroups
 	o.ctx.BalanceSimilarNodeGroups = false
+	groups := o.ctx.CloudProvider.NodeGroups()
+	before := instancesBefore(groups)
 	st, aerr := o.atomic.ScaleUp(rest, nodes, daemonSets, nodeInfos, true)
 	o.ctx.BalanceSimilarNodeGroups = balance
 
 	if aerr == nil && st != nil && st.Result == status.ScaleUpSuccessful {
+		o.recordScaleUp(log, pr, st, groups, before, nodes)
 		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedMessage(st, len(pods), len(pods)-len(rest)))
 		return st, nil
 	}
@@ -186,6 +191,25 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
 		fmt.Sprintf("no node pool can add capacity for %s now (%s); will retry", countPods(len(rest)), o.notNowReasons(st)))
 	return st, nil
+}
+
+// recordScaleUp records in pr's status the node group the scale-up grew
+// and the instances it added that are listed already; later loops add the
+// rest (Booking). The scheduler keeps exactly those nodes for the gang.
+func (o *Orchestrator) recordScaleUp(log klog.Logger, pr *v1.ProvisioningRequest, st *status.ScaleUpStatus,
+	groups []cloudprovider.NodeGroup, before map[string]map[string]bool, nodes []*apiv1.Node) {
+	v1.ClearAddedInstances(pr)
+	if len(st.ScaleUpInfos) != 1 {
+		// One pool per request (balancing is off): anything else cannot be
+		// recorded as one node group.
+		log.Info("A ProvisioningRequest's scale-up grew other than one node group; its instances are not recorded", "nodeGroups", len(st.ScaleUpInfos))
+		return
+	}
+	info := st.ScaleUpInfos[0]
+	o.client.startRecord(pr, info.Group.Id(), info.NewSize-info.CurrentSize, before[info.Group.Id()])
+	if _, err := o.client.recordInstances(pr, groups, registeredProviderIDs(nodes)); err != nil {
+		log.Error(err, "Could not record the instances added for a ProvisioningRequest yet; will retry")
+	}
 }
 
 // otherConsumers returns the pending pods that consume the request beyond

@@ -2,6 +2,7 @@ package provreq
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -269,10 +270,24 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 	var known []string
 	owner := map[types.UID]*v1.ProvisioningRequest{}
 	want := map[*v1.ProvisioningRequest]int{}
+	var registered map[string]bool
 	for _, pr := range b.client.Requests() {
 		if !shouldBook(pr) {
 			continue
 		}
+		if registered == nil {
+			infos, err := ctx.ClusterSnapshot.ListNodeInfos()
+			if err != nil {
+				return pending, fmt.Errorf("listing the cluster snapshot's nodes: %w", err)
+			}
+			registered = map[string]bool{}
+			for _, ni := range infos {
+				if pid := ni.Node().Spec.ProviderID; pid != "" {
+					registered[strings.ToLower(pid)] = true
+				}
+			}
+		}
+		b.recordInstances(ctx, pr, registered)
 		if bound == nil {
 			infos, err := ctx.ClusterSnapshot.ListNodeInfos()
 			if err != nil {
@@ -321,6 +336,28 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 		}
 	}
 	return pending, nil
+}
+
+// recordInstances completes the record of the instances added for pr, as
+// the pool lists them (see Client.recordInstances).
+func (b *Booking) recordInstances(ctx *ca_context.AutoscalingContext, pr *v1.ProvisioningRequest, registered map[string]bool) {
+	if ctx.CloudProvider == nil {
+		return
+	}
+	changed, err := b.client.recordInstances(pr, ctx.CloudProvider.NodeGroups(), registered)
+	if err != nil {
+		klog.ErrorS(err, "Could not record the instances added for a ProvisioningRequest; will retry", "provisioningRequest", klog.KObj(pr))
+		return
+	}
+	if !changed {
+		return
+	}
+	if err := b.client.UpdateStatus(pr); err != nil {
+		klog.ErrorS(err, "Could not record the instances added for a ProvisioningRequest; will retry", "provisioningRequest", klog.KObj(pr))
+		return
+	}
+	_, added, ids, _ := v1.AddedInstances(pr)
+	klog.V(1).InfoS("Recorded the instances added for a ProvisioningRequest", "provisioningRequest", klog.KObj(pr), "known", len(ids), "added", added)
 }
 
 // unbound drops as many of a request's pods as have bound already.

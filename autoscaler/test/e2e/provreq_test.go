@@ -179,6 +179,37 @@ func getRequest(t *testing.T, dyn dynamic.Interface, name string) *provreqv1.Pro
 	return &pr
 }
 
+// waitRecorded waits until the request records n instances added for it
+// and returns their provider IDs.
+func waitRecorded(t *testing.T, dyn dynamic.Interface, name string, n int) map[string]bool {
+	t.Helper()
+	var ids []string
+	waitFor(t, fmt.Sprintf("ProvisioningRequest %s to record %d instances", name, n), func() bool {
+		_, added, got, ok := provreqv1.AddedInstances(getRequest(t, dyn, name))
+		ids = got
+		return ok && added == n && len(got) == n
+	})
+	out := map[string]bool{}
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
+}
+
+// disjoint fails the test when two requests record the same instance.
+func disjoint(t *testing.T, records map[string]map[string]bool) {
+	t.Helper()
+	owner := map[string]string{}
+	for name, ids := range records {
+		for id := range ids {
+			if o, ok := owner[id]; ok {
+				t.Fatalf("instance %s is recorded for both %s and %s", id, o, name)
+			}
+			owner[id] = name
+		}
+	}
+}
+
 func condition(pr *provreqv1.ProvisioningRequest, typ string) *metav1.Condition {
 	for i := range pr.Status.Conditions {
 		if pr.Status.Conditions[i].Type == typ {
@@ -400,6 +431,14 @@ func TestProvisioningRequests(t *testing.T) {
 		return len(insts) == 3
 	})
 	_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+	// The request records exactly the instances added for it, which the
+	// scheduler keeps for gang-a.
+	aRecorded := waitRecorded(t, dyn, "gang-a", 3)
+	for _, in := range insts {
+		if !aRecorded[strings.ToLower(in.ProviderID)] {
+			t.Fatalf("gang-a's request does not record instance %s; it records %v", in.ProviderID, aRecorded)
+		}
+	}
 	for _, in := range insts {
 		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
 			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
@@ -419,6 +458,9 @@ func TestProvisioningRequests(t *testing.T) {
 	if p := condition(pr, provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" || p.Message != "gpu-heavy pool adding 2 nodes" {
 		t.Fatalf("gang-d Provisioned %q: %q", p.Reason, p.Message)
 	}
+	// Across the restart the record is still exact: gang-d's two new
+	// instances, none of gang-a's.
+	disjoint(t, map[string]map[string]bool{"gang-a": aRecorded, "gang-d": waitRecorded(t, dyn, "gang-d", 2)})
 	barrier()
 	if h, n := heavy(), writes(); h != 5 || n != 4 {
 		t.Fatalf("after gang-d across a restart: heavy pool %d, %d capacity writes; want 5 and 4 (gang-a, barrier, gang-d once, barrier)", h, n)
@@ -464,6 +506,8 @@ func TestProvisioningRequests(t *testing.T) {
 	if m := condition(b2, provreqv1.Provisioned).Message; m != "gpu-heavy pool adding 2 nodes" {
 		t.Fatalf("gang-b2 Provisioned: %q", m)
 	}
+	// Two scale-ups of one pool in flight: each request records its own.
+	disjoint(t, map[string]map[string]bool{"gang-a": aRecorded, "gang-b1": waitRecorded(t, dyn, "gang-b1", 1), "gang-b2": waitRecorded(t, dyn, "gang-b2", 2)})
 	if h, n := heavy(), writes(); h != 10 || n != before+2 {
 		t.Fatalf("after two gangs: heavy pool %d, %d capacity writes; want 10 and %d", h, n, before+2)
 	}

@@ -1,0 +1,93 @@
+package v1
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Keys of status.provisioningClassDetails that Muster's consumer writes
+// when it adds nodes for a request: the scheduler keeps exactly those nodes
+// for the request's gang. The root module's pkg/apis/autoscaling/v1 reads
+// the same keys.
+const (
+	// DetailPool is the node group the request's nodes were added to.
+	DetailPool = "muster.dev/node-group"
+	// DetailNodesAdded is how many instances the scale-up added.
+	DetailNodesAdded = "muster.dev/nodes-added"
+	// DetailProviderIDPrefix and DetailInstances list the instances added,
+	// as provider IDs (spec.providerID of their Nodes): each is the prefix
+	// followed by one comma-separated suffix. The prefix keeps a thousand
+	// Azure instances within one detail's 32768 characters.
+	DetailProviderIDPrefix = "muster.dev/provider-id-prefix"
+	DetailInstances        = "muster.dev/instances"
+)
+
+// AddedInstances reads what Muster's consumer recorded: the node group, how
+// many instances it added and those known so far (lower-cased provider IDs).
+// ok is false when the request records no scale-up.
+func AddedInstances(pr *ProvisioningRequest) (pool string, added int, ids []string, ok bool) {
+	d := pr.Status.ProvisioningClassDetails
+	pool = string(d[DetailPool])
+	if pool == "" {
+		return "", 0, nil, false
+	}
+	added, err := strconv.Atoi(string(d[DetailNodesAdded]))
+	if err != nil || added < 0 {
+		added = 0
+	}
+	prefix := string(d[DetailProviderIDPrefix])
+	if s := string(d[DetailInstances]); s != "" {
+		for _, suffix := range strings.Split(s, ",") {
+			ids = append(ids, strings.ToLower(prefix+suffix))
+		}
+	}
+	return pool, added, ids, true
+}
+
+// SetAddedInstances records a scale-up of pool by added instances, of which
+// ids are known (provider IDs).
+func SetAddedInstances(pr *ProvisioningRequest, pool string, added int, ids []string) {
+	if pr.Status.ProvisioningClassDetails == nil {
+		pr.Status.ProvisioningClassDetails = map[string]Detail{}
+	}
+	d := pr.Status.ProvisioningClassDetails
+	d[DetailPool] = Detail(pool)
+	d[DetailNodesAdded] = Detail(fmt.Sprint(added))
+	prefix := commonPrefix(ids)
+	suffixes := make([]string, len(ids))
+	for i, id := range ids {
+		suffixes[i] = strings.ToLower(id)[len(prefix):]
+	}
+	d[DetailProviderIDPrefix] = Detail(prefix)
+	d[DetailInstances] = Detail(strings.Join(suffixes, ","))
+}
+
+// ClearAddedInstances removes the record of a scale-up: the request's
+// capacity was found, not added.
+func ClearAddedInstances(pr *ProvisioningRequest) {
+	for _, k := range []string{DetailPool, DetailNodesAdded, DetailProviderIDPrefix, DetailInstances} {
+		delete(pr.Status.ProvisioningClassDetails, k)
+	}
+}
+
+// commonPrefix is the lower-cased prefix all ids share, cut after a '/' so
+// that each suffix is whole path segments (an Azure instance's number).
+func commonPrefix(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	p := strings.ToLower(ids[0])
+	for _, id := range ids[1:] {
+		id = strings.ToLower(id)
+		n := 0
+		for n < len(p) && n < len(id) && p[n] == id[n] {
+			n++
+		}
+		p = p[:n]
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i+1]
+	}
+	return ""
+}
