@@ -38,6 +38,8 @@ type Plan struct {
 	held []map[string]used
 	// all is what every waiting gang holds, per node.
 	all map[string]used
+	// booked names, by node, the gang whose booking holds the node.
+	booked map[string]string
 }
 
 // Served orders waiting gangs: higher priority first, then older, then by key.
@@ -54,18 +56,20 @@ func Served(w []Waiting) {
 }
 
 // MakePlan promises free room to waiting quorums in order (see Plan).
-// starvationBound is how long a quorum that does not fit waits before the
-// room it can use is held for it.
-func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, starvationBound time.Duration) *Plan {
+// booked names, by node, the gang whose booking holds it (nodes the
+// autoscaler added for that gang's request): those nodes are room for that
+// gang's GPU members only. starvationBound is how long a quorum that does
+// not fit waits before the room it can use is held for it.
+func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[string]string, starvationBound time.Duration) *Plan {
 	w := append([]Waiting(nil), waiting...)
 	Served(w)
-	p := &Plan{rank: make(map[string]int, len(w)), all: map[string]used{}}
+	p := &Plan{rank: make(map[string]int, len(w)), all: map[string]used{}, booked: booked}
 	base := make([]used, len(nodes))
 	for i, g := range w {
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
 		p.held = append(p.held, snapshot(base, nodes))
-		taken, fits := packTaken(logger, g.Quorum, nodes, base)
+		taken, fits := packTaken(logger, g.Quorum, nodes, base, p.admitFor(g.Key, nil))
 		if !fits && (g.Waited < starvationBound || !g.CouldFit) {
 			continue
 		}
@@ -77,29 +81,59 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, starvationBou
 	return p
 }
 
-// Held is room set aside on nodes, by node name.
-type Held struct{ m map[string]used }
+// admitFor is the node test for gang key's GPU members: nodes booked for
+// another gang are not theirs; then inDomain (nil: any node).
+func (p *Plan) admitFor(key string, inDomain func(*v1.Node) bool) func(*v1.Node) bool {
+	if p == nil || len(p.booked) == 0 {
+		return inDomain
+	}
+	return func(n *v1.Node) bool {
+		if owner := p.booked[n.Name]; owner != "" && owner != key {
+			return false
+		}
+		return inDomain == nil || inDomain(n)
+	}
+}
 
-// Ahead returns the room held for gangs served before key; for a key not
-// waiting (an elastic member's gang) all the room held.
+// Held is room set aside on nodes, by node name, for gangs other than the
+// one it was asked for: room the plan holds for them, and nodes booked for
+// them.
+type Held struct {
+	m    map[string]used
+	plan *Plan
+	key  string
+}
+
+// Ahead returns the room held for gangs served before key, and the nodes
+// booked for other gangs; for a key not waiting (an elastic member's gang)
+// all the room held.
 func (p *Plan) Ahead(key string) Held {
 	if p == nil {
 		return Held{}
 	}
 	if i, ok := p.rank[key]; ok {
-		return Held{m: p.held[i]}
+		return Held{m: p.held[i], plan: p, key: key}
 	}
-	return Held{m: p.all}
+	return Held{m: p.all, plan: p, key: key}
+}
+
+// bookedElsewhere says the node is booked for another gang.
+func (h Held) bookedElsewhere(node string) bool {
+	if h.plan == nil {
+		return false
+	}
+	owner := h.plan.booked[node]
+	return owner != "" && owner != h.key
 }
 
 // On says whether room is held on the node.
 func (h Held) On(node string) bool {
 	_, ok := h.m[node]
-	return ok
+	return ok || h.bookedElsewhere(node)
 }
 
 // Empty says nothing is held.
-func (h Held) Empty() bool { return len(h.m) == 0 }
+func (h Held) Empty() bool { return len(h.m) == 0 && (h.plan == nil || len(h.plan.booked) == 0) }
 
 // Waiting lists the waiting gangs in the order they are served.
 func (p *Plan) Waiting() []string {
@@ -112,6 +146,9 @@ func (p *Plan) Waiting() []string {
 // Admits says whether a member of shape s fits on node n once the room held
 // on it is set aside.
 func (h Held) Admits(s *Shape, n *Node) bool {
+	if s.GPUs > 0 && h.bookedElsewhere(n.Node.Name) {
+		return false
+	}
 	u, ok := h.m[n.Node.Name]
 	if !ok {
 		return copiesOn(s, n, nil) > 0
@@ -130,17 +167,17 @@ func PackAround(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.No
 			base[i] = u
 		}
 	}
-	return pack(logger, q, nodes, inDomain, base)
+	return pack(logger, q, nodes, held.plan.admitFor(held.key, inDomain), base)
 }
 
 // packTaken packs q on the room base leaves and returns what it took per
 // node, and whether all of q found a place.
-func packTaken(logger klog.Logger, q Quorum, nodes []Node, base []used) ([]used, bool) {
+func packTaken(logger klog.Logger, q Quorum, nodes []Node, base []used, inDomain func(*v1.Node) bool) ([]used, bool) {
 	taken := make([]used, len(nodes))
 	for i := range base {
 		taken[i] = base[i].clone()
 	}
-	p := packInto(logger, q, nodes, nil, taken)
+	p := packInto(logger, q, nodes, inDomain, taken)
 	for i := range taken {
 		taken[i] = taken[i].minus(base[i])
 	}

@@ -21,7 +21,7 @@ func TestPlan(t *testing.T) {
 	plan := MakePlan(logger, []Waiting{
 		{Key: "young", Since: t0.Add(time.Minute), Quorum: q(2)},
 		{Key: "old", Since: t0, Quorum: q(3)},
-	}, nodes, bound)
+	}, nodes, nil, bound)
 	if got := fmt.Sprint(plan.Waiting()); got != "[old young]" {
 		t.Errorf("served %s, want [old young]", got)
 	}
@@ -46,7 +46,7 @@ func TestPlan(t *testing.T) {
 	}
 
 	// Priority before age.
-	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(3)}, {Key: "urgent", Priority: 1000, Since: t0.Add(time.Hour), Quorum: q(3)}}, nodes, bound)
+	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(3)}, {Key: "urgent", Priority: 1000, Since: t0.Add(time.Hour), Quorum: q(3)}}, nodes, nil, bound)
 	if got := fmt.Sprint(plan.Waiting()); got != "[urgent old]" {
 		t.Errorf("served %s, want [urgent old]", got)
 	}
@@ -56,19 +56,34 @@ func TestPlan(t *testing.T) {
 	big := Waiting{Key: "big", Since: t0, Quorum: q(4), Waited: time.Minute, CouldFit: true}
 	running(nodes, "other", 0, 0, 1, w8, 0) // one node busy: big does not fit now
 	small := Waiting{Key: "small", Since: t0.Add(time.Minute), Quorum: q(2)}
-	plan = MakePlan(logger, []Waiting{big, small}, nodes, bound)
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
 	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("a quorum that does not fit held room before the starvation bound")
 	}
 	big.Waited = bound
-	plan = MakePlan(logger, []Waiting{big, small}, nodes, bound)
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
 	if PackAround(logger, q(1), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("a gang starved past the bound was overtaken by a younger one")
 	}
 	big.CouldFit = false // larger than the cluster: new nodes serve it, held room would idle
-	plan = MakePlan(logger, []Waiting{big, small}, nodes, bound)
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
 	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("room was held for a gang larger than the cluster")
+	}
+
+	// A node booked for a gang is room for that gang only, whatever its
+	// rank: the older gang does not count the younger one's new node.
+	nodes = cluster(4)
+	booked := map[string]string{nodes[3].Node.Name: "young"}
+	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(4)}, {Key: "young", Since: t0.Add(time.Minute), Quorum: q(1)}}, nodes, booked, bound)
+	if PackAround(logger, q(4), nodes, nil, plan.Ahead("old")).Fits() {
+		t.Error("the older gang counts a node booked for the younger one")
+	}
+	if !PackAround(logger, q(1), nodes, nil, plan.Ahead("young")).Fits() || !plan.Ahead("young").Admits(w8, &nodes[3]) {
+		t.Error("the younger gang is kept off the node booked for it")
+	}
+	if plan.Ahead("old").Admits(w8, &nodes[3]) || !plan.Ahead("old").On(nodes[3].Node.Name) {
+		t.Error("Filter would let the older gang onto a node booked for the younger one")
 	}
 }
 
@@ -96,7 +111,31 @@ func TestPlanProperties(t *testing.T) {
 			waiting = append(waiting, Waiting{Key: fmt.Sprintf("g%d", g), Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute),
 				Waited: time.Duration(rng.Intn(20)) * time.Minute, Quorum: q, CouldFit: rng.Intn(2) == 0})
 		}
-		plan := MakePlan(logger, waiting, nodes, 10*time.Minute)
+		booked := map[string]string{}
+		for i := range nodes {
+			if len(waiting) > 0 && rng.Intn(4) == 0 {
+				booked[nodes[i].Node.Name] = waiting[rng.Intn(len(waiting))].Key
+			}
+		}
+		plan := MakePlan(logger, waiting, nodes, booked, 10*time.Minute)
+		// No node is promised twice: a node booked for one gang holds
+		// nothing for another gang's GPU members.
+		for i, key := range plan.order {
+			after := plan.all
+			if i+1 < len(plan.order) {
+				after = plan.held[i+1]
+			}
+			for node, owner := range booked {
+				if owner != key && after[node].scalars[gpu] != plan.held[i][node].scalars[gpu] {
+					t.Fatalf("trial %d: node %s is booked for %s, and the plan promised its GPUs to %s", trial, node, owner, key)
+				}
+			}
+			for j := range nodes {
+				if owner := booked[nodes[j].Node.Name]; owner != "" && owner != key && plan.Ahead(key).Admits(shapes[2], &nodes[j]) {
+					t.Fatalf("trial %d: gang %s is admitted on node %s, booked for %s", trial, key, nodes[j].Node.Name, owner)
+				}
+			}
+		}
 		all := plan.Ahead("elastic")
 		for i := range nodes {
 			u := all.m[nodes[i].Node.Name]

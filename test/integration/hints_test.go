@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -92,6 +93,38 @@ func setProvReqCondition(t *testing.T, ctx context.Context, env *harness.Env, na
 	}}
 	data, _ := u.MarshalJSON()
 	if _, err := dc.Resource(autoscalingv1.Resource).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", data, metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// providerID is the spec.providerID the tests give node name.
+func providerID(name string) string {
+	return "azure:///subscriptions/test/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/gpu/virtualMachines/" + name
+}
+
+// bookedGPUNode is an 8-GPU node with a provider ID, as one the autoscaler
+// adds.
+func bookedGPUNode(name string) *v1.Node {
+	n := harness.GPUNode(name, 8)
+	n.Spec.ProviderID = providerID(name)
+	return n
+}
+
+// setProvisioned marks the request Provisioned with the instances Muster's
+// autoscaler records adding for it (pkg/apis/autoscaling/v1 details).
+func setProvisioned(t *testing.T, ctx context.Context, env *harness.Env, name, msg string, nodes ...string) {
+	t.Helper()
+	setProvReqCondition(t, ctx, env, name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: msg})
+	prefix := strings.TrimSuffix(providerID("x"), "x")
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"provisioningClassDetails": map[string]string{
+		autoscalingv1.DetailNodeGroup: "gpu", autoscalingv1.DetailNodesAdded: fmt.Sprint(len(nodes)),
+		autoscalingv1.DetailProviderIDPrefix: prefix, autoscalingv1.DetailInstances: strings.Join(nodes, ","),
+	}}})
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Resource(autoscalingv1.Resource).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", patch, metav1.PatchOptions{}, "status"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -396,12 +429,11 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := waitProvReqs(t, ctx, env, "first", "for 3 members", oneRequestFor(3))[0]
-	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 3 nodes"})
+	setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 3 nodes", "booked-0", "booked-1", "booked-2")
 	waitExtraCondition(t, ctx, env, "first", hints.ConditionCapacity, hints.ReasonProvisioned, "adding 3 nodes")
 
 	// A younger gang that would fit on two of the new nodes, and a lone
 	// 1-GPU pod that would take a GPU from the first of them.
-	time.Sleep(1100 * time.Millisecond) // the nodes come up after the booking, to the second
 	createPodGroup(t, env, 2, 0, 0, "second")
 	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "second", 2, 8)...); err != nil {
 		t.Fatal(err)
@@ -425,55 +457,71 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	// Two of the booked nodes arrive: room for the younger gang, were
 	// they not booked. Its request is neither dropped nor replaced.
 	for i := range 2 {
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(fmt.Sprintf("booked-%d", i), 8)); err != nil {
+		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(fmt.Sprintf("booked-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
 	stays(t, 3*time.Second, "the younger gang's request", unchanged)
+	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
+	// A node the booking does not name (ordinary scale-up, another pool)
+	// is anyone's, though it came up after the booking began.
+	if err := harness.CreateNode(ctx, env.Client, bookedGPUNode("unbooked")); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, ctx, env, "lone", "bound to the node no booking names", func(p *v1.Pod) bool { return p.Spec.NodeName == "unbooked" })
 	// The last booked node arrives.
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("booked-2", 8)); err != nil {
+	if err := harness.CreateNode(ctx, env.Client, bookedGPUNode("booked-2")); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "first", 3)
+	for i := range 3 {
+		waitPod(t, ctx, env, fmt.Sprintf("first-%d", i), "on a node booked for it", func(p *v1.Pod) bool { return strings.HasPrefix(p.Spec.NodeName, "booked-") })
+	}
 	stayBound(t, env, gang.PodGroupLabel, "second", 0, time.Second)
 	waitPod(t, ctx, env, "second-0", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
-	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 	if ok, _ := unchanged(); !ok {
 		t.Fatalf("the younger gang's request %s was replaced or dropped", second.Name)
 	}
 }
 
-// Two gangs booked one after the other on the same pool, and nodes that all
-// register after both bookings began: each node counts as added for both.
-// The older booked gang takes its nodes first, then the younger its own;
-// neither waits for the other.
+// Two gangs booked on the same pool: each booking names its own nodes, and
+// each gang binds on exactly those, whatever order the nodes register in.
+// The younger gang's nodes come first; the older gang does not take them.
 func TestTwoBookingsBothBind(t *testing.T) {
 	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
 		t.Fatal(err)
 	}
-	provision := func(name string) {
+	provision := func(name string, nodes ...string) {
 		t.Helper()
 		createPodGroup(t, env, 2, 0, 0, name)
 		if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, name, 2, 8)...); err != nil {
 			t.Fatal(err)
 		}
 		pr := waitProvReqs(t, ctx, env, name, "for 2 members", oneRequestFor(2))[0]
-		setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 2 nodes"})
+		setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 2 nodes", nodes...)
 		waitExtraCondition(t, ctx, env, name, hints.ConditionCapacity, hints.ReasonProvisioned, "adding 2 nodes")
 	}
-	provision("older")
-	time.Sleep(1100 * time.Millisecond) // the bookings begin a second apart
-	provision("younger")
-	time.Sleep(1100 * time.Millisecond) // the nodes come after both, to the second
-	for i := range 4 {
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(fmt.Sprintf("new-%d", i), 8)); err != nil {
+	provision("older", "older-a", "older-b")
+	provision("younger", "younger-a", "younger-b")
+	for _, n := range []string{"younger-a", "younger-b"} {
+		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.PodGroupLabel, "younger", 2)
+	for _, n := range []string{"older-a", "older-b"} {
+		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitBound(t, env, gang.PodGroupLabel, "older", 2)
-	waitBound(t, env, gang.PodGroupLabel, "younger", 2)
+	for _, g := range []string{"older", "younger"} {
+		for i := range 2 {
+			waitPod(t, ctx, env, fmt.Sprintf("%s-%d", g, i), "on a node booked for its gang", func(p *v1.Pod) bool { return strings.HasPrefix(p.Spec.NodeName, g+"-") })
+		}
+	}
 }
 
 // A gang whose provisioned nodes have come fits, but until its quorum binds
@@ -520,7 +568,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 
 	verdict(0) // short 2
 	pr := waitProvReqs(t, ctx, env, "llm", "for 2 members", oneRequestFor(2))[0]
-	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: "gpu-heavy pool adding 2 nodes"})
+	setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 2 nodes", "n-0", "n-1")
 	w.Sync(ctx)
 	if !booked() {
 		t.Fatal("no booking once the request is Provisioned")

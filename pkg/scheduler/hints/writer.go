@@ -177,14 +177,20 @@ func (w *Writer) SetGPUResource(name v1.ResourceName) { w.gpu = name }
 func (w *Writer) OnBookingEnd(f func()) { w.bookingEnded = f }
 
 // Booking is capacity the autoscaler provisioned for a gang that has not
-// bound yet: nodes that came up since, able to hold one of its members, are
-// kept for it (see Bookings).
+// bound yet: exactly the nodes it recorded adding for the gang's request
+// (autoscalingv1.AddedProviderIDs) are kept for it (see Bookings).
 type Booking struct {
-	Key   gang.Key
-	Since time.Time
-	// GPUs is what one member asks for; nodes with fewer cannot serve it.
+	Key gang.Key
+	// Nodes are the provider IDs, lower-cased, of the instances added.
+	Nodes map[string]bool
+	// GPUs is what one member asks for: what a lone pod must leave on a
+	// booked node.
 	GPUs int64
 }
+
+// Holds says whether the node is one of the booking's; providerID is the
+// node's spec.providerID, lower-cased.
+func (b Booking) Holds(providerID string) bool { return providerID != "" && b.Nodes[providerID] }
 
 // NewWriter builds a Writer. members lists a gang's pods from an informer,
 // synced says whether that informer has synced.
@@ -260,7 +266,7 @@ func (w *Writer) Sync(ctx context.Context) {
 	w.mu.Lock()
 	ended := false
 	for _, b := range before {
-		if now, ok := w.booked[b.Key]; !ok || now != b {
+		if now, ok := w.booked[b.Key]; !ok || now.releases(b) {
 			ended = true
 		}
 	}
@@ -586,6 +592,26 @@ func (w *Writer) Bookings() []Booking {
 	return w.bookingsLocked()
 }
 
+// BookedNodes maps the provider ID (lower-cased) of every node booked for
+// a gang to that gang. A nil Writer has none.
+func (w *Writer) BookedNodes() map[string]gang.Key {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out map[string]gang.Key
+	for k, b := range w.booked {
+		for id := range b.Nodes {
+			if out == nil {
+				out = map[string]gang.Key{}
+			}
+			out[id] = k
+		}
+	}
+	return out
+}
+
 func (w *Writer) bookingsLocked() []Booking {
 	if len(w.booked) == 0 {
 		return nil
@@ -664,7 +690,7 @@ func (w *Writer) annotateConsumers(ctx context.Context, members []*v1.Pod, name 
 // mirror turns the request's conditions into the gang's CapacityRequested
 // condition, in words.
 func (w *Writer) mirror(ctx context.Context, x Want, name string) {
-	_, conds, err := w.read(ctx, x.Key.Namespace, name)
+	pr, conds, err := w.read(ctx, x.Key.Namespace, name)
 	if err != nil {
 		return
 	}
@@ -685,7 +711,7 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) {
 		c.Message = fmt.Sprintf("%s; the cluster-autoscaler cannot add them: %s", short, conds[autoscalingv1.Failed].Message)
 	case isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired):
 		w.mu.Lock()
-		w.booked[x.Key] = Booking{Key: x.Key, Since: conds[autoscalingv1.Provisioned].LastTransitionTime.Time, GPUs: x.bookedGPUs()}
+		w.booked[x.Key] = Booking{Key: x.Key, Nodes: providerIDSet(autoscalingv1.AddedProviderIDs(pr.Status)), GPUs: x.bookedGPUs()}
 		w.mu.Unlock()
 		c.Reason = ReasonProvisioned
 		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))
@@ -748,4 +774,23 @@ func Members(indexer cache.Indexer, index string) func(gang.Key) []*v1.Pod {
 		}
 		return out
 	}
+}
+
+// releases says whether b, a later version of booking was, no longer holds
+// a node was held.
+func (b Booking) releases(was Booking) bool {
+	for id := range was.Nodes {
+		if !b.Nodes[id] {
+			return true
+		}
+	}
+	return b.GPUs < was.GPUs
+}
+
+func providerIDSet(ids []string) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
 }

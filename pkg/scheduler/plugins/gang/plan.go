@@ -2,6 +2,7 @@ package gang
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,7 +59,8 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 	}
 	c.at, c.nodes, c.pods = time.Now(), len(nodes), pods
 	waiting := pl.waitingGangs()
-	if len(waiting) == 0 {
+	booked := pl.bookedNodes(nodes)
+	if len(waiting) == 0 && len(booked) == 0 {
 		c.plan = nil
 		return nil
 	}
@@ -72,8 +74,38 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 		}
 		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), waiting[i].Quorum, empty, nil).Fits()
 	}
-	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, nodefit.Rooms(nodes), pl.starvationBound)
+	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, nodefit.Rooms(nodes), booked, pl.starvationBound)
 	return c.plan
+}
+
+// bookings hands each profile's MusterGang the nodes booked per gang, as
+// MusterTopology's ProvisioningRequest writer reads them: fwk.Handle to
+// func() map[providerID]gang.Key.
+var bookings sync.Map
+
+// ShareBookings makes booked, the nodes the autoscaler added for each gang
+// by provider ID, part of the capacity plan of the profile with handle h.
+func ShareBookings(h fwk.Handle, booked func() map[string]gang.Key) { bookings.Store(h, booked) }
+
+// bookedNodes names, by node, the gang each booked node is kept for.
+func (pl *Gang) bookedNodes(nodes []fwk.NodeInfo) map[string]string {
+	f, ok := bookings.Load(pl.handle)
+	if !ok {
+		return nil
+	}
+	byID := f.(func() map[string]gang.Key)()
+	if len(byID) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, ni := range nodes {
+		if n := ni.Node(); n != nil && n.Spec.ProviderID != "" {
+			if k, ok := byID[strings.ToLower(n.Spec.ProviderID)]; ok {
+				out[n.Name] = k.String()
+			}
+		}
+	}
+	return out
 }
 
 // waitingGangs lists the gangs whose quorum exists but is not placed, with

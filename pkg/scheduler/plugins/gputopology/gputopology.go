@@ -562,8 +562,12 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 	if !s.required.holds(node) {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonRequired)
 	}
+	if len(s.booked) == 0 {
+		return nil
+	}
+	pid := strings.ToLower(node.Spec.ProviderID)
 	for _, b := range s.booked {
-		if !pl.bookedBy(ni, b) {
+		if !b.Holds(pid) {
 			continue
 		}
 		if !s.lone || freeGPUs(ni, pl.gpu)-s.gpus < b.GPUs {
@@ -574,39 +578,16 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 }
 
 // bookingsAgainst returns the bookings whose nodes gang key must keep off:
-// every other gang's, or, when key has a booking of its own, only those
-// older than it. Nodes added after two bookings count for both, and the
-// older booked gang must be able to take them, or neither would bind.
+// every other gang's. Each booking holds exactly the nodes the autoscaler
+// recorded adding for it, so no node is booked twice.
 func (pl *Topology) bookingsAgainst(key gang.Key) []hints.Booking {
-	all := pl.hints.Bookings()
-	var own *hints.Booking
-	for i := range all {
-		if all[i].Key == key {
-			own = &all[i]
-		}
-	}
 	var out []hints.Booking
-	for _, b := range all {
-		if b.Key == key || (own != nil && !older(b, *own)) {
-			continue
+	for _, b := range pl.hints.Bookings() {
+		if b.Key != key {
+			out = append(out, b)
 		}
-		out = append(out, b)
 	}
 	return out
-}
-
-// older orders bookings by when they began, then by gang.
-func older(a, b hints.Booking) bool {
-	if !a.Since.Equal(b.Since) {
-		return a.Since.Before(b.Since)
-	}
-	return a.Key.String() < b.Key.String()
-}
-
-// bookedBy says whether a node counts as added for booking b: it registered
-// after the booking began and can hold one of the booked gang's members.
-func (pl *Topology) bookedBy(ni fwk.NodeInfo, b hints.Booking) bool {
-	return ni.Node().CreationTimestamp.After(b.Since) && ni.GetAllocatable().GetScalarResources()[pl.gpu] >= b.GPUs
 }
 
 func freeGPUs(ni fwk.NodeInfo, gpu v1.ResourceName) int64 {

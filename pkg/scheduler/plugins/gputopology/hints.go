@@ -52,6 +52,7 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
 	pl.hints.SetGPUResource(pl.gpu)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
+	gangplugin.ShareBookings(h, pl.hints.BookedNodes)
 	go pl.hints.Run(ctx)
 	return nil
 }
@@ -142,9 +143,9 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 		label = pl.levels[req.Required].Label
 		g.Provisionable = pl.provisionable[g.Level]
 	}
-	// Nodes added for another (older) gang's booking are not room: Filter
-	// keeps members off them, and counting them would drop this gang's
-	// request until that gang binds, then ask for the same nodes again.
+	// Nodes added for another gang's booking are not room: Filter keeps
+	// members off them, and counting them would drop this gang's request
+	// until that gang binds, then ask for the same nodes again.
 	booked := pl.bookingsAgainst(spec.Key)
 	all := make([]capacity.Node, 0, len(nodes))
 	domains := map[string][]capacity.Node{}
@@ -157,9 +158,12 @@ nodes:
 		if node == nil {
 			continue
 		}
-		for _, b := range booked {
-			if pl.bookedBy(ni, b) {
-				continue nodes
+		if len(booked) > 0 {
+			pid := strings.ToLower(node.Spec.ProviderID)
+			for _, b := range booked {
+				if b.Holds(pid) {
+					continue nodes
+				}
 			}
 		}
 		room := nodefit.Room(ni)
