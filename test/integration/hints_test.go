@@ -418,7 +418,8 @@ func TestHintCarriesGPUClass(t *testing.T) {
 
 // Nodes the autoscaler adds for a gang's provisioned request are kept for
 // that gang: a younger gang that arrives meanwhile does not take them, nor
-// counts them as room, so its own request stays as it is.
+// counts them as room, so its own request stays as it is; an elastic gang
+// does not grow onto them; a node the booking does not name is anyone's.
 func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
@@ -470,6 +471,14 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "lone", "bound to the node no booking names", func(p *v1.Pod) bool { return p.Spec.NodeName == "unbooked" })
+	// An elastic gang beside it: its min member takes what the lone pod
+	// left; its members above min do not grow onto the booked nodes.
+	createPodGroup(t, env, 1, 3, 0, "grow")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "grow", 3, 4)...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "grow", 1)
+	stayBound(t, env, gang.PodGroupLabel, "grow", 1, 2*time.Second)
 	// The last booked node arrives.
 	if err := harness.CreateNode(ctx, env.Client, bookedGPUNode("booked-2")); err != nil {
 		t.Fatal(err)
