@@ -26,6 +26,11 @@ type Gang struct {
 	// Room is how many more members fit now: per domain of the required level,
 	// or under "" for the whole cluster when no level is required.
 	Room map[string]int64
+	// Anywhere is how many of the members counted in every domain's Room
+	// need no room in the domain (members without GPUs, which may sit
+	// outside it): a domain whose Room is no more than that has nothing to
+	// build on.
+	Anywhere int64
 	// Unfixable, when set, is why members fit no node for a reason new nodes
 	// cannot change (e.g. pinned to a node that does not exist).
 	Unfixable string
@@ -73,7 +78,7 @@ func Decide(g Gang) Verdict {
 	}
 	need := g.Min - g.Placed
 	domain, room, _ := best(g.Room)
-	if room == 0 {
+	if room <= g.Anywhere {
 		// No domain has room to build on: new nodes form one (an
 		// all-or-nothing scale-up adds them to one pool), wherever the
 		// autoscaler can put them.

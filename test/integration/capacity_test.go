@@ -14,6 +14,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -174,5 +175,42 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	})
 	if left != 0 {
 		t.Errorf("%d PodTemplates outlived their request", left)
+	}
+}
+
+// A mixed gang that requires one placement group, on a cluster whose only
+// placement group has nodes too small for its workers: the launcher fits
+// anywhere, which is no reason to pin the request to that placement group
+// (whose pool could never hold a worker). The request asks for the workers
+// and pins no domain. In simulate such a request failed for good.
+func TestMixedGangRequestPinsNoDomainForItsLauncher(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("light-0", 1, topology.PlacementGroupLabel, "light")); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	members := harness.LabelMembers(ns, "mpi", 3, 8, 3, 3)
+	members[2].Name, members[2].GPUs = "mpi-launcher", 0
+	for i := range members {
+		members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
+	}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	pr := waitProvReqs(t, ctx, env, "mpi", "for the 2 workers", oneRequestFor(2))[0]
+	tmpl, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, pr.Spec.PodSets[0].PodTemplateRef.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := tmpl.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, e := range term.MatchExpressions {
+				if e.Key == topology.PlacementGroupLabel {
+					t.Fatalf("the request pins placement group %v, whose nodes hold no worker", e.Values)
+				}
+			}
+		}
 	}
 }

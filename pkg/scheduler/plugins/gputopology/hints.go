@@ -186,6 +186,8 @@ nodes:
 	// room are left to the autoscaler's ordinary scale-up (see
 	// hints.Writer.SetGPUResource), so they count as room here.
 	shortIn := capacity.ShortByDomain(logger, quorum, domains, all)
+	gpuNeed, _ := quorum.GPUMembers()
+	g.Anywhere = need - gpuNeed
 	for d, short := range shortIn {
 		gpuShort, _ := short.GPUMembers()
 		g.Room[d] = max(need-gpuShort, 0)
