@@ -597,3 +597,114 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 		t.Fatal("booking kept after it expired")
 	}
 }
+
+// A request that ends while its gang is still short (deleted, Failed, its
+// booking expired) is replaced by a new one after a backoff, which doubles
+// and starts afresh once a request is served; meanwhile the members consume
+// no dead request and the gang's status says what happened. A CRD-free
+// gang's request is owned by several members, so that the garbage
+// collector does not take it with one. The writer runs alone here.
+func TestEndedRequestIsReplaced(t *testing.T) {
+	ctx, env := controlPlane(t)
+	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	pods := func() []*v1.Pod {
+		var out []*v1.Pod
+		for _, m := range members {
+			p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := gang.Key{Namespace: ns, Name: "llm"}
+	var last metav1.Condition
+	w := hints.NewWriter(env.Client, dyn, func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
+		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
+	w.SetRetryBackoff(time.Second, 4*time.Second)
+	short := func() {
+		first := pods()[0]
+		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
+			Sets:    []hints.Set{{Member: first, Count: 2, GPUs: 8, Shape: "8 GPUs"}},
+			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 0}})})
+		w.Sync(ctx)
+	}
+	only := func() autoscalingv1.ProvisioningRequest {
+		t.Helper()
+		prs := waitProvReqs(t, ctx, env, "llm", "one request", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })
+		return prs[0]
+	}
+	consumes := func(want string) {
+		t.Helper()
+		for _, p := range pods() {
+			if got := p.Annotations[autoscalingv1.ConsumeAnnotation]; got != want {
+				t.Fatalf("%s consumes %q, want %q", p.Name, got, want)
+			}
+		}
+	}
+	// retried runs the writer until the request ended for why is replaced,
+	// checking what holds meanwhile; it returns the replacement and how
+	// long the backoff took.
+	retried := func(ended, why string) (autoscalingv1.ProvisioningRequest, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		short()
+		if last.Reason != hints.ReasonRetrying || !strings.Contains(last.Message, why) {
+			t.Fatalf("after %s %s: condition %s %q, want %s mentioning %q", ended, why, last.Reason, last.Message, hints.ReasonRetrying, why)
+		}
+		consumes(hints.HoldName(k))
+		for {
+			short()
+			prs := provReqs(t, ctx, env)
+			if _, still := prs[ended]; !still && len(prs) == 1 {
+				for _, pr := range prs {
+					consumes(pr.Name)
+					return pr, time.Since(start)
+				}
+			}
+			if time.Since(start) > 20*time.Second {
+				t.Fatalf("request %s (%s) not replaced in 20s; requests %v", ended, why, prs)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	short()
+	r0 := only()
+	consumes(r0.Name)
+	if len(r0.OwnerReferences) != 2 {
+		t.Fatalf("a CRD-free gang's request has owners %v, want both members", r0.OwnerReferences)
+	}
+
+	// Deleted by someone: replaced after the first backoff.
+	if err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).Delete(ctx, r0.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r1, _ := retried(r0.Name, "was deleted")
+	if r1.Name == r0.Name {
+		t.Fatalf("replacement kept the name %s", r0.Name)
+	}
+
+	// Failed: replaced after a doubled backoff.
+	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "NoNodeGroupCanHold", Message: "gpu-heavy: 8 nodes at max hold 8"})
+	r2, took := retried(r1.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
+	if took < 2*time.Second {
+		t.Errorf("second replacement after %s, want the doubled backoff of 2s", took)
+	}
+
+	// Served, then its booking expired: the backoff starts afresh.
+	setProvisioned(t, ctx, env, r2.Name, "gpu-heavy pool adding 2 nodes")
+	short()
+	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.BookingExpired, Status: metav1.ConditionTrue, Reason: "CapacityReservationTimeExpired", Message: "released"})
+	if _, took := retried(r2.Name, "ended its booking"); took > 2*time.Second {
+		t.Errorf("replacement after a served request took %s, want the first backoff of 1s", took)
+	}
+}

@@ -65,6 +65,10 @@ const (
 	ReasonFailed      = "CapacityFailed"
 	ReasonNotFound    = "CapacityNotFound"
 	ReasonNoRequest   = "NoCapacityRequest"
+	// ReasonRetrying: the gang's request ended (deleted, Failed,
+	// BookingExpired) while the gang was short; a new one follows after a
+	// backoff.
+	ReasonRetrying = "CapacityRequestRetrying"
 )
 
 // Want is a plugin's verdict on one short (or not short) gang.
@@ -163,6 +167,33 @@ type Writer struct {
 	// kept off the booked nodes may use them now, and no cluster event
 	// says so.
 	bookingEnded func()
+	// replaced tracks gangs whose request ended while they were short.
+	replaced                 map[gang.Key]*replacement
+	retryFirst, retryCeiling time.Duration
+	now                      func() time.Time
+}
+
+// replacement is the state of a gang whose request was deleted, Failed or
+// BookingExpired while the gang was still short: the request is replaced by
+// one of the next generation once the backoff has passed.
+type replacement struct {
+	gen  int           // generation of the gang's current request name
+	wait time.Duration // the backoff before the next replacement
+	due  time.Time     // zero: no end seen since the last replacement
+	why  string
+}
+
+// Retry backoff of a gang's request that ended while the gang was short.
+const (
+	DefaultRetryFirst   = 15 * time.Second
+	DefaultRetryCeiling = 10 * time.Minute
+)
+
+// SetRetryBackoff sets the backoff before a request that ended while its
+// gang was short is replaced: first, doubling up to ceiling. Call it before
+// Run.
+func (w *Writer) SetRetryBackoff(first, ceiling time.Duration) {
+	w.retryFirst, w.retryCeiling = first, ceiling
 }
 
 // SetGPUResource names the GPU resource. A request then holds only the
@@ -197,7 +228,8 @@ func (b Booking) Holds(providerID string) bool { return providerID != "" && b.No
 func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, synced func() bool, report ReportFunc, period time.Duration) *Writer {
 	return &Writer{client: client, dyn: dyn, members: members, synced: synced, report: report, period: period,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
-		booked: map[gang.Key]Booking{}}
+		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{},
+		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, now: time.Now}
 }
 
 // Set records the latest verdict on a gang.
@@ -328,12 +360,28 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		return
 	}
 
-	name := requestName(want)
+	name := w.generation(k, requestName(want))
 	if live != "" && live != name && w.covers(ctx, k, live, want.Verdict.Short.Members) {
 		// The autoscaler is already adding capacity for this gang: as its
 		// nodes arrive the shortfall shrinks, and replacing the request then
 		// would add nodes twice.
 		name = live
+	}
+	if live != "" && live == name {
+		if why := w.ended(ctx, k, live); why != "" {
+			next, due := w.replace(k, requestName(want), why)
+			if !due {
+				// Until then the members consume no request: held out of
+				// the autoscaler's one-by-one scale-up, as the request had
+				// them.
+				w.annotate(ctx, members, HoldName(k))
+				w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonRetrying,
+					Message: fmt.Sprintf("short %s; ProvisioningRequest %s %s; a new request follows at %s", want.short(), live, why, w.replaced[k].due.Format(time.RFC3339))})
+				return
+			}
+			logger.Info("Replacing a ProvisioningRequest that ended while its gang was short", "gang", k, "request", live, "why", why, "replacement", next)
+			name = next
+		}
 	}
 	if live != name {
 		if err := w.create(ctx, want, name); err != nil {
@@ -348,6 +396,77 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	}
 	w.annotateConsumers(ctx, members, name)
 	w.mirror(ctx, want, name)
+}
+
+// ended says why the gang's live request can no longer bring it capacity:
+// deleted, Failed, BookingExpired or CapacityRevoked; "" while it can.
+func (w *Writer) ended(ctx context.Context, k gang.Key, live string) string {
+	_, conds, err := w.read(ctx, k.Namespace, live)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "was deleted"
+	case err != nil:
+		return ""
+	case isTrue(conds, autoscalingv1.Failed):
+		return "failed: " + conds[autoscalingv1.Failed].Message
+	case isTrue(conds, autoscalingv1.BookingExpired):
+		return "ended its booking: " + conds[autoscalingv1.BookingExpired].Message
+	case isTrue(conds, autoscalingv1.CapacityRevoked):
+		return "had its capacity revoked: " + conds[autoscalingv1.CapacityRevoked].Message
+	case isTrue(conds, autoscalingv1.Provisioned):
+		// Served: the next end starts the backoff afresh.
+		w.mu.Lock()
+		if r := w.replaced[k]; r != nil {
+			r.wait = 0
+		}
+		w.mu.Unlock()
+	}
+	return ""
+}
+
+// replace notes that the gang's request ended for why and says whether its
+// replacement is due, and under which name. The first end of a generation
+// starts the backoff; each replacement doubles it, up to the ceiling.
+func (w *Writer) replace(k gang.Key, base, why string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.replaced[k]
+	if r == nil {
+		r = &replacement{}
+		w.replaced[k] = r
+	}
+	now := w.now()
+	if r.due.IsZero() {
+		if r.wait == 0 {
+			r.wait = w.retryFirst
+		}
+		r.due, r.why = now.Add(r.wait), why
+	}
+	if now.Before(r.due) {
+		return "", false
+	}
+	r.gen++
+	r.due = time.Time{}
+	r.wait = min(2*r.wait, w.retryCeiling)
+	return generationName(base, r.gen), true
+}
+
+// generation is the name of the gang's request for a shortfall named base,
+// in the gang's current generation.
+func (w *Writer) generation(k gang.Key, base string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r := w.replaced[k]; r != nil {
+		return generationName(base, r.gen)
+	}
+	return base
+}
+
+func generationName(base string, gen int) string {
+	if gen == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-r%d", base, gen)
 }
 
 // HoldName is what an unplaced member's consume annotation names when its
@@ -440,36 +559,50 @@ func templateName(request string, i int) string {
 
 var podGroupResource = schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups")
 
-// owner is the object whose deletion removes the request: the PodGroup, or
-// for a CRD-free gang its oldest member.
-func (w *Writer) owner(ctx context.Context, x Want) (metav1.OwnerReference, error) {
+// crdFreeOwners is how many of a CRD-free gang's members own its request.
+const crdFreeOwners = 8
+
+// owners are the objects whose deletion removes the request: the PodGroup,
+// or for a CRD-free gang its oldest members (up to crdFreeOwners). The
+// garbage collector deletes an object only when all its owners are gone, so
+// an operator replacing one member does not take the request with it.
+func (w *Writer) owners(ctx context.Context, x Want) ([]metav1.OwnerReference, error) {
 	if x.Source == gang.SourcePodGroup {
 		pg, err := w.dyn.Resource(podGroupResource).Namespace(x.Key.Namespace).Get(ctx, x.Key.Name, metav1.GetOptions{})
 		if err != nil {
-			return metav1.OwnerReference{}, fmt.Errorf("reading PodGroup %s: %w", x.Key, err)
+			return nil, fmt.Errorf("reading PodGroup %s: %w", x.Key, err)
 		}
-		return metav1.OwnerReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}, nil
+		return []metav1.OwnerReference{{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}}, nil
 	}
-	var oldest *v1.Pod
+	var live []*v1.Pod
 	for _, p := range w.members(x.Key) {
-		if oldest == nil || p.CreationTimestamp.Before(&oldest.CreationTimestamp) ||
-			(p.CreationTimestamp.Equal(&oldest.CreationTimestamp) && p.Name < oldest.Name) {
-			oldest = p
+		if p.DeletionTimestamp == nil {
+			live = append(live, p)
 		}
 	}
-	if oldest == nil {
-		return metav1.OwnerReference{}, fmt.Errorf("gang %s has no members", x.Key)
+	if len(live) == 0 {
+		return nil, fmt.Errorf("gang %s has no members", x.Key)
 	}
-	return metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: oldest.Name, UID: oldest.UID}, nil
+	sort.Slice(live, func(i, j int) bool {
+		a, b := live[i], live[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	out := make([]metav1.OwnerReference, 0, min(len(live), crdFreeOwners))
+	for _, p := range live[:min(len(live), crdFreeOwners)] {
+		out = append(out, metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID})
+	}
+	return out, nil
 }
 
 func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	labels := map[string]string{ManagedByLabel: ManagedBy, GangLabel: x.Key.Name}
-	owner, err := w.owner(ctx, x)
+	owners, err := w.owners(ctx, x)
 	if err != nil {
 		return err
 	}
-	owners := []metav1.OwnerReference{owner}
 	podSets := make([]autoscalingv1.PodSet, 0, len(x.Sets))
 	for i, set := range x.Sets {
 		tmplName := templateName(name, i)
@@ -579,6 +712,7 @@ func (w *Writer) forget(k gang.Key) {
 	delete(w.live, k)
 	delete(w.adoptedMin, k)
 	delete(w.booked, k)
+	delete(w.replaced, k)
 }
 
 // Bookings lists the gangs whose provisioned capacity is on its way. A nil
