@@ -23,6 +23,11 @@ func permanent(err error) bool {
 	return errors.Is(err, ErrInvalid) || apierrors.IsNotFound(err)
 }
 
+// MaxPodsPerRequest caps the pods one request may ask for (the count of
+// all its podSets): the consumer builds each in memory. Muster's CRD caps
+// each podSet's count at the same figure.
+const MaxPodsPerRequest = 10000
+
 // TemplateGetter returns the PodTemplate namespace/name.
 type TemplateGetter func(namespace, name string) (*apiv1.PodTemplate, error)
 
@@ -31,9 +36,17 @@ type TemplateGetter func(namespace, name string) (*apiv1.PodTemplate, error)
 // owned (controller) by the request, annotated as consuming it, defaulted as
 // the API server would (so that, e.g., limits-only GPU containers get
 // requests). As upstream's provisioningrequest/pods.PodsForProvisioningRequest.
+// A request over MaxPodsPerRequest is invalid.
 func PodsForRequest(pr *v1.ProvisioningRequest, templates TemplateGetter) ([]*apiv1.Pod, error) {
 	if len(pr.Spec.PodSets) == 0 {
 		return nil, fmt.Errorf("%w %s/%s: spec.podSets is empty", ErrInvalid, pr.Namespace, pr.Name)
+	}
+	total := 0
+	for i, ps := range pr.Spec.PodSets {
+		total += max(int(ps.Count), 0)
+		if total > MaxPodsPerRequest {
+			return nil, fmt.Errorf("%w %s/%s: spec.podSets[%d].count brings the request to %d pods, more than the %d one request may ask for", ErrInvalid, pr.Namespace, pr.Name, i, total, MaxPodsPerRequest)
+		}
 	}
 	controller := true
 	owner := metav1.OwnerReference{APIVersion: v1.GroupVersion.String(), Kind: v1.Kind, Name: pr.Name, UID: pr.UID, Controller: &controller}

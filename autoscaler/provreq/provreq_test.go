@@ -78,6 +78,10 @@ func TestPodsForRequest(t *testing.T) {
 			wantErr: "PodTemplate other/gang-a"},
 		{name: "zero count", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 0}),
 			wantErr: "spec.podSets[0].count is 0"},
+		{name: "one set over the cap", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 2000000000}),
+			wantErr: "spec.podSets[0].count brings the request to 2000000000 pods, more than the 10000"},
+		{name: "sets over the cap together", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 6000}, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 6000}),
+			wantErr: "spec.podSets[1].count brings the request to 12000 pods"},
 		{name: "empty ref", pr: request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{Count: 1}),
 			wantErr: "spec.podSets[0].podTemplateRef.name is empty"},
 	} {

@@ -708,3 +708,33 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		t.Errorf("replacement after a served request took %s, want the first backoff of 1s", took)
 	}
 }
+
+// The CRD caps a podSet's count, so that one request cannot make an
+// autoscaler build millions of pods in memory.
+func TestRequestCountIsCapped(t *testing.T) {
+	ctx, env := controlPlane(t)
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(count int32) error {
+		pr := &autoscalingv1.ProvisioningRequest{
+			TypeMeta:   metav1.TypeMeta{APIVersion: autoscalingv1.GroupVersion.String(), Kind: "ProvisioningRequest"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("r-%d", count), Namespace: ns},
+			Spec: autoscalingv1.ProvisioningRequestSpec{ProvisioningClassName: autoscalingv1.ClassBestEffortAtomicScaleUp,
+				PodSets: []autoscalingv1.PodSet{{PodTemplateRef: autoscalingv1.Reference{Name: "t"}, Count: count}}},
+		}
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = dyn.Resource(autoscalingv1.Resource).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+		return err
+	}
+	if err := create(10000); err != nil {
+		t.Fatalf("count 10000 refused: %v", err)
+	}
+	if err := create(10001); err == nil || !strings.Contains(err.Error(), "spec.podSets[0].count") {
+		t.Fatalf("count 10001: %v, want the API server to refuse spec.podSets[0].count", err)
+	}
+}

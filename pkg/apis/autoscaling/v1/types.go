@@ -75,8 +75,11 @@ type PodSet struct {
 	// PodTemplateRef names a PodTemplate in the request's namespace.
 	// +kubebuilder:validation:Required
 	PodTemplateRef Reference `json:"podTemplateRef"`
-	// Count is how many such pods need capacity.
+	// Count is how many such pods need capacity. Muster's CRD caps it
+	// (upstream's does not), so one request cannot make an autoscaler build
+	// millions of pods; Muster's autoscaler also caps a request's total.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
 	Count int32 `json:"count"`
 }
 
