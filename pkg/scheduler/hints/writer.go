@@ -394,8 +394,8 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		w.mu.Unlock()
 		logger.V(2).Info("Asked the autoscaler for capacity", "gang", k, "request", name, "members", want.Verdict.Short.Members)
 	}
-	w.annotateConsumers(ctx, members, name)
-	w.mirror(ctx, want, name)
+	provisioned := w.mirror(ctx, want, name)
+	w.annotateConsumers(ctx, k, members, name, provisioned)
 }
 
 // ended says why the gang's live request can no longer bring it capacity:
@@ -795,20 +795,26 @@ func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
 }
 
 // annotateConsumers marks the members the request is for (with a GPU
-// resource set, those asking for GPUs) as its consumers, and lifts any mark
-// from the others, so the autoscaler scales for them one by one.
-func (w *Writer) annotateConsumers(ctx context.Context, members []*v1.Pod, name string) {
+// resource set, those asking for GPUs) as its consumers. The others (a
+// launcher) are held out of the autoscaler's one-by-one scale-up until the
+// request is provisioned, then their mark is lifted so it scales for them:
+// a launcher's node is bought only once its workers' nodes are.
+func (w *Writer) annotateConsumers(ctx context.Context, k gang.Key, members []*v1.Pod, name string, provisioned bool) {
 	if w.gpu == "" {
 		w.annotate(ctx, members, name)
 		return
 	}
-	var gpuMembers []*v1.Pod
+	var gpuMembers, others []*v1.Pod
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{
 		autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil,
 	}}})
 	for _, p := range members {
 		if q, ok := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})[w.gpu]; ok && !q.IsZero() {
 			gpuMembers = append(gpuMembers, p)
+			continue
+		}
+		if !provisioned {
+			others = append(others, p)
 			continue
 		}
 		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
@@ -819,14 +825,15 @@ func (w *Writer) annotateConsumers(ctx context.Context, members []*v1.Pod, name 
 		}
 	}
 	w.annotate(ctx, gpuMembers, name)
+	w.annotate(ctx, others, HoldName(k))
 }
 
 // mirror turns the request's conditions into the gang's CapacityRequested
-// condition, in words.
-func (w *Writer) mirror(ctx context.Context, x Want, name string) {
+// condition, in words, and says whether the request is provisioned.
+func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned bool) {
 	pr, conds, err := w.read(ctx, x.Key.Namespace, name)
 	if err != nil {
-		return
+		return false
 	}
 	short := "short " + x.short()
 	if x.Verdict.Short.Domain != "" {
@@ -856,6 +863,7 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) {
 		c.Message = fmt.Sprintf("%s; %s", short, conds[autoscalingv1.Provisioned].Message)
 	}
 	w.report(x.Key, c)
+	return isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired) && !isTrue(conds, autoscalingv1.Failed)
 }
 
 func isTrue(c map[string]metav1.Condition, t string) bool {
