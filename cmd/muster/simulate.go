@@ -100,6 +100,9 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 	return simulate.WriteReport(out, trace, runs[0], runs[1])
 }
 
+// starvationBound is the capacity plan's starvation bound in trace time.
+const starvationBound = 10 * time.Minute
+
 // runRandom replays --random generated traces, the same for both runs of
 // each, writing each one's report and then one line per trace.
 func runRandom(ctx context.Context, out, progress io.Writer, o simOptions) error {
@@ -238,7 +241,11 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	}
 	config := harness.DefaultConfig(kubeconfig)
 	if muster {
-		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250})
+		// The starvation bound is a time a user reasons about in trace
+		// time: ten trace minutes, not the default's ten wall minutes
+		// (ten trace hours at one second per minute).
+		bound := int64(max(1, starvationBound.Minutes()*o.minute.Seconds()))
+		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250, StarvationBoundSeconds: &bound})
 	}
 	sched, err := env.StartScheduler(ctx, config)
 	if err != nil {
