@@ -481,12 +481,29 @@ func HoldName(k gang.Key) string {
 }
 
 // nameBase starts the names of a gang's requests, short enough for a suffix.
+// A CRD-free gang's name is a label value (upper case, '_' allowed), which
+// an object name may not be: it is lower-cased, other characters become
+// '-', and a hash of the name keeps "Train_Job" and "train-job" apart.
 func nameBase(k gang.Key) string {
-	base := "muster-" + k.Name
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + ('a' - 'A')
+		}
+		return '-'
+	}, k.Name)
+	base := "muster-" + strings.Trim(name, "-")
 	if len(base) > 200 {
 		base = base[:200]
 	}
-	return strings.TrimSuffix(base, "-")
+	base = strings.TrimRight(base, "-")
+	if name != k.Name {
+		sum := sha256.Sum256([]byte(k.Name))
+		base += "-" + hex.EncodeToString(sum[:])[:6]
+	}
+	return base
 }
 
 // requestName is stable for an unchanged shortfall, so a verdict repeated
