@@ -57,6 +57,15 @@ func TestParseTrace(t *testing.T) {
 		{name: "negative run", in: "0 r gpu 1 1 4 -5\n", wantErr: "field run-minutes"},
 		{name: "unknown option", in: "0 r gpu 1 1 4 5 color=red\n", wantErr: "field color: unknown option"},
 		{name: "empty", in: "# nothing\n", wantErr: "trace has no jobs"},
+		{name: "NaN minute", in: "NaN r gpu 1 1 4 5\n", wantErr: "trace line 1: field minute: want a number of minutes, got \"NaN\""},
+		{name: "infinite run", in: "0 r gpu 1 1 4 +Inf\n", wantErr: "field run-minutes: want a number of minutes, got \"+Inf\""},
+		{name: "NaN run", in: "0 r gpu 1 1 4 nan\n", wantErr: "field run-minutes: want a number of minutes"},
+		{name: "minute that overflows", in: "1e300 r gpu 1 1 4 5\n", wantErr: "field minute: want 0 to 1048576 minutes"},
+		{name: "run that overflows", in: "0 r gpu 1 1 4 1e18\n", wantErr: "field run-minutes: want 0 to 1048576 minutes"},
+		{name: "upper-case name", in: "0 Train_Job gpu 1 1 4 5\n", wantErr: "field name: \"Train_Job\" is not a valid job name"},
+		{name: "name too long for its pods", in: "0 " + strings.Repeat("a", 60) + " gang 2 8 8 5 launcher=2\n", wantErr: "is too long for its pods' names"},
+		{name: "members beyond bound", in: "0 g gang 1000000000000 8 8 5\n", wantErr: "field members: want a whole number from 1 to 10000"},
+		{name: "GPUs beyond bound", in: "0 g gang 2 9999999999999 8 5\n", wantErr: "field gpus: want a whole number from 0 to 1024"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

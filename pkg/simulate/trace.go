@@ -12,10 +12,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Kind is what a job needs.
@@ -101,11 +104,14 @@ func ParseTrace(r io.Reader) (Trace, error) {
 		if len(f) < 7 {
 			return Trace{}, fmt.Errorf("trace line %d: want at least 7 fields (minute name kind members gpus cpu run-minutes), got %d", line, len(f))
 		}
-		at, err := strconv.ParseFloat(f[0], 64)
-		if err != nil || at < 0 {
-			return Trace{}, bad("minute", "want a non-negative number, got %q", f[0])
+		at, err := parseMinutes(f[0], false)
+		if err != nil {
+			return Trace{}, bad("minute", "%v", err)
 		}
-		j := Job{Name: f[1], At: time.Duration(at * float64(time.Minute)), Kind: Kind(f[2])}
+		j := Job{Name: f[1], At: at, Kind: Kind(f[2])}
+		if errs := validation.IsDNS1123Label(j.Name); len(errs) > 0 {
+			return Trace{}, bad("name", "%q is not a valid job name: %s", j.Name, strings.Join(errs, "; "))
+		}
 		if prev, dup := names[j.Name]; dup {
 			return Trace{}, bad("name", "%q already used on line %d", j.Name, prev)
 		}
@@ -120,21 +126,20 @@ func ParseTrace(r io.Reader) (Trace, error) {
 			s     string
 			dst   *int64
 			min   int64
-		}{{"members", f[3], new(int64), 1}, {"gpus", f[4], &j.GPUs, 0}, {"cpu", f[5], new(int64), 0}}
+			max   int64
+		}{{"members", f[3], new(int64), 1, MaxMembers}, {"gpus", f[4], &j.GPUs, 0, maxPerMember}, {"cpu", f[5], new(int64), 0, maxPerMember}}
 		for _, x := range ints {
 			n, err := strconv.ParseInt(x.s, 10, 64)
-			if err != nil || n < x.min {
-				return Trace{}, bad(x.field, "want a whole number of at least %d, got %q", x.min, x.s)
+			if err != nil || n < x.min || n > x.max {
+				return Trace{}, bad(x.field, "want a whole number from %d to %d, got %q", x.min, x.max, x.s)
 			}
 			*x.dst = n
 		}
 		j.Members = int(*ints[0].dst)
 		j.MilliCPU = *ints[2].dst * 1000
-		run, err := strconv.ParseFloat(f[6], 64)
-		if err != nil || run <= 0 {
-			return Trace{}, bad("run-minutes", "want a positive number, got %q", f[6])
+		if j.Run, err = parseMinutes(f[6], true); err != nil {
+			return Trace{}, bad("run-minutes", "%v", err)
 		}
-		j.Run = time.Duration(run * float64(time.Minute))
 		j.Min, j.Max = j.Members, j.Members
 		for _, opt := range f[7:] {
 			k, v, ok := strings.Cut(opt, "=")
@@ -176,6 +181,11 @@ func ParseTrace(r io.Reader) (Trace, error) {
 		if j.LauncherMilliCPU > 0 {
 			j.Members, j.Min, j.Max = j.Members+1, j.Min+1, j.Max+1
 		}
+		for _, pod := range []string{j.Launcher(), fmt.Sprintf("%s-%d", j.Name, j.Members-1)} {
+			if errs := validation.IsDNS1123Label(pod); len(errs) > 0 {
+				return Trace{}, bad("name", "%q is too long for its pods' names (%s): %s", j.Name, pod, strings.Join(errs, "; "))
+			}
+		}
 		if j.Kind == KindGPU && j.GPUs == 0 {
 			return Trace{}, bad("gpus", "a gpu job needs at least 1 GPU")
 		}
@@ -192,6 +202,32 @@ func ParseTrace(r io.Reader) (Trace, error) {
 	}
 	sort.SliceStable(t.Jobs, func(a, b int) bool { return t.Jobs[a].At < t.Jobs[b].At })
 	return t, nil
+}
+
+// Bounds of a trace's fields: beyond them a trace is a typo, not a workload,
+// and durations would overflow.
+const (
+	// MaxMembers is the most members (workers) one job may have.
+	MaxMembers = 10000
+	// maxPerMember bounds the GPUs and CPUs one member asks for.
+	maxPerMember = 1024
+	// maxMinutes bounds arrival and run times: about two years.
+	maxMinutes = 1 << 20
+)
+
+// parseMinutes reads a finite number of minutes up to maxMinutes: from 0,
+// or, when positive, above 0.
+func parseMinutes(s string, positive bool) (time.Duration, error) {
+	m, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil || math.IsNaN(m) || math.IsInf(m, 0):
+		return 0, fmt.Errorf("want a number of minutes, got %q", s)
+	case positive && m <= 0:
+		return 0, fmt.Errorf("want more than 0 minutes, got %q", s)
+	case m < 0 || m > maxMinutes:
+		return 0, fmt.Errorf("want 0 to %d minutes, got %q", maxMinutes, s)
+	}
+	return time.Duration(m * float64(time.Minute)), nil
 }
 
 // DefaultTrace is the built-in burst, modelled on the seed scenario: CPU ETL
