@@ -92,6 +92,10 @@ func GroupOf(pod *v1.Pod) (Key, Source, bool, error) {
 	return Key{}, "", false, nil
 }
 
+// MaxTimeoutSeconds bounds a gang's own timeout (one year): a larger value
+// is a typo, and seconds past about 292 years overflow a time.Duration.
+const MaxTimeoutSeconds int64 = 365 * 24 * 3600
+
 // SpecFromPodGroup reads a scheduler-plugins PodGroup. max comes from the
 // MaxMemberAnnotation and defaults to min (a rigid gang).
 func SpecFromPodGroup(pg *schedv1alpha1.PodGroup, d Defaults) (Spec, error) {
@@ -108,6 +112,9 @@ func SpecFromPodGroup(pg *schedv1alpha1.PodGroup, d Defaults) (Spec, error) {
 	if pg.Spec.ScheduleTimeoutSeconds != nil {
 		if *pg.Spec.ScheduleTimeoutSeconds < 0 {
 			return Spec{}, &FieldError{Object: obj, Field: "spec.scheduleTimeoutSeconds", Detail: fmt.Sprintf("must not be negative, got %d", *pg.Spec.ScheduleTimeoutSeconds)}
+		}
+		if int64(*pg.Spec.ScheduleTimeoutSeconds) > MaxTimeoutSeconds {
+			return Spec{}, &FieldError{Object: obj, Field: "spec.scheduleTimeoutSeconds", Detail: fmt.Sprintf("must be at most %d (one year), got %d", MaxTimeoutSeconds, *pg.Spec.ScheduleTimeoutSeconds)}
 		}
 		if *pg.Spec.ScheduleTimeoutSeconds > 0 {
 			s.Timeout = time.Duration(*pg.Spec.ScheduleTimeoutSeconds) * time.Second
@@ -150,6 +157,8 @@ func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
 			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be a whole number of seconds, got %q", v)}
 		case secs < 0:
 			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must not be negative, got %d", secs)}
+		case secs > MaxTimeoutSeconds:
+			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be at most %d (one year), got %d", MaxTimeoutSeconds, secs)}
 		case secs > 0:
 			s.Timeout = time.Duration(secs) * time.Second
 		}

@@ -68,6 +68,7 @@ func TestSpecFromPodGroup(t *testing.T) {
 		{name: "max below min", pg: pg(4, nil, "2"), wantErr: "PodGroup ns/g: metadata.annotations[muster.dev/max-member]: max 2 is less than min 4"},
 		{name: "max not a number", pg: pg(4, nil, "lots"), wantErr: `metadata.annotations[muster.dev/max-member]: must be a whole number, got "lots"`},
 		{name: "negative timeout", pg: pg(4, ptr.To[int32](-1), ""), wantErr: "PodGroup ns/g: spec.scheduleTimeoutSeconds: must not be negative, got -1"},
+		{name: "timeout past a year", pg: pg(4, ptr.To[int32](2147483647), ""), wantErr: "PodGroup ns/g: spec.scheduleTimeoutSeconds: must be at most 31536000 (one year), got 2147483647"},
 		{name: "huge min", pg: pg(100000, nil, ""), wantErr: "spec.minMember: 100000 exceeds the scheduler's maxGangMembers (1000)"},
 		{name: "huge max", pg: pg(1, nil, "5000"), wantErr: "metadata.annotations[muster.dev/max-member]: 5000 exceeds the scheduler's maxGangMembers (1000)"},
 	}
@@ -106,6 +107,8 @@ func TestSpecFromPod(t *testing.T) {
 		{name: "min zero", ann: ann(MinMemberAnnotation, "0"), wantErr: "must be at least 1, got 0"},
 		{name: "max below min", ann: ann(MinMemberAnnotation, "4", MaxMemberAnnotation, "3"), wantErr: "max 3 is less than min 4"},
 		{name: "negative timeout", ann: ann(MinMemberAnnotation, "1", ScheduleTimeoutAnnotation, "-3"), wantErr: "metadata.annotations[muster.dev/schedule-timeout-seconds]: must not be negative, got -3"},
+		{name: "timeout that overflows", ann: ann(MinMemberAnnotation, "1", ScheduleTimeoutAnnotation, "9223372036854775807"),
+			wantErr: "metadata.annotations[muster.dev/schedule-timeout-seconds]: must be at most 31536000 (one year), got 9223372036854775807"},
 		{name: "timeout not a number", ann: ann(MinMemberAnnotation, "1", ScheduleTimeoutAnnotation, "soon"), wantErr: `must be a whole number of seconds, got "soon"`},
 	}
 	for _, tt := range tests {

@@ -94,6 +94,9 @@ func ParseRequest(annotations map[string]string, levels []Level, object string) 
 		if err != nil || q.Sign() <= 0 {
 			return Request{}, &gang.FieldError{Object: object, Field: field(GPUMemoryAnnotation), Detail: fmt.Sprintf("must be a positive quantity such as 40Gi, got %q", v)}
 		}
+		if q.Cmp(maxGPUMemory) > 0 {
+			return Request{}, &gang.FieldError{Object: object, Field: field(GPUMemoryAnnotation), Detail: fmt.Sprintf("must be at most %s per GPU, got %q", maxGPUMemory.String(), v)}
+		}
 		r.Class.MinMemoryMiB = (q.Value() + (1<<20 - 1)) >> 20
 	}
 	if v, ok := annotations[RequiredLevelAnnotation]; ok {
@@ -136,6 +139,10 @@ func LevelName(levels []Level, i int) string {
 	}
 	return levels[i].Name
 }
+
+// maxGPUMemory bounds a gang's GPU memory floor: far above any GPU, and far
+// below where bytes overflow an int64.
+var maxGPUMemory = resource.MustParse("1Pi")
 
 // ParseMemoryMiB reads the GPU Feature Discovery memory label (MiB); 0 when
 // absent or malformed, which only a class without a memory floor accepts.

@@ -41,6 +41,8 @@ func TestParseRequest(t *testing.T) {
 		{name: "preferred wider than required", ann: map[string]string{PreferredLevelAnnotation: "zone", RequiredLevelAnnotation: "clique"},
 			wantErr: `metadata.annotations[muster.dev/topology-preferred]: level "zone" is wider than the required level "clique"`},
 		{name: "bad memory", ann: map[string]string{GPUMemoryAnnotation: "lots"}, wantErr: "metadata.annotations[muster.dev/gpu-memory-min]: must be a positive quantity"},
+		{name: "memory that overflows", ann: map[string]string{GPUMemoryAnnotation: "100Ei"}, wantErr: `metadata.annotations[muster.dev/gpu-memory-min]: must be at most 1Pi per GPU, got "100Ei"`},
+		{name: "memory just past int64", ann: map[string]string{GPUMemoryAnnotation: "9223372036854775807"}, wantErr: "must be at most 1Pi per GPU"},
 		{name: "bad pattern", ann: map[string]string{GPUProductAnnotation: "NVIDIA-[H"}, wantErr: "metadata.annotations[muster.dev/gpu-product]: \"NVIDIA-[H\" is not a valid pattern"},
 		{name: "empty product", ann: map[string]string{GPUProductAnnotation: " , "}, wantErr: "must name at least one GPU product"},
 	}

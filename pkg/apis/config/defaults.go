@@ -16,6 +16,10 @@ const (
 	DefaultStarvationBoundSeconds int64 = 600
 )
 
+// MaxSeconds bounds every duration in the args (one year): a larger value
+// is a typo, and seconds past about 292 years overflow a time.Duration.
+const MaxSeconds int64 = 365 * 24 * 3600
+
 // SetDefaultsGangArgs fills unset fields.
 func SetDefaultsGangArgs(a *GangArgs) {
 	if a.ScheduleTimeoutSeconds == nil {

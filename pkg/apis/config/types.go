@@ -15,7 +15,7 @@ type GangArgs struct {
 
 	// BackoffSeconds is how long a gang whose quorum could not be placed waits
 	// before its next attempt, so that it neither holds resources nor retries in
-	// a hot loop. Default 10.
+	// a hot loop. At least 1. Default 10.
 	BackoffSeconds *int64 `json:"backoffSeconds,omitempty"`
 
 	// MaxGangMembers bounds the min and max a gang may ask for; a larger value is

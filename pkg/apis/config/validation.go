@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -8,12 +10,21 @@ import (
 // ValidateGangArgs checks defaulted GangArgs; errors name the field under path.
 func ValidateGangArgs(path *field.Path, a *GangArgs) error {
 	var errs field.ErrorList
+	tooLong := func(p *field.Path, v *int64, max int64) {
+		if v != nil && *v > max {
+			errs = append(errs, field.Invalid(p, *v, fmt.Sprintf("must be at most %d (one year)", max)))
+		}
+	}
 	if a.ScheduleTimeoutSeconds != nil && *a.ScheduleTimeoutSeconds <= 0 {
 		errs = append(errs, field.Invalid(path.Child("scheduleTimeoutSeconds"), *a.ScheduleTimeoutSeconds, "must be greater than 0"))
 	}
-	if a.BackoffSeconds != nil && *a.BackoffSeconds < 0 {
-		errs = append(errs, field.Invalid(path.Child("backoffSeconds"), *a.BackoffSeconds, "must not be negative"))
+	tooLong(path.Child("scheduleTimeoutSeconds"), a.ScheduleTimeoutSeconds, MaxSeconds)
+	if a.BackoffSeconds != nil && *a.BackoffSeconds < 1 {
+		errs = append(errs, field.Invalid(path.Child("backoffSeconds"), *a.BackoffSeconds, "must be at least 1: a gang that does not fit would retry in a hot loop"))
 	}
+	tooLong(path.Child("backoffSeconds"), a.BackoffSeconds, MaxSeconds)
+	tooLong(path.Child("statusSyncMillis"), a.StatusSyncMillis, MaxSeconds*1000)
+	tooLong(path.Child("starvationBoundSeconds"), a.StarvationBoundSeconds, MaxSeconds)
 	if a.MaxGangMembers != nil && *a.MaxGangMembers < 1 {
 		errs = append(errs, field.Invalid(path.Child("maxGangMembers"), *a.MaxGangMembers, "must be at least 1"))
 	}
@@ -36,6 +47,7 @@ func ValidateGangArgs(path *field.Path, a *GangArgs) error {
 		if r.MaxWaitForNodesSeconds != nil && *r.MaxWaitForNodesSeconds < 0 {
 			errs = append(errs, field.Invalid(p.Child("maxWaitForNodesSeconds"), *r.MaxWaitForNodesSeconds, "must not be negative"))
 		}
+		tooLong(p.Child("maxWaitForNodesSeconds"), r.MaxWaitForNodesSeconds, MaxSeconds)
 	}
 	return errs.ToAggregate()
 }
@@ -70,8 +82,8 @@ func ValidateTopologyArgs(path *field.Path, a *TopologyArgs) error {
 			errs = append(errs, field.NotFound(path.Child("provisionableLevels").Index(i), l))
 		}
 	}
-	if a.HintSyncMillis != nil && *a.HintSyncMillis < 100 {
-		errs = append(errs, field.Invalid(path.Child("hintSyncMillis"), *a.HintSyncMillis, "must be at least 100"))
+	if a.HintSyncMillis != nil && (*a.HintSyncMillis < 100 || *a.HintSyncMillis > MaxSeconds*1000) {
+		errs = append(errs, field.Invalid(path.Child("hintSyncMillis"), *a.HintSyncMillis, fmt.Sprintf("must be from 100 to %d", MaxSeconds*1000)))
 	}
 	if a.ShapeWindow != nil && (*a.ShapeWindow < 1 || *a.ShapeWindow > 4096) {
 		errs = append(errs, field.Invalid(path.Child("shapeWindow"), *a.ShapeWindow, "must be between 1 and 4096"))
