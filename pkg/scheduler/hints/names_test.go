@@ -1,9 +1,13 @@
 package hints
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/muster-project/muster/pkg/gang"
@@ -32,5 +36,42 @@ func TestNamesAreValid(t *testing.T) {
 			t.Errorf("gangs %q and %q share the name base %q", other, name, nameBase(k))
 		}
 		seen[nameBase(k)] = name
+	}
+}
+
+// TestRequestNameIgnoresMembersIdentity: whichever member stands for a shape,
+// the request keeps its name; a different shape gets a different one.
+func TestRequestNameIgnoresMembersIdentity(t *testing.T) {
+	member := func(rank int, gpus string) *v1.Pod {
+		return &v1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: fmt.Sprintf("llm-worker-%d", rank)},
+			Spec: v1.PodSpec{
+				Hostname: fmt.Sprintf("llm-worker-%d", rank), Subdomain: "llm-workers",
+				InitContainers: []v1.Container{{Name: "wait", Image: "busybox", Command: []string{"sh", "-c", fmt.Sprintf("until nslookup llm-worker-%d; do sleep 1; done", rank)}}},
+				Containers: []v1.Container{{
+					Name: "train", Image: "trainer:1", Args: []string{fmt.Sprintf("--rank=%d", rank)},
+					Env:       []v1.EnvVar{{Name: "RANK", Value: fmt.Sprint(rank)}},
+					EnvFrom:   []v1.EnvFromSource{{ConfigMapRef: &v1.ConfigMapEnvSource{LocalObjectReference: v1.LocalObjectReference{Name: fmt.Sprintf("rank-%d", rank)}}}},
+					Resources: v1.ResourceRequirements{Requests: v1.ResourceList{"nvidia.com/gpu": resource.MustParse(gpus)}, Limits: v1.ResourceList{"nvidia.com/gpu": resource.MustParse(gpus)}},
+				}},
+			},
+		}
+	}
+	want := func(p *v1.Pod) Want {
+		return Want{Key: gang.Key{Namespace: "ml", Name: "llm"}, Verdict: hint.Verdict{Hint: true, Short: hint.Shortfall{Members: 4}},
+			Sets: []Set{{Member: p, Count: 4, GPUs: 8}}}
+	}
+	first := requestName(want(member(0, "8")))
+	for rank := 1; rank < 1000; rank += 97 {
+		if got := requestName(want(member(rank, "8"))); got != first {
+			t.Fatalf("member %d names the request %q, member 0 %q: the name hashes a member's identity", rank, got, first)
+		}
+	}
+	if other := requestName(want(member(0, "4"))); other == first {
+		t.Errorf("members of 4 and 8 GPUs share the request name %q", first)
+	}
+	spec := templateSpec(want(member(7, "8")), member(7, "8"))
+	if got := spec.Containers[0].Resources.Requests["nvidia.com/gpu"]; got.Value() != 8 {
+		t.Errorf("template lost the member's GPU request: %v", spec.Containers[0].Resources)
 	}
 }

@@ -526,10 +526,22 @@ func requestName(x Want) string {
 // the same requests, node selection and tolerations, no node, plus, for GPU
 // members, the gang's GPU class and the required domain's label when the
 // gang is confined to one (members without GPUs are not).
+//
+// What tells one member from another (hostname, subdomain, containers'
+// command, arguments and environment such as RANK) is left out: it does not
+// change where a member fits, and a request named from it would change each
+// time a different member stands for its shape, so a big gang would get a
+// new request every time one of its members binds.
 func templateSpec(x Want, member *v1.Pod) v1.PodSpec {
 	spec := *member.Spec.DeepCopy()
 	spec.NodeName = ""
 	spec.SchedulingGates = nil
+	spec.Hostname, spec.Subdomain = "", ""
+	for _, cs := range [][]v1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			cs[i].Command, cs[i].Args, cs[i].Env, cs[i].EnvFrom = nil, nil, nil, nil
+		}
+	}
 	var reqs []v1.NodeSelectorRequirement
 	if gpuMember(x, member) {
 		reqs = append(reqs, x.Require...)
