@@ -20,6 +20,7 @@ import (
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/hint"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
@@ -558,7 +559,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := gang.Key{Namespace: ns, Name: "llm"}
-	w := hints.NewWriter(env.Client, dyn, func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
+	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
 		func(gang.Key, metav1.Condition) {}, time.Hour)
 	verdict := func(room int64) {
 		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
@@ -627,7 +628,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	}
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	var last metav1.Condition
-	w := hints.NewWriter(env.Client, dyn, func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
+	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
 		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
 	w.SetRetryBackoff(time.Second, 4*time.Second)
 	short := func() {
@@ -642,11 +643,23 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		prs := waitProvReqs(t, ctx, env, "llm", "one request", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })
 		return prs[0]
 	}
+	// consumes waits for the members' marks, which the pod writer sends
+	// off the writer's loop.
 	consumes := func(want string) {
 		t.Helper()
-		for _, p := range pods() {
-			if got := p.Annotations[autoscalingv1.ConsumeAnnotation]; got != want {
-				t.Fatalf("%s consumes %q, want %q", p.Name, got, want)
+		var wrong string
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			wrong = ""
+			for _, p := range pods() {
+				if got := p.Annotations[autoscalingv1.ConsumeAnnotation]; got != want {
+					wrong = fmt.Sprintf("%s consumes %q, want %q", p.Name, got, want)
+				}
+			}
+			if wrong == "" {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal(wrong)
 			}
 		}
 	}
@@ -737,4 +750,11 @@ func TestRequestCountIsCapped(t *testing.T) {
 	if err := create(10001); err == nil || !strings.Contains(err.Error(), "spec.podSets[0].count") {
 		t.Fatalf("count 10001: %v, want the API server to refuse spec.podSets[0].count", err)
 	}
+}
+
+// podWriter is a running writer of member marks on the test's client.
+func podWriter(ctx context.Context, env *harness.Env) *podpatch.Writer {
+	w := podpatch.NewForClient(env.Client)
+	go w.Run(ctx, 1)
+	return w
 }

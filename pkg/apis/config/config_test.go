@@ -33,6 +33,7 @@ func TestDecodeGangArgs(t *testing.T) {
 			wantErr: "pluginConfig.MusterGang.args.preemption[0].maxWaitForNodesSeconds: Invalid value: 99999999999999: must be at most"},
 		{name: "starvation bound that overflows", obj: &GangArgs{StarvationBoundSeconds: ptr.To[int64](1 << 62)}, wantErr: "pluginConfig.MusterGang.args.starvationBoundSeconds: Invalid value"},
 		{name: "zero max gang", obj: &GangArgs{MaxGangMembers: ptr.To[int32](0)}, wantErr: "pluginConfig.MusterGang.args.maxGangMembers"},
+		{name: "zero pod write QPS", obj: &runtime.Unknown{Raw: []byte(`{"podWriteQPS":0}`)}, wantErr: "pluginConfig.MusterGang.args.podWriteQPS: Invalid value: 0: must be from 1 to 10000"},
 		{name: "status sync too fast", obj: &GangArgs{StatusSyncMillis: ptr.To[int64](1)}, wantErr: "pluginConfig.MusterGang.args.statusSyncMillis"},
 		{name: "unknown preemption policy", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":0,"policy":"Always"}]}`)},
 			wantErr: `pluginConfig.MusterGang.args.preemption[0].policy: Unsupported value: "Always": supported values: "Never", "LowerPriority"`},
@@ -57,6 +58,9 @@ func TestDecodeGangArgs(t *testing.T) {
 			if *got.ScheduleTimeoutSeconds != *tt.want.ScheduleTimeoutSeconds || *got.BackoffSeconds != *tt.want.BackoffSeconds ||
 				*got.MaxGangMembers != *tt.want.MaxGangMembers || *got.StatusSyncMillis != *tt.want.StatusSyncMillis {
 				t.Errorf("args = %+v, want %+v", got, tt.want)
+			}
+			if got.PodWriteQPS == nil || got.StarvationBoundSeconds == nil {
+				t.Errorf("podWriteQPS or starvationBoundSeconds not defaulted: %+v", got)
 			}
 			if len(got.Preemption) == 0 || got.Preemption[0].MaxWaitForNodesSeconds == nil {
 				t.Errorf("preemption rules not defaulted: %+v", got.Preemption)

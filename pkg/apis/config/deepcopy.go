@@ -22,6 +22,10 @@ func (a *GangArgs) DeepCopyInto(out *GangArgs) {
 		v := *a.StatusSyncMillis
 		out.StatusSyncMillis = &v
 	}
+	if a.PodWriteQPS != nil {
+		v := *a.PodWriteQPS
+		out.PodWriteQPS = &v
+	}
 	if a.StarvationBoundSeconds != nil {
 		v := *a.StarvationBoundSeconds
 		out.StarvationBoundSeconds = &v

@@ -14,6 +14,7 @@ const (
 	DefaultStatusSyncMillis       int64 = 500
 	DefaultMaxWaitForNodesSeconds int64 = 600
 	DefaultStarvationBoundSeconds int64 = 600
+	DefaultPodWriteQPS            int32 = 20
 )
 
 // MaxSeconds bounds every duration in the args (one year): a larger value
@@ -36,6 +37,9 @@ func SetDefaultsGangArgs(a *GangArgs) {
 	}
 	if a.StarvationBoundSeconds == nil {
 		a.StarvationBoundSeconds = ptr.To(DefaultStarvationBoundSeconds)
+	}
+	if a.PodWriteQPS == nil {
+		a.PodWriteQPS = ptr.To(DefaultPodWriteQPS)
 	}
 	if len(a.Preemption) == 0 {
 		a.Preemption = []PreemptionRule{{MinPriority: math.MinInt32, Policy: PreemptLowerPriority}}

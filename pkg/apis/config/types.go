@@ -32,6 +32,12 @@ type GangArgs struct {
 	// every priority, policy LowerPriority, maxWaitForNodesSeconds 600.
 	Preemption []PreemptionRule `json:"preemption,omitempty"`
 
+	// PodWriteQPS is the rate limit of the client that marks gang members
+	// (annotations for the autoscaler, PodScheduled conditions of gated
+	// members), apart from the scheduler's own client that binds: burst is
+	// twice as much. Marks for one pod are coalesced. Default 20.
+	PodWriteQPS *int32 `json:"podWriteQPS,omitempty"`
+
 	// StarvationBoundSeconds is how long a gang's quorum that does not fit
 	// waits before the room it could use is held for it against younger
 	// gangs and elastic growth, so that freed capacity accumulates for it.

@@ -35,7 +35,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -46,6 +45,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/hint"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 )
 
 // Labels on the requests and templates Muster manages.
@@ -145,7 +145,10 @@ type ReportFunc func(gang.Key, metav1.Condition)
 
 // Writer reconciles ProvisioningRequests with verdicts.
 type Writer struct {
-	client  kubernetes.Interface
+	client kubernetes.Interface
+	// marks writes members' consume annotations, coalesced, on its own
+	// rate-limited client.
+	marks   *podpatch.Writer
 	dyn     dynamic.Interface
 	members func(gang.Key) []*v1.Pod
 	report  ReportFunc
@@ -225,8 +228,8 @@ func (b Booking) Holds(providerID string) bool { return providerID != "" && b.No
 
 // NewWriter builds a Writer. members lists a gang's pods from an informer,
 // synced says whether that informer has synced.
-func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, members func(gang.Key) []*v1.Pod, synced func() bool, report ReportFunc, period time.Duration) *Writer {
-	return &Writer{client: client, dyn: dyn, members: members, synced: synced, report: report, period: period,
+func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpatch.Writer, members func(gang.Key) []*v1.Pod, synced func() bool, report ReportFunc, period time.Duration) *Writer {
+	return &Writer{client: client, dyn: dyn, marks: marks, members: members, synced: synced, report: report, period: period,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{},
 		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, now: time.Now}
@@ -330,13 +333,13 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		return
 	case wanted && bound >= want.Min:
 		w.drop(ctx, k, live, "quorum placed")
-		w.annotate(ctx, members, HoldName(k))
+		w.annotate(members, HoldName(k))
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
 		w.forget(k)
 		return
 	case !wanted && adopted && bound >= adoptedMin:
 		w.drop(ctx, k, live, "quorum placed while the scheduler was away")
-		w.annotate(ctx, members, HoldName(k))
+		w.annotate(members, HoldName(k))
 		w.forget(k)
 		return
 	case !wanted:
@@ -354,7 +357,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 			// Members fit now is a passing state; every other reason
 			// means no nodes should be added for these members, by
 			// Muster's request or one by one.
-			w.annotate(ctx, members, HoldName(k))
+			w.annotate(members, HoldName(k))
 		}
 		w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonNoRequest, Message: want.Verdict.Message})
 		return
@@ -374,7 +377,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 				// Until then the members consume no request: held out of
 				// the autoscaler's one-by-one scale-up, as the request had
 				// them.
-				w.annotate(ctx, members, HoldName(k))
+				w.annotate(members, HoldName(k))
 				w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonRetrying,
 					Message: fmt.Sprintf("short %s; ProvisioningRequest %s %s; a new request follows at %s", want.short(), live, why, w.replaced[k].due.Format(time.RFC3339))})
 				return
@@ -395,7 +398,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		logger.V(2).Info("Asked the autoscaler for capacity", "gang", k, "request", name, "members", want.Verdict.Short.Members)
 	}
 	provisioned := w.mirror(ctx, want, name)
-	w.annotateConsumers(ctx, k, members, name, provisioned)
+	w.annotateConsumers(k, members, name, provisioned)
 }
 
 // ended says why the gang's live request can no longer bring it capacity:
@@ -808,18 +811,13 @@ func (w *Writer) stillBooked(ctx context.Context, k gang.Key, live string) bool 
 
 // annotate marks the gang's unplaced members as consumers of the request
 // (or of HoldName).
-func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-		autoscalingv1.ConsumeAnnotation: name,
-		autoscalingv1.ClassAnnotation:   autoscalingv1.ClassBestEffortAtomicScaleUp,
-	}}})
+func (w *Writer) annotate(members []*v1.Pod, name string) {
+	class := autoscalingv1.ClassBestEffortAtomicScaleUp
 	for _, p := range members {
 		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == name {
 			continue
 		}
-		if _, err := w.client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			klog.FromContext(ctx).V(2).Info("Could not annotate gang member", "pod", klog.KObj(p), "err", err)
-		}
+		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class})
 	}
 }
 
@@ -828,15 +826,12 @@ func (w *Writer) annotate(ctx context.Context, members []*v1.Pod, name string) {
 // launcher) are held out of the autoscaler's one-by-one scale-up until the
 // request is provisioned, then their mark is lifted so it scales for them:
 // a launcher's node is bought only once its workers' nodes are.
-func (w *Writer) annotateConsumers(ctx context.Context, k gang.Key, members []*v1.Pod, name string, provisioned bool) {
+func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, provisioned bool) {
 	if w.gpu == "" {
-		w.annotate(ctx, members, name)
+		w.annotate(members, name)
 		return
 	}
 	var gpuMembers, others []*v1.Pod
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{
-		autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil,
-	}}})
 	for _, p := range members {
 		if q, ok := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})[w.gpu]; ok && !q.IsZero() {
 			gpuMembers = append(gpuMembers, p)
@@ -849,12 +844,10 @@ func (w *Writer) annotateConsumers(ctx context.Context, k gang.Key, members []*v
 		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
 			continue
 		}
-		if _, err := w.client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			klog.FromContext(ctx).V(2).Info("Could not unmark gang member", "pod", klog.KObj(p), "err", err)
-		}
+		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil})
 	}
-	w.annotate(ctx, gpuMembers, name)
-	w.annotate(ctx, others, HoldName(k))
+	w.annotate(gpuMembers, name)
+	w.annotate(others, HoldName(k))
 }
 
 // mirror turns the request's conditions into the gang's CapacityRequested

@@ -26,6 +26,7 @@ import (
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 )
 
 // Name is the plugin's name in KubeSchedulerConfiguration.
@@ -104,7 +105,12 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 
 	pl.preemption = newPreemption(ctx, h, args.Preemption)
 	pl.starvationBound = time.Duration(*args.StarvationBoundSeconds) * time.Second
-	pl.status = newStatusWriter(h, pl, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
+	marks, err := podpatch.Shared(ctx, h, h.KubeConfig(), h.ClientSet())
+	if err != nil {
+		return nil, err
+	}
+	marks.SetRate(float32(*args.PodWriteQPS), 2*int(*args.PodWriteQPS))
+	pl.status = newStatusWriter(h, pl, marks, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
 		UpdateFunc: func(_, o any) { pl.touchPod(o) },

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 )
 
 // Event reasons Muster records on pods and PodGroups.
@@ -41,6 +42,9 @@ type statusWriter struct {
 	pl     *Gang
 	period time.Duration
 	pgs    versioned.Interface
+	// marks writes members' annotations and conditions, coalesced, on its
+	// own rate-limited client.
+	marks *podpatch.Writer
 
 	mu     sync.Mutex
 	dirty  map[gang.Key]struct{}
@@ -113,8 +117,8 @@ func conditionsSignature(cs []metav1.Condition) string {
 	return b.String()
 }
 
-func newStatusWriter(h fwk.Handle, pl *Gang, period time.Duration) *statusWriter {
-	w := &statusWriter{h: h, pl: pl, period: period,
+func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
+	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
 		placed: map[gang.Key]bool{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}}
 	writers.Store(h, w)
@@ -187,21 +191,17 @@ func (w *statusWriter) flush(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	for _, g := range gate {
-		w.writeGated(ctx, g)
+		w.writeGated(g)
 	}
 	for k := range dirty {
 		w.sync(ctx, k)
 	}
 }
 
-func (w *statusWriter) writeGated(ctx context.Context, g gatedPod) {
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{{
+func (w *statusWriter) writeGated(g gatedPod) {
+	w.marks.SetCondition(g.pod, v1.PodCondition{
 		Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reasonGated, Message: g.msg, LastTransitionTime: metav1.Now(),
-	}}}})
-	_, err := w.h.ClientSet().CoreV1().Pods(g.pod.Namespace).Patch(ctx, g.pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-	if err != nil {
-		klog.FromContext(ctx).V(3).Info("Could not mark gated gang member", "pod", klog.KObj(g.pod), "err", err)
-	}
+	})
 }
 
 // sync recomputes one gang's status and writes it when it changed.
@@ -260,7 +260,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 	}
 
 	if err == nil {
-		w.protect(ctx, members, spec.MinMember)
+		w.protect(members, spec.MinMember)
 	}
 
 	w.mu.Lock()
@@ -325,7 +325,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 // protect keeps the cluster-autoscaler from emptying nodes that hold a gang's
 // quorum: bound members are annotated safe-to-evict "false" while the gang has
 // min or fewer bound, and members beyond min "true", newest first.
-func (w *statusWriter) protect(ctx context.Context, members []*v1.Pod, min int32) {
+func (w *statusWriter) protect(members []*v1.Pod, min int32) {
 	var bound []gang.Placed
 	for _, m := range members {
 		if m.Spec.NodeName != "" && gang.Live(m) {
@@ -345,10 +345,7 @@ func (w *statusWriter) protect(ctx context.Context, members []*v1.Pod, min int32
 		if m.Annotations[gang.SafeToEvictAnnotation] == want {
 			continue
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{gang.SafeToEvictAnnotation: want}}})
-		if _, err := w.h.ClientSet().CoreV1().Pods(m.Namespace).Patch(ctx, m.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			klog.FromContext(ctx).V(2).Info("Could not mark gang member for scale-down", "pod", klog.KObj(m), "err", err)
-		}
+		w.marks.Annotate(m, map[string]*string{gang.SafeToEvictAnnotation: &want})
 	}
 }
 
@@ -373,4 +370,5 @@ func (w *statusWriter) podGone(obj any) {
 	delete(w.told, pod.UID)
 	delete(w.gate, pod.UID)
 	w.mu.Unlock()
+	w.marks.Forget(pod.Namespace, pod.Name)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -49,7 +50,13 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	}
 	report := func(k gang.Key, c metav1.Condition) { gangplugin.ReportCondition(h, k, c) }
 	synced := h.SharedInformerFactory().Core().V1().Pods().Informer().HasSynced
-	pl.hints = hints.NewWriter(h.ClientSet(), dyn, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
+	// Members' marks go through the profile's one pod writer, which
+	// MusterGang's podWriteQPS limits.
+	marks, err := podpatch.Shared(ctx, h, cfg, h.ClientSet())
+	if err != nil {
+		return err
+	}
+	pl.hints = hints.NewWriter(h.ClientSet(), dyn, marks, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
 	pl.hints.SetGPUResource(pl.gpu)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
 	gangplugin.ShareBookings(h, pl.hints.BookedNodes)

@@ -1,0 +1,363 @@
+// Package podpatch writes Muster's marks on gang members: annotations (the
+// autoscaler's consume mark, safe-to-evict) and the PodScheduled condition of
+// gated members. A big gang makes many of them at once, so they go through a
+// client of their own, rate limited apart from the scheduler's (whose QPS
+// the binder needs), and are coalesced: marks for one pod made before its
+// turn comes go out as one patch, the latest value of each winning.
+//
+// The writer decides nothing: callers say what a pod should carry.
+package podpatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// Defaults of the writer's own client.
+const (
+	DefaultQPS   = 20
+	DefaultBurst = 40
+	// maxRetries bounds how often one pod's marks are retried after an
+	// error other than the pod being gone; later marks start afresh.
+	maxRetries = 8
+)
+
+// Writer coalesces and writes pod marks. Its zero value is not usable; see
+// New.
+type Writer struct {
+	client kubernetes.Interface
+	queue  workqueue.TypedRateLimitingInterface[types.NamespacedName]
+
+	mu      sync.Mutex
+	pending map[types.NamespacedName]*change
+	limiter flowcontrol.RateLimiter
+	// written remembers annotation values written lately, so that a caller
+	// reading a lagging informer does not have them written twice. Nothing
+	// else writes Muster's annotations; conditions, which the scheduler
+	// overwrites, are not remembered.
+	written map[types.NamespacedName]map[string]writtenValue
+	swept   time.Time
+
+	writes atomic.Int64
+}
+
+type writtenValue struct {
+	value *string
+	at    time.Time
+}
+
+// rememberFor is how long a written annotation value is taken as the pod's
+// own: longer than an informer lags, short enough that a value someone else
+// changed is written again.
+const rememberFor = 10 * time.Second
+
+// change is what one pod should carry once written: annotations to set (a
+// nil value removes one) and status conditions, the latest per type.
+type change struct {
+	annotations map[string]*string
+	conditions  map[v1.PodConditionType]v1.PodCondition
+}
+
+// New builds a writer whose client is a copy of cfg, with a user agent of
+// its own and the writer's rate limit (SetRate) instead of cfg's, so its
+// writes neither starve nor are starved by the scheduler's binds.
+func New(cfg *rest.Config) (*Writer, error) {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.RateLimiter = -1, nil // limited by the writer, see SetRate
+	c = rest.AddUserAgent(c, "muster-pod-writer")
+	client, err := kubernetes.NewForConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("building the pod writer's client: %w", err)
+	}
+	return NewForClient(client), nil
+}
+
+// NewForClient builds a writer on the given client, at DefaultQPS.
+func NewForClient(client kubernetes.Interface) *Writer {
+	return &Writer{
+		client: client,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "muster_pod_writer"}),
+		pending: map[types.NamespacedName]*change{},
+		written: map[types.NamespacedName]map[string]writtenValue{},
+		limiter: flowcontrol.NewTokenBucketRateLimiter(DefaultQPS, DefaultBurst),
+	}
+}
+
+// SetRate sets how many patches a second the writer sends, and its burst.
+func (w *Writer) SetRate(qps float32, burst int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.limiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
+}
+
+var (
+	sharedMu sync.Mutex
+	shared   = map[any]*Writer{}
+)
+
+// Shared returns the writer shared under key (a scheduler profile's
+// framework handle), so every plugin of the profile marks pods through one
+// client and one rate limit, whichever plugin is built first. The first
+// call builds it, from cfg or, without one, on client, and runs it until
+// ctx ends; then it is forgotten.
+func Shared(ctx context.Context, key any, cfg *rest.Config, client kubernetes.Interface) (*Writer, error) {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if w, ok := shared[key]; ok {
+		return w, nil
+	}
+	w := NewForClient(client)
+	if cfg != nil {
+		var err error
+		if w, err = New(cfg); err != nil {
+			return nil, err
+		}
+	}
+	shared[key] = w
+	go w.Run(ctx, 2)
+	go func() {
+		<-ctx.Done()
+		sharedMu.Lock()
+		delete(shared, key)
+		sharedMu.Unlock()
+	}()
+	return w, nil
+}
+
+// Annotate asks for the pod's annotations to be set (nil removes one).
+// Values written in the last rememberFor are not written again.
+func (w *Writer) Annotate(pod *v1.Pod, annotations map[string]*string) {
+	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+	now := time.Now()
+	w.mu.Lock()
+	fresh := map[string]*string{}
+	var queuedNow map[string]*string
+	if c := w.pending[key]; c != nil {
+		queuedNow = c.annotations
+	}
+	for k, v := range annotations {
+		_, queued := queuedNow[k] // another value is on its way: this one must win
+		if was, ok := w.written[key][k]; ok && !queued && now.Sub(was.at) < rememberFor && sameValue(was.value, v) {
+			continue
+		}
+		fresh[k] = v
+	}
+	w.mu.Unlock()
+	if len(fresh) == 0 {
+		return
+	}
+	w.add(pod, func(c *change) {
+		if c.annotations == nil {
+			c.annotations = map[string]*string{}
+		}
+		for k, v := range fresh {
+			c.annotations[k] = v
+		}
+	})
+}
+
+func sameValue(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+// SetCondition asks for a status condition of the pod to be set.
+func (w *Writer) SetCondition(pod *v1.Pod, cond v1.PodCondition) {
+	w.add(pod, func(c *change) {
+		if c.conditions == nil {
+			c.conditions = map[v1.PodConditionType]v1.PodCondition{}
+		}
+		c.conditions[cond.Type] = cond
+	})
+}
+
+func (w *Writer) add(pod *v1.Pod, apply func(*change)) {
+	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+	w.mu.Lock()
+	c := w.pending[key]
+	if c == nil {
+		c = &change{}
+		w.pending[key] = c
+	}
+	apply(c)
+	w.mu.Unlock()
+	w.queue.Add(key)
+}
+
+// Forget drops what is pending for a pod that is gone.
+func (w *Writer) Forget(namespace, name string) {
+	key := types.NamespacedName{Namespace: namespace, Name: name}
+	w.mu.Lock()
+	delete(w.pending, key)
+	delete(w.written, key)
+	w.mu.Unlock()
+}
+
+// Pending is how many pods have marks not yet written.
+func (w *Writer) Pending() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending)
+}
+
+// Writes is how many patches the writer has sent.
+func (w *Writer) Writes() int64 { return w.writes.Load() }
+
+// Run writes with the given number of workers until ctx ends.
+func (w *Writer) Run(ctx context.Context, workers int) {
+	go func() { <-ctx.Done(); w.queue.ShutDown() }()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w.next(ctx) {
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (w *Writer) next(ctx context.Context) bool {
+	key, quit := w.queue.Get()
+	if quit {
+		return false
+	}
+	defer w.queue.Done(key)
+	w.mu.Lock()
+	c := w.pending[key]
+	delete(w.pending, key)
+	w.mu.Unlock()
+	if c == nil {
+		w.queue.Forget(key)
+		return true
+	}
+	if err := w.write(ctx, key, c); err != nil {
+		if w.queue.NumRequeues(key) >= maxRetries {
+			klog.FromContext(ctx).Error(err, "Giving up on marking a gang member", "pod", key)
+			w.queue.Forget(key)
+			return true
+		}
+		klog.FromContext(ctx).V(2).Info("Could not mark a gang member; retrying", "pod", key, "err", err)
+		w.restore(key, c)
+		w.queue.AddRateLimited(key)
+		return true
+	}
+	w.queue.Forget(key)
+	return true
+}
+
+// restore puts a failed change back under any newer marks for the pod.
+func (w *Writer) restore(key types.NamespacedName, failed *change) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	newer := w.pending[key]
+	if newer == nil {
+		w.pending[key] = failed
+		return
+	}
+	for k, v := range failed.annotations {
+		if _, ok := newer.annotations[k]; !ok {
+			if newer.annotations == nil {
+				newer.annotations = map[string]*string{}
+			}
+			newer.annotations[k] = v
+		}
+	}
+	for t, cond := range failed.conditions {
+		if _, ok := newer.conditions[t]; !ok {
+			if newer.conditions == nil {
+				newer.conditions = map[v1.PodConditionType]v1.PodCondition{}
+			}
+			newer.conditions[t] = cond
+		}
+	}
+}
+
+// remember notes annotation values written, dropping those past
+// rememberFor so the memory holds only pods marked lately.
+func (w *Writer) remember(key types.NamespacedName, annotations map[string]*string) {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := w.written[key]
+	if m == nil {
+		m = map[string]writtenValue{}
+		w.written[key] = m
+	}
+	for k, v := range annotations {
+		m[k] = writtenValue{value: v, at: now}
+	}
+	if len(w.written) > 1024 && now.Sub(w.swept) > rememberFor {
+		w.swept = now
+		for k, vals := range w.written {
+			for a, v := range vals {
+				if now.Sub(v.at) >= rememberFor {
+					delete(vals, a)
+				}
+			}
+			if len(vals) == 0 {
+				delete(w.written, k)
+			}
+		}
+	}
+}
+
+// wait takes one token of the rate limit.
+func (w *Writer) wait(ctx context.Context) error {
+	w.mu.Lock()
+	l := w.limiter
+	w.mu.Unlock()
+	return l.Wait(ctx)
+}
+
+// write sends a pod's change: one merge patch of its annotations, one
+// strategic merge patch of its status conditions (merged by type). A pod
+// that is gone needs nothing.
+func (w *Writer) write(ctx context.Context, key types.NamespacedName, c *change) error {
+	pods := w.client.CoreV1().Pods(key.Namespace)
+	if len(c.annotations) > 0 {
+		if err := w.wait(ctx); err != nil {
+			return err
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": c.annotations}})
+		w.writes.Add(1)
+		if _, err := pods.Patch(ctx, key.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		w.remember(key, c.annotations)
+		c.annotations = nil
+	}
+	if len(c.conditions) > 0 {
+		conds := make([]v1.PodCondition, 0, len(c.conditions))
+		for _, cond := range c.conditions {
+			conds = append(conds, cond)
+		}
+		if err := w.wait(ctx); err != nil {
+			return err
+		}
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
+		w.writes.Add(1)
+		if _, err := pods.Patch(ctx, key.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}

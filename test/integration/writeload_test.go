@@ -1,0 +1,219 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// TestPodWriterCoalesces: marks made for one pod before its turn go out as
+// one patch of annotations and one of conditions, the latest value of each
+// winning; a nil annotation removes it; a pod that is gone costs no retry.
+func TestPodWriterCoalesces(t *testing.T) {
+	ctx, env := controlPlane(t)
+	a, b := harness.LabelMembers(ns, "w", 2, 1, 2, 2)[0].Pod(), harness.LabelMembers(ns, "w", 2, 1, 2, 2)[1].Pod()
+	b.Annotations["muster.test/old"] = "x"
+	for _, p := range []*v1.Pod{a, b} {
+		if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := podpatch.NewForClient(env.Client)
+	one, two, three := "1", "2", "3"
+	w.Annotate(a, map[string]*string{"muster.test/x": &one})
+	w.Annotate(a, map[string]*string{"muster.test/x": &two, "muster.test/y": &three})
+	w.SetCondition(a, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: "First", Message: "first"})
+	w.SetCondition(a, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonSchedulingGated, Message: "second"})
+	w.Annotate(b, map[string]*string{"muster.test/old": nil})
+	w.Annotate(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gone"}}, map[string]*string{"muster.test/x": &one})
+	if got := w.Pending(); got != 3 {
+		t.Fatalf("pending pods %d, want 3", got)
+	}
+	go w.Run(ctx, 1)
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return w.Pending() == 0 && w.Writes() == 4, nil
+	}); err != nil {
+		t.Fatalf("pending %d, writes %d; want 0 pending and 4 writes (a: annotations and status, b: annotations, gone: one try)", w.Pending(), w.Writes())
+	}
+	got, err := env.Client.CoreV1().Pods(ns).Get(ctx, a.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Annotations["muster.test/x"] != "2" || got.Annotations["muster.test/y"] != "3" {
+		t.Errorf("pod a annotations %v, want x=2 y=3", got.Annotations)
+	}
+	if c := scheduledCondition(got); c == nil || c.Reason != v1.PodReasonSchedulingGated || c.Message != "second" {
+		t.Errorf("pod a PodScheduled condition %+v, want the second one", c)
+	}
+	got, err = env.Client.CoreV1().Pods(ns).Get(ctx, b.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, still := got.Annotations["muster.test/old"]; still {
+		t.Errorf("pod b kept the annotation removed: %v", got.Annotations)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if w.Writes() != 4 {
+		t.Errorf("writes %d after the gone pod, want 4: a pod that is gone is not retried", w.Writes())
+	}
+
+	// What was just written is not written again (a caller's informer lags);
+	// a new value is.
+	w.Annotate(a, map[string]*string{"muster.test/x": &two})
+	w.Annotate(b, map[string]*string{"muster.test/old": nil})
+	if w.Pending() != 0 {
+		t.Errorf("values just written were queued again: %d pods pending", w.Pending())
+	}
+	five := "5"
+	w.Annotate(a, map[string]*string{"muster.test/x": &five})
+	w.Annotate(a, map[string]*string{"muster.test/x": &two})
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return w.Pending() == 0 && w.Writes() == 5, nil
+	}); err != nil {
+		t.Fatalf("pending %d, writes %d; want the change back to 2 written once", w.Pending(), w.Writes())
+	}
+	if got, _ := env.Client.CoreV1().Pods(ns).Get(ctx, a.Name, metav1.GetOptions{}); got.Annotations["muster.test/x"] != "2" {
+		t.Errorf("pod a x=%q, want the latest value 2", got.Annotations["muster.test/x"])
+	}
+}
+
+// TestWriteLoadOfABigGang: a 512-member gang (members differ by RANK and
+// hostname, as an operator's pods do) one node group short, then given the
+// nodes. It gets exactly one ProvisioningRequest, and the scheduler's API
+// writes per member stay a handful: the figure is logged for the issue's
+// report.
+func TestWriteLoadOfABigGang(t *testing.T) {
+	const members, gpus = 512, 8 // 8 members per 8-GPU node when 1 GPU each
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", members/gpus-8, gpus); err != nil {
+		t.Fatal(err)
+	}
+	before := apiWrites(t, ctx, env)
+	for i, m := range harness.LabelMembers(ns, "big", members, 1, members, members) {
+		p := m.Pod()
+		p.Spec.Hostname, p.Spec.Subdomain = p.Name, "big"
+		p.Spec.Containers[0].Env = []v1.EnvVar{{Name: "RANK", Value: strconv.Itoa(i)}}
+		if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel := harness.Selector(gang.GroupLabel, "big")
+	consumers := func(context.Context) (bool, error) {
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, p := range pods.Items {
+			if p.Annotations[autoscalingv1.ConsumeAnnotation] != "" {
+				n++
+			}
+		}
+		return n == members, nil
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, consumers); err != nil {
+		t.Fatalf("members not all marked as consumers of the gang's request: %v", err)
+	}
+	// Let the gang retry a few times short of room: the request must stay one.
+	time.Sleep(3 * time.Second)
+	if err := harness.CreateNodes(ctx, env.Client, "more", 8, gpus); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "big", members)
+	settled := func(context.Context) (bool, error) {
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Annotations[gang.SafeToEvictAnnotation] == "" {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, settled); err != nil {
+		t.Fatalf("bound members not all marked for scale-down: %v", err)
+	}
+	time.Sleep(2 * time.Second)
+	after := apiWrites(t, ctx, env)
+
+	delta := func(k string) float64 { return after[k] - before[k] }
+	if n := delta("POST provisioningrequests"); n != 1 {
+		t.Errorf("%v ProvisioningRequests created for one gang, want 1", n)
+	}
+	if n := delta("POST pods/binding"); n != members {
+		t.Errorf("%v binds, want %d", n, members)
+	}
+	// Muster's marks: the consume annotation and safe-to-evict, about once each.
+	if n := delta("PATCH pods") / members; n > 3 {
+		t.Errorf("%.2f annotation patches per member, want at most 3", n)
+	}
+	var keys []string
+	total := 0.0
+	for k, v := range after {
+		if d := v - before[k]; d > 0 && k != "POST pods" && k != "POST nodes" {
+			keys = append(keys, k)
+			total += d
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%-40s %6.0f  %.2f per member", k, after[k]-before[k], (after[k]-before[k])/members)
+	}
+	t.Logf("API writes per gang member (512-member gang, short then provisioned): %.2f", total/members)
+}
+
+var requestTotal = regexp.MustCompile(`^apiserver_request_total\{(.*)\} (\S+)$`)
+var label = regexp.MustCompile(`(\w+)="([^"]*)"`)
+
+// apiWrites reads the API server's request counters of writes, keyed
+// "VERB resource[/subresource]". Tests run one at a time, so the change over
+// a test is that test's writes.
+func apiWrites(t *testing.T, ctx context.Context, env *harness.Env) map[string]float64 {
+	t.Helper()
+	raw, err := env.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := requestTotal.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		l := map[string]string{}
+		for _, kv := range label.FindAllStringSubmatch(m[1], -1) {
+			l[kv[1]] = kv[2]
+		}
+		switch l["verb"] {
+		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
+		default:
+			continue
+		}
+		key := fmt.Sprintf("%s %s", l["verb"], l["resource"])
+		if l["subresource"] != "" {
+			key += "/" + l["subresource"]
+		}
+		v, _ := strconv.ParseFloat(m[2], 64)
+		out[key] += v
+	}
+	return out
+}
