@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report simulate simulate-random vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report simulate simulate-random soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -47,6 +47,13 @@ simulate:
 simulate-random:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate --random 10 --seed 1
+
+## soak: 10000 gangs of four kinds created and deleted against the real
+## scheduler; fails if any plugin state outlives its gang, logs the heap
+## (CI runs 120 gangs of it within make test)
+soak:
+	MUSTER_SOAK_GANGS=10000 $(GO) test -count=1 -timeout 60m -v -run TestStateIsPrunedWhenGangsGo ./test/integration/ > soak.log 2>&1; \
+	rc=$$?; grep -E 'soak_test|^(---|ok|FAIL|PASS)' soak.log; exit $$rc
 
 ## placement-report: Muster vs LeastAllocated vs MostAllocated on a fixed GPU trace
 placement-report:

@@ -198,6 +198,13 @@ func (t *Tracker) LastFailure(k Key) string {
 	return ""
 }
 
+// Len is how many gangs the tracker holds state for.
+func (t *Tracker) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.gangs)
+}
+
 // Forget drops a gang that has no members left.
 func (t *Tracker) Forget(k Key) {
 	t.mu.Lock()

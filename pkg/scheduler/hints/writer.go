@@ -737,6 +737,15 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	w.mu.Unlock()
 }
 
+// StateEntries counts the writer's state by kind, for the
+// muster_scheduler_state_entries gauge.
+func (w *Writer) StateEntries() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return map[string]int{"hint-wants": len(w.want), "hint-live-requests": len(w.live), "hint-adopted-gangs": len(w.adoptedMin),
+		"hint-bookings": len(w.booked), "hint-replacements": len(w.replaced)}
+}
+
 func (w *Writer) forget(k gang.Key) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

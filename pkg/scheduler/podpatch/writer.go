@@ -207,6 +207,13 @@ func (w *Writer) Forget(namespace, name string) {
 	w.mu.Unlock()
 }
 
+// Remembered is how many pods the writer remembers written values of.
+func (w *Writer) Remembered() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.written)
+}
+
 // Pending is how many pods have marks not yet written.
 func (w *Writer) Pending() int {
 	w.mu.Lock()

@@ -27,6 +27,7 @@ import (
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 )
 
 // Name is the plugin's name in KubeSchedulerConfiguration.
@@ -120,7 +121,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, fmt.Errorf("watching gang members: %w", err)
 	}
 	go pl.status.run(ctx)
-	go func() { <-ctx.Done(); writers.Delete(h) }()
+	statemetrics.Register(pl, Name, pl.stateEntries)
+	go func() { <-ctx.Done(); writers.Delete(h); statemetrics.Unregister(pl) }()
 	pl.started.Store(true)
 	return pl, nil
 }

@@ -110,9 +110,7 @@ func (pl *Gang) release(ctx context.Context, key gang.Key, msg string, gone bool
 	}
 	klog.FromContext(ctx).V(2).Info("Released a gang's reservations", "gang", key, "released", len(uids), "why", msg)
 	if gone {
-		pl.tracker.Forget(key)
-		pl.gangSince.Delete(key)
-		pl.quorate.Delete(key)
+		pl.forgetGang(key)
 	}
 	pl.status.touch(key)
 	pl.activate(klog.FromContext(ctx), key, "")

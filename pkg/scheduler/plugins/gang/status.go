@@ -46,6 +46,9 @@ type statusWriter struct {
 	// own rate-limited client.
 	marks *podpatch.Writer
 
+	// loopMu is held by the writing loop, which owns last and placed.
+	loopMu sync.Mutex
+
 	mu     sync.Mutex
 	dirty  map[gang.Key]struct{}
 	gate   map[types.UID]gatedPod
@@ -176,6 +179,8 @@ func (w *statusWriter) run(ctx context.Context) {
 }
 
 func (w *statusWriter) flush(ctx context.Context) {
+	w.loopMu.Lock()
+	defer w.loopMu.Unlock()
 	// Gated marks are written only once they have stood for a whole period:
 	// in a burst, members usually pass the gate within moments of each other.
 	cutoff := time.Now().Add(-w.period)
@@ -349,15 +354,49 @@ func (w *statusWriter) protect(members []*v1.Pod, min int32) {
 	}
 }
 
+// forgetGang drops the plugin's state of a gang that is gone (its members,
+// or its PodGroup): the status writer's is dropped by the writer.
+func (pl *Gang) forgetGang(k gang.Key) {
+	pl.tracker.Forget(k)
+	pl.gangSince.Delete(k)
+	pl.quorate.Delete(k)
+	pl.roomShort.Delete(k)
+}
+
+// stateEntries counts the plugin's state by kind, for the
+// muster_scheduler_state_entries gauge.
+func (pl *Gang) stateEntries() map[string]int {
+	count := func(m *sync.Map) (n int) {
+		m.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	w := pl.status
+	w.mu.Lock()
+	out := map[string]int{
+		"status-gated-pods": len(w.gate), "status-told-pods": len(w.told), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
+	}
+	w.mu.Unlock()
+	// last and placed belong to the writer's loop, which reads them unlocked.
+	w.loopMu.Lock()
+	out["status-written-gangs"], out["status-placed-gangs"] = len(w.last), len(w.placed)
+	w.loopMu.Unlock()
+	out["tracked-gangs"] = pl.tracker.Len()
+	out["queue-order-gangs"] = count(&pl.gangSince)
+	out["quorate-gangs"] = count(&pl.quorate)
+	out["activating-gangs"] = count(&pl.activating)
+	out["room-short-gangs"] = count(&pl.roomShort)
+	out["marks-pending-pods"] = w.marks.Pending()
+	out["marks-remembered-pods"] = w.marks.Remembered()
+	return out
+}
+
 func (w *statusWriter) forget(k gang.Key) {
 	delete(w.last, k)
 	w.mu.Lock()
 	delete(w.extra, k)
 	w.mu.Unlock()
 	delete(w.placed, k)
-	w.pl.tracker.Forget(k)
-	w.pl.gangSince.Delete(k)
-	w.pl.quorate.Delete(k)
+	w.pl.forgetGang(k)
 }
 
 // podGone drops what was kept about a deleted pod.

@@ -35,6 +35,7 @@ import (
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -153,6 +154,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 			return nil, fmt.Errorf("starting autoscaler hints: %w", err)
 		}
 	}
+	statemetrics.Register(pl, Name, pl.stateEntries)
+	go func() { <-ctx.Done(); statemetrics.Unregister(pl) }()
 	return pl, nil
 }
 
@@ -681,6 +684,20 @@ func (pl *Topology) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.P
 		pl.index.Adjust(m.node, -m.gpus)
 	}
 	pl.forgetIfEmpty(s.placement)
+}
+
+// stateEntries counts the plugin's state by kind, for the
+// muster_scheduler_state_entries gauge.
+func (pl *Topology) stateEntries() map[string]int {
+	pl.mu.RLock()
+	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced)}
+	pl.mu.RUnlock()
+	if pl.hints != nil {
+		for k, v := range pl.hints.StateEntries() {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (pl *Topology) forgetIfEmpty(p *placement) {
