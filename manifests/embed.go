@@ -11,6 +11,12 @@ import (
 //go:embed crds/*.yaml
 var crds embed.FS
 
+// SchedulerAdmission is the ValidatingAdmissionPolicy (and its binding) that
+// keeps muster-scheduler's pod patches to the fields Muster owns.
+//
+//go:embed scheduler/admission.yaml
+var SchedulerAdmission []byte
+
 // CRDs returns the CustomResourceDefinitions under manifests/crds, except the
 // kustomization file.
 func CRDs() ([][]byte, error) {

@@ -168,6 +168,23 @@ func (e *Env) Kubeconfig() (string, error) {
 	return path, clientcmd.WriteToFile(*kc, path)
 }
 
+// KubeconfigAs writes a kubeconfig that acts as user (impersonation), so a
+// component runs under the identity policies name, such as a service
+// account, while the test API server authorizes everything.
+func (e *Env) KubeconfigAs(user string) (string, error) {
+	admin, err := e.Kubeconfig()
+	if err != nil {
+		return "", err
+	}
+	kc, err := clientcmd.LoadFromFile(admin)
+	if err != nil {
+		return "", err
+	}
+	kc.AuthInfos["admin"].Impersonate = user
+	path := filepath.Join(e.dir, fmt.Sprintf("kubeconfig-as-%d", time.Now().UnixNano()))
+	return path, clientcmd.WriteToFile(*kc, path)
+}
+
 // Scheduler is a running scheduler.
 type Scheduler struct {
 	cancel context.CancelFunc
