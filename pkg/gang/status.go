@@ -39,6 +39,9 @@ const (
 	ReasonAtMax           = "AtMax"
 	ReasonMembersLost     = "MembersLost"
 	ReasonMissingPodGroup = "PodGroupNotFound"
+	// ReasonStranded: members bound below min past the gang's timeout were
+	// evicted (see Spec.Stranded).
+	ReasonStranded = "StrandedMembersEvicted"
 )
 
 // ConditionDisrupted is set on a gang that gave up members to make room for

@@ -19,6 +19,8 @@ type GangArgs struct {
 	Preemption string
 	// StarvationBoundSeconds, when set, is written even when 0.
 	StarvationBoundSeconds *int64
+	// StrandedMembers, when set, is Evict or Keep.
+	StrandedMembers string
 }
 
 // MusterConfig returns a KubeSchedulerConfiguration with the muster-scheduler
@@ -39,6 +41,9 @@ func MusterConfig(kubeconfig string, a GangArgs) string {
 	}
 	if a.Preemption != "" {
 		args = append(args, "      preemption: "+a.Preemption)
+	}
+	if a.StrandedMembers != "" {
+		args = append(args, "      strandedMembers: "+a.StrandedMembers)
 	}
 	argText := "{}"
 	if len(args) > 0 {

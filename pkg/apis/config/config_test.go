@@ -33,6 +33,8 @@ func TestDecodeGangArgs(t *testing.T) {
 			wantErr: "pluginConfig.MusterGang.args.preemption[0].maxWaitForNodesSeconds: Invalid value: 99999999999999: must be at most"},
 		{name: "starvation bound that overflows", obj: &GangArgs{StarvationBoundSeconds: ptr.To[int64](1 << 62)}, wantErr: "pluginConfig.MusterGang.args.starvationBoundSeconds: Invalid value"},
 		{name: "zero max gang", obj: &GangArgs{MaxGangMembers: ptr.To[int32](0)}, wantErr: "pluginConfig.MusterGang.args.maxGangMembers"},
+		{name: "unknown stranded policy", obj: &runtime.Unknown{Raw: []byte(`{"strandedMembers":"Delete"}`)},
+			wantErr: `pluginConfig.MusterGang.args.strandedMembers: Unsupported value: "Delete": supported values: "Evict", "Keep"`},
 		{name: "zero pod write QPS", obj: &runtime.Unknown{Raw: []byte(`{"podWriteQPS":0}`)}, wantErr: "pluginConfig.MusterGang.args.podWriteQPS: Invalid value: 0: must be from 1 to 10000"},
 		{name: "status sync too fast", obj: &GangArgs{StatusSyncMillis: ptr.To[int64](1)}, wantErr: "pluginConfig.MusterGang.args.statusSyncMillis"},
 		{name: "unknown preemption policy", obj: &runtime.Unknown{Raw: []byte(`{"preemption":[{"minPriority":0,"policy":"Always"}]}`)},
@@ -59,7 +61,7 @@ func TestDecodeGangArgs(t *testing.T) {
 				*got.MaxGangMembers != *tt.want.MaxGangMembers || *got.StatusSyncMillis != *tt.want.StatusSyncMillis {
 				t.Errorf("args = %+v, want %+v", got, tt.want)
 			}
-			if got.PodWriteQPS == nil || got.StarvationBoundSeconds == nil {
+			if got.PodWriteQPS == nil || got.StarvationBoundSeconds == nil || got.StrandedMembers == "" {
 				t.Errorf("podWriteQPS or starvationBoundSeconds not defaulted: %+v", got)
 			}
 			if len(got.Preemption) == 0 || got.Preemption[0].MaxWaitForNodesSeconds == nil {

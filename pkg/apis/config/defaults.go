@@ -15,6 +15,7 @@ const (
 	DefaultMaxWaitForNodesSeconds int64 = 600
 	DefaultStarvationBoundSeconds int64 = 600
 	DefaultPodWriteQPS            int32 = 20
+	DefaultStrandedMembers              = "Evict"
 )
 
 // MaxSeconds bounds every duration in the args (one year): a larger value
@@ -37,6 +38,9 @@ func SetDefaultsGangArgs(a *GangArgs) {
 	}
 	if a.StarvationBoundSeconds == nil {
 		a.StarvationBoundSeconds = ptr.To(DefaultStarvationBoundSeconds)
+	}
+	if a.StrandedMembers == "" {
+		a.StrandedMembers = DefaultStrandedMembers
 	}
 	if a.PodWriteQPS == nil {
 		a.PodWriteQPS = ptr.To(DefaultPodWriteQPS)

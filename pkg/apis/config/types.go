@@ -32,6 +32,13 @@ type GangArgs struct {
 	// every priority, policy LowerPriority, maxWaitForNodesSeconds 600.
 	Preemption []PreemptionRule `json:"preemption,omitempty"`
 
+	// StrandedMembers says what becomes of a gang's members bound below min
+	// (a bind failed, a node went between Permit and Bind, a member of a
+	// running gang was lost) once they have stood so for the gang's timeout
+	// and none of them finished: Evict (through the Eviction API, with a
+	// DisruptionTarget condition saying why) or Keep. Default Evict.
+	StrandedMembers string `json:"strandedMembers,omitempty"`
+
 	// PodWriteQPS is the rate limit of the client that marks gang members
 	// (annotations for the autoscaler, PodScheduled conditions of gated
 	// members), apart from the scheduler's own client that binds: burst is

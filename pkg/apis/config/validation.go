@@ -25,6 +25,9 @@ func ValidateGangArgs(path *field.Path, a *GangArgs) error {
 	tooLong(path.Child("backoffSeconds"), a.BackoffSeconds, MaxSeconds)
 	tooLong(path.Child("statusSyncMillis"), a.StatusSyncMillis, MaxSeconds*1000)
 	tooLong(path.Child("starvationBoundSeconds"), a.StarvationBoundSeconds, MaxSeconds)
+	if a.StrandedMembers != "Evict" && a.StrandedMembers != "Keep" {
+		errs = append(errs, field.NotSupported(path.Child("strandedMembers"), a.StrandedMembers, []string{"Evict", "Keep"}))
+	}
 	if a.PodWriteQPS != nil && (*a.PodWriteQPS < 1 || *a.PodWriteQPS > 10000) {
 		errs = append(errs, field.Invalid(path.Child("podWriteQPS"), *a.PodWriteQPS, "must be from 1 to 10000"))
 	}

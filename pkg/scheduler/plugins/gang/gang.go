@@ -44,7 +44,9 @@ type Gang struct {
 	// records, per gang, whether its last failed attempt lacked room.
 	starvationBound time.Duration
 	planCache       planCache
-	roomShort       sync.Map // gang.Key -> bool
+	// strandedPolicy says what becomes of members bound below min.
+	strandedPolicy gang.StrandedPolicy
+	roomShort      sync.Map // gang.Key -> bool
 
 	tracker    *gang.Tracker
 	pods       cache.Indexer
@@ -106,6 +108,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 
 	pl.preemption = newPreemption(ctx, h, args.Preemption)
 	pl.starvationBound = time.Duration(*args.StarvationBoundSeconds) * time.Second
+	pl.strandedPolicy = gang.StrandedPolicy(args.StrandedMembers)
 	marks, err := podpatch.Shared(ctx, h, h.KubeConfig(), h.ClientSet())
 	if err != nil {
 		return nil, err

@@ -82,7 +82,7 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 			reason = gang.ReasonPreempted
 		}
 		for _, m := range v.Members {
-			pl.evict(ctx, m.Shape.Example, reason, msg)
+			pl.evict(ctx, m.Shape.Example, reason, v1.PodReasonPreemptionByScheduler, msg)
 		}
 		victim := keys[v.Gang.Key]
 		ReportCondition(pl.handle, victim, metav1.Condition{Type: gang.ConditionDisrupted, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
@@ -141,9 +141,10 @@ func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.
 }
 
 // evict evicts a member through the Eviction API, so that
-// PodDisruptionBudgets hold, then sets its DisruptionTarget condition to say
-// which gang it made room for (the Eviction API writes its own first).
-func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, msg string) {
+// PodDisruptionBudgets hold, then sets its DisruptionTarget condition, with
+// condReason, to say why: which gang it made room for, or that its own gang
+// stranded it (the Eviction API writes its own condition first).
+func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, condReason, msg string) {
 	logger := klog.FromContext(ctx)
 	client := pl.handle.ClientSet()
 	err := client.PolicyV1().Evictions(p.Namespace).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}})
@@ -152,12 +153,12 @@ func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, msg string) {
 		return
 	case err != nil:
 		logger.Error(err, "Could not evict a member", "pod", klog.KObj(p))
-		pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeWarning, "EvictionFailed", "Preempting", "could not evict (%v): %s", err, msg)
+		pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeWarning, "EvictionFailed", "Evicting", "could not evict (%v): %s", err, msg)
 		return
 	}
-	pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeNormal, reason, "Preempting", "%s", msg)
+	pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeNormal, reason, "Evicting", "%s", msg)
 	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{{
-		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
+		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: condReason,
 		Message: "muster-scheduler: " + msg, LastTransitionTime: metav1.Now(),
 	}}}})
 	if _, err := client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {

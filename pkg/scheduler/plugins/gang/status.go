@@ -54,7 +54,9 @@ type statusWriter struct {
 	gate   map[types.UID]gatedPod
 	last   map[gang.Key]written
 	placed map[gang.Key]bool // the quorum was placed at some point
-	told   map[types.UID]string
+	// stranded is when each gang's bound members fell, or stood, below min.
+	stranded map[gang.Key]time.Time
+	told     map[types.UID]string
 	// extra holds conditions other components report on a gang (the
 	// autoscaler hints), written with the gang's own in one patch.
 	extra map[gang.Key]map[string]metav1.Condition
@@ -123,7 +125,7 @@ func conditionsSignature(cs []metav1.Condition) string {
 func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
-		placed: map[gang.Key]bool{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}}
+		placed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}}
 	writers.Store(h, w)
 	if cfg := h.KubeConfig(); cfg != nil && pl.podGroups != nil {
 		w.pgs, _ = podGroupClient(cfg)
@@ -266,6 +268,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 
 	if err == nil {
 		w.protect(members, spec.MinMember)
+		w.checkStranded(ctx, spec, obs, members, pg)
 	}
 
 	w.mu.Lock()
@@ -327,6 +330,43 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 	}
 }
 
+// checkStranded applies the stranded-members policy (gang.Spec.Stranded):
+// it notes when a gang's bound members fell below min, looks again when the
+// gang's timeout has passed, and then evicts them, saying why on each pod
+// and on the gang.
+func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs gang.Observed, members []*v1.Pod, eventObj runtime.Object) {
+	k := spec.Key
+	var bound []*v1.Pod
+	for _, m := range members {
+		if m.Spec.NodeName != "" && gang.Live(m) {
+			bound = append(bound, m)
+		}
+	}
+	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
+		delete(w.stranded, k)
+		return
+	}
+	now := time.Now()
+	since, seen := w.stranded[k]
+	if !seen {
+		since = now
+		w.stranded[k] = now
+	}
+	evict, left, msg := spec.StrandedVerdict(len(bound), since, now)
+	if !evict {
+		if !seen {
+			time.AfterFunc(left+w.period, func() { w.touch(k) })
+		}
+		return
+	}
+	delete(w.stranded, k)
+	klog.FromContext(ctx).Info("Evicting a gang's stranded members", "gang", k, "bound", len(bound), "min", spec.MinMember)
+	w.h.EventRecorder().Eventf(eventObj, nil, v1.EventTypeWarning, gang.ReasonStranded, "Evicting", "%s", msg)
+	for _, m := range bound {
+		w.pl.evict(ctx, m, gang.ReasonStranded, gang.ReasonStranded, msg)
+	}
+}
+
 // protect keeps the cluster-autoscaler from emptying nodes that hold a gang's
 // quorum: bound members are annotated safe-to-evict "false" while the gang has
 // min or fewer bound, and members beyond min "true", newest first.
@@ -378,7 +418,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	w.mu.Unlock()
 	// last and placed belong to the writer's loop, which reads them unlocked.
 	w.loopMu.Lock()
-	out["status-written-gangs"], out["status-placed-gangs"] = len(w.last), len(w.placed)
+	out["status-written-gangs"], out["status-placed-gangs"], out["status-stranded-gangs"] = len(w.last), len(w.placed), len(w.stranded)
 	w.loopMu.Unlock()
 	out["tracked-gangs"] = pl.tracker.Len()
 	out["queue-order-gangs"] = count(&pl.gangSince)
@@ -392,6 +432,7 @@ func (pl *Gang) stateEntries() map[string]int {
 
 func (w *statusWriter) forget(k gang.Key) {
 	delete(w.last, k)
+	delete(w.stranded, k)
 	w.mu.Lock()
 	delete(w.extra, k)
 	w.mu.Unlock()

@@ -1,0 +1,94 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// failBinds makes the API server refuse to bind the named pods: a
+// ValidatingAdmissionPolicy on pods/binding, the way a webhook or an
+// apiserver hiccup fails a bind in a real cluster.
+func failBinds(t *testing.T, ctx context.Context, env *harness.Env, pods ...string) {
+	t.Helper()
+	names := `["` + strings.Join(pods, `","`) + `"]`
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-fail-binds"},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/binding"}}},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: "!(object.metadata.name in " + names + ")", Message: "test: this bind fails"}},
+		},
+	}
+	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-fail-binds"},
+		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
+	}
+	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the policy is in force: a bind of a pod that does not exist
+	// is refused by it rather than by the missing pod.
+	probe := &v1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pods[0], Namespace: "default"}, Target: v1.ObjectReference{Kind: "Node", Name: "nowhere"}}
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := env.Client.CoreV1().Pods("default").Bind(ctx, probe, metav1.CreateOptions{})
+		return err != nil && strings.Contains(err.Error(), "this bind fails"), nil
+	}); err != nil {
+		t.Fatalf("bind-failing policy not in force: %v", err)
+	}
+}
+
+// TestStrandedMembersAreEvicted: one member of a gang of two fails to bind
+// every time. The other, bound, is not left holding its GPUs under half a
+// gang: once the gang's timeout has passed it is evicted through the
+// Eviction API, with a DisruptionTarget condition saying why. With
+// strandedMembers: Keep it stays.
+func TestStrandedMembersAreEvicted(t *testing.T) {
+	for _, policy := range []string{"Evict", "Keep"} {
+		t.Run(policy, func(t *testing.T) {
+			ctx, env := controlPlane(t)
+			failBinds(t, ctx, env, "llm-1")
+			startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 3, StrandedMembers: policy})
+			kubelet := startKubelet(t, ctx, env)
+			if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+				t.Fatal(err)
+			}
+			topoGang(t, ctx, env, "llm", 2, 8, 2, 2)
+			waitPod(t, ctx, env, "llm-0", "bound", func(p *v1.Pod) bool { return p.Spec.NodeName != "" })
+			if policy == "Keep" {
+				stays(t, 8*time.Second, "llm-0 stays bound", func() (bool, error) {
+					p, err := env.Client.CoreV1().Pods(ns).Get(ctx, "llm-0", metav1.GetOptions{})
+					return err == nil && p.DeletionTimestamp == nil && p.Spec.NodeName != "", nil
+				})
+				return
+			}
+			if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				_, ok := kubelet.evicted()["llm-0"]
+				return ok, nil
+			}); err != nil {
+				t.Fatalf("llm-0, bound alone in a gang of min 2, not evicted: %v", err)
+			}
+			msg := kubelet.evicted()["llm-0"]
+			if !strings.Contains(msg, "had 1 of min 2 members bound for 3s") {
+				t.Errorf("llm-0 DisruptionTarget %q, want it to say why", msg)
+			}
+			waitEvent(t, ctx, env, "Pod", "llm-0", gang.ReasonStranded, "did not join")
+		})
+	}
+}
