@@ -111,3 +111,18 @@ profiles:
 - schedulerName: default-scheduler
 `, kubeconfig)
 }
+
+// LeaderElected turns on leader election in a config from MusterConfig, on
+// the Lease kube-system/lease, with short timings so that a test sees a
+// standby take over within seconds.
+func LeaderElected(config, lease string) string {
+	return strings.Replace(config, "leaderElection:\n  leaderElect: false\n", fmt.Sprintf(`leaderElection:
+  leaderElect: true
+  resourceLock: leases
+  resourceName: %s
+  resourceNamespace: kube-system
+  leaseDuration: 3s
+  renewDeadline: 2s
+  retryPeriod: 250ms
+`, lease), 1)
+}

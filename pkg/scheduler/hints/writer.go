@@ -146,6 +146,8 @@ type ReportFunc func(gang.Key, metav1.Condition)
 // Writer reconciles ProvisioningRequests with verdicts.
 type Writer struct {
 	client kubernetes.Interface
+	// leading, when set, says whether this replica may write.
+	leading func() bool
 	// marks writes members' consume annotations, coalesced, on its own
 	// rate-limited client.
 	marks   *podpatch.Writer
@@ -205,6 +207,10 @@ func (w *Writer) SetRetryBackoff(first, ceiling time.Duration) {
 // rarely fits a GPU pool's nodes, so members without GPUs are left to the
 // autoscaler's ordinary scale-up. Call it before Run.
 func (w *Writer) SetGPUResource(name v1.ResourceName) { w.gpu = name }
+
+// SetLeading makes Sync write only while leading says this replica is the
+// scheduler's leader: a standby reconciles nothing. Call it before Run.
+func (w *Writer) SetLeading(leading func() bool) { w.leading = leading }
 
 // OnBookingEnd sets f to run after a Sync that ended a booking. Call it
 // before Run.
@@ -279,7 +285,7 @@ func (w *Writer) adopt(ctx context.Context) error {
 
 // Sync reconciles every gang with a verdict or a live request once.
 func (w *Writer) Sync(ctx context.Context) {
-	if !w.synced() {
+	if !w.synced() || (w.leading != nil && !w.leading()) {
 		return
 	}
 	w.mu.Lock()

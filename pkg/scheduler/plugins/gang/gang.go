@@ -56,6 +56,8 @@ type Gang struct {
 	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
 	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
+	// leading is set once this replica schedules (see leader.go).
+	leading *atomic.Bool
 	// started is set once New has built the plugin; PodGroup events before
 	// then find no reservations to release.
 	started atomic.Bool
@@ -89,6 +91,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		},
 		backoff: time.Duration(*args.BackoffSeconds) * time.Second,
 		tracker: gang.NewTracker(nil),
+		leading: Leading(h),
 	}
 
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
@@ -125,7 +128,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	go pl.status.run(ctx)
 	statemetrics.Register(pl, Name, pl.stateEntries)
-	go func() { <-ctx.Done(); writers.Delete(h); statemetrics.Unregister(pl) }()
+	go func() { <-ctx.Done(); writers.Delete(h); leaders.Delete(h); statemetrics.Unregister(pl) }()
 	pl.started.Store(true)
 	return pl, nil
 }
@@ -314,6 +317,7 @@ func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
 // every member shape of it at the same time (capacity.Pack), so no member
 // reserves anything for a gang that cannot fit.
 func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	MarkLeading(pl.leading)
 	spec, isGang, err := pl.resolve(pod)
 	if !isGang {
 		return nil, fwk.NewStatus(fwk.Skip)

@@ -165,12 +165,15 @@ func (w *statusWriter) admitted(uid types.UID) {
 
 // invalid reports bad gang input on the pod, once per distinct message.
 func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
+	leading := w.pl.leading.Load()
 	w.mu.Lock()
 	seen := w.told[pod.UID] == err.Error()
-	w.told[pod.UID] = err.Error()
+	if leading {
+		w.told[pod.UID] = err.Error() // a standby tells nothing, so nothing is told yet
+	}
 	w.dirty[k] = struct{}{}
 	w.mu.Unlock()
-	if !seen {
+	if !seen && leading {
 		w.h.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, EventInvalidGang, "Scheduling", err.Error())
 	}
 	w.gated(pod, err.Error())
@@ -181,6 +184,9 @@ func (w *statusWriter) run(ctx context.Context) {
 }
 
 func (w *statusWriter) flush(ctx context.Context) {
+	if !w.pl.leading.Load() {
+		return // a standby writes nothing; what is dirty waits (leader.go)
+	}
 	w.loopMu.Lock()
 	defer w.loopMu.Unlock()
 	// Gated marks are written only once they have stood for a whole period:

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -88,6 +89,7 @@ type Topology struct {
 	// hints writes ProvisioningRequests for short gangs (nil: off);
 	// hinted is when each gang's shortfall was last computed.
 	hints         *hints.Writer
+	leading       *atomic.Bool // set once this replica schedules (gangplugin.Leading)
 	hinted        map[gang.Key]time.Time
 	provisionable map[string]bool
 }
@@ -126,13 +128,14 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	pl := &Topology{
-		handle: h,
-		levels: levels,
-		gpu:    v1.ResourceName(args.GPUResourceName),
-		index:  topology.NewIndex(levels),
-		synced: map[string]int64{},
-		gangs:  map[gang.Key]*placement{},
-		shapes: newShapeWindow(int(*args.ShapeWindow)),
+		handle:  h,
+		levels:  levels,
+		gpu:     v1.ResourceName(args.GPUResourceName),
+		index:   topology.NewIndex(levels),
+		synced:  map[string]int64{},
+		gangs:   map[gang.Key]*placement{},
+		shapes:  newShapeWindow(int(*args.ShapeWindow)),
+		leading: gangplugin.Leading(h),
 	}
 	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
@@ -227,6 +230,7 @@ func gangOf(state fwk.CycleState, pod *v1.Pod) (key gang.Key, min int64, annotat
 // PreFilter reads what the member's gang asks for and, when the gang's
 // attempt starts, chooses its domain.
 func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	gangplugin.MarkLeading(pl.leading)
 	gpus := pl.gpusOf(pod)
 	if gpus <= 0 {
 		return nil, fwk.NewStatus(fwk.Skip)
