@@ -88,9 +88,10 @@ func TestPlan(t *testing.T) {
 }
 
 // TestPlanProperties checks, on thousands of generated clusters with mixed
-// waiting quorums, that no node's room is promised twice, and that an
-// elastic member admitted beside the plan never takes room a waiting quorum
-// was promised.
+// waiting quorums, that no node's room is promised twice, that a younger
+// gang's quorum never takes the room of a fitting quorum served before it
+// (a fitting gang is never passed over), and that an elastic member
+// admitted beside the plan never takes room a waiting quorum was promised.
 func TestPlanProperties(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)
 	rng := rand.New(rand.NewSource(11))
@@ -144,6 +145,32 @@ func TestPlanProperties(t *testing.T) {
 				t.Fatalf("trial %d: node %s promised %+v, has %d GPUs, %d mCPU free", trial, nodes[i].Node.Name, u, free, nodes[i].MilliCPU)
 			}
 		}
+		// A gang whose quorum fits is never passed over: a younger (later
+		// served) gang's quorum placed where the plan admits it leaves every
+		// fitting quorum ahead of it fitting still.
+		for hi := 1; hi < len(plan.order); hi++ {
+			h := waitingByKey(waiting, plan.order[hi])
+			taken, fits := packTaken(logger, h.Quorum, nodes, snapshotOf(plan.held[hi], nodes), plan.admitFor(h.Key, nil))
+			if !fits {
+				continue
+			}
+			base := snapshotOf(plan.held[hi], nodes)
+			after := append([]Node(nil), nodes...)
+			for i := range after {
+				own := taken[i].scalars[gpu] - base[i].scalars[gpu]
+				after[i].MilliCPU -= taken[i].milliCPU - base[i].milliCPU
+				after[i].Memory -= taken[i].memory - base[i].memory
+				after[i].Pods -= taken[i].pods - base[i].pods
+				after[i].UsedScalars = map[v1.ResourceName]int64{gpu: nodes[i].UsedScalars[gpu] + own}
+			}
+			for gi := range hi {
+				g := waitingByKey(waiting, plan.order[gi])
+				if PackAround(logger, g.Quorum, nodes, nil, plan.Ahead(g.Key)).Fits() &&
+					!PackAround(logger, g.Quorum, after, nil, plan.Ahead(g.Key)).Fits() {
+					t.Fatalf("trial %d: younger gang %s's quorum took room gang %s's fitting quorum was promised", trial, h.Key, g.Key)
+				}
+			}
+		}
 		// Place one elastic member of a random shape wherever the plan
 		// admits it; every quorum the plan served must still fit around
 		// the gangs before it.
@@ -165,4 +192,22 @@ func TestPlanProperties(t *testing.T) {
 			break
 		}
 	}
+}
+
+func waitingByKey(w []Waiting, key string) Waiting {
+	for _, g := range w {
+		if g.Key == key {
+			return g
+		}
+	}
+	panic("no waiting gang " + key)
+}
+
+// snapshotOf lays a per-node map of held room out in node order.
+func snapshotOf(m map[string]used, nodes []Node) []used {
+	out := make([]used, len(nodes))
+	for i := range nodes {
+		out[i] = m[nodes[i].Node.Name].clone()
+	}
+	return out
 }
