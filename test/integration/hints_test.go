@@ -631,13 +631,14 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
 		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
 	w.SetRetryBackoff(time.Second, 4*time.Second)
-	short := func() {
+	shortOf := func(n int64) {
 		first := pods()[0]
 		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
-			Sets:    []hints.Set{{Member: first, Count: 2, GPUs: 8, Shape: "8 GPUs"}},
-			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 0}})})
+			Sets:    []hints.Set{{Member: first, Count: n, GPUs: 8, Shape: "8 GPUs"}},
+			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})})
 		w.Sync(ctx)
 	}
+	short := func() { shortOf(2) }
 	only := func() autoscalingv1.ProvisioningRequest {
 		t.Helper()
 		prs := waitProvReqs(t, ctx, env, "llm", "one request", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })
@@ -706,8 +707,14 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		t.Fatalf("replacement kept the name %s", r0.Name)
 	}
 
-	// Failed: replaced after a doubled backoff.
+	// Failed: replaced after a doubled backoff, even when the shortfall
+	// changes meanwhile (room freed): a failure is not retried sooner under
+	// another name.
 	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "NoNodeGroupCanHold", Message: "gpu-heavy: 8 nodes at max hold 8"})
+	shortOf(1)
+	if prs := provReqs(t, ctx, env); len(prs) != 1 {
+		t.Fatalf("a new request came at once for a changed shortfall after a failure: %v", prs)
+	}
 	r2, took := retried(r1.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
 	if took < 2*time.Second {
 		t.Errorf("second replacement after %s, want the doubled backoff of 2s", took)

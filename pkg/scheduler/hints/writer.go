@@ -376,7 +376,10 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		// would add nodes twice.
 		name = live
 	}
-	if live != "" && live == name {
+	// A request that ended is replaced after the backoff, whether or not
+	// the shortfall changed since: a failure is not retried at once under
+	// another name.
+	if live != "" {
 		if why := w.ended(ctx, k, live); why != "" {
 			next, due := w.replace(k, requestName(want), why)
 			if !due {
