@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/muster-project/muster/manifests"
@@ -32,12 +31,8 @@ func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	as := rest.CopyConfig(env.Config)
-	as.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:muster-system:muster-scheduler"}
-	sched, err := kubernetes.NewForConfig(as)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const identity = "system:serviceaccount:muster-system:muster-scheduler"
+	sched := impersonating(t, env, identity)
 	patch := func(c kubernetes.Interface, body string, sub ...string) error {
 		_, err := c.CoreV1().Pods(ns).Patch(ctx, pod.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{}, sub...)
 		return err
@@ -84,7 +79,7 @@ func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 	// The scheduler itself, under that identity, does all it needs: a gang
 	// one node short gets its request and consume marks, then binds and is
 	// marked for scale-down.
-	kc, err := env.KubeconfigAs(as.Impersonate.UserName)
+	kc, err := env.KubeconfigAs(identity)
 	if err != nil {
 		t.Fatal(err)
 	}

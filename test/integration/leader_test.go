@@ -177,16 +177,7 @@ func denyWritesBy(t *testing.T, ctx context.Context, env *harness.Env, user stri
 			Validations: []admissionv1.Validation{{Expression: "false", Message: "test: a standby writes nothing"}},
 		},
 	}
-	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-deny-writes"},
-		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
-	}
-	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	denyWith(t, ctx, env, policy)
 	// In force once a write of the user is refused by it.
 	probe := harness.LabelMembers(ns, "probe", 1, 0, 1, 1)[0].Pod()
 	c := impersonating(t, env, user)

@@ -33,16 +33,7 @@ func failBinds(t *testing.T, ctx context.Context, env *harness.Env, pods ...stri
 			Validations: []admissionv1.Validation{{Expression: "!(object.metadata.name in " + names + ")", Message: "test: this bind fails"}},
 		},
 	}
-	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-fail-binds"},
-		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
-	}
-	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	denyWith(t, ctx, env, policy)
 	// Wait until the policy is in force: a bind of a pod that does not exist
 	// is refused by it rather than by the missing pod.
 	probe := &v1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pods[0], Namespace: "default"}, Target: v1.ObjectReference{Kind: "Node", Name: "nowhere"}}
@@ -51,6 +42,21 @@ func failBinds(t *testing.T, ctx context.Context, env *harness.Env, pods ...stri
 		return err != nil && strings.Contains(err.Error(), "this bind fails"), nil
 	}); err != nil {
 		t.Fatalf("bind-failing policy not in force: %v", err)
+	}
+}
+
+// denyWith creates a test's admission policy and binds it to deny.
+func denyWith(t *testing.T, ctx context.Context, env *harness.Env, policy *admissionv1.ValidatingAdmissionPolicy) {
+	t.Helper()
+	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec:       admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
+	}
+	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
