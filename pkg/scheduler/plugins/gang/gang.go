@@ -57,7 +57,7 @@ type Gang struct {
 	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
 	// leading is set once this replica schedules (see leader.go).
-	leading *atomic.Bool
+	leading *Leadership
 	// started is set once New has built the plugin; PodGroup events before
 	// then find no reservations to release.
 	started atomic.Bool
@@ -91,7 +91,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		},
 		backoff: time.Duration(*args.BackoffSeconds) * time.Second,
 		tracker: gang.NewTracker(nil),
-		leading: Leading(h),
+		leading: LeadershipOf(h),
 	}
 
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
@@ -317,7 +317,7 @@ func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
 // every member shape of it at the same time (capacity.Pack), so no member
 // reserves anything for a gang that cannot fit.
 func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	MarkLeading(pl.leading)
+	pl.leading.Scheduling()
 	spec, isGang, err := pl.resolve(pod)
 	if !isGang {
 		return nil, fwk.NewStatus(fwk.Skip)

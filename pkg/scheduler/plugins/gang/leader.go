@@ -1,9 +1,14 @@
 package gang
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 
+	"k8s.io/component-base/configz"
+	"k8s.io/component-base/metrics/legacyregistry"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
@@ -11,24 +16,86 @@ import (
 // elected leader only, while a standby's informers, scheduling queue and
 // PreEnqueue plugins run as well: a standby would otherwise write status,
 // events, annotations and requests from its own view of gangs it does not
-// schedule. So a replica writes nothing until it has run a scheduling cycle
-// (PreFilter of either Muster plugin), which only the leader does. A leader
-// with no pod to schedule has nothing to write about its gangs either until
-// one arrives; a standby taking over writes once it schedules.
-var leaders sync.Map // fwk.Handle -> *atomic.Bool
+// schedule. A replica writes once it knows it leads: leader election is off
+// in its KubeSchedulerConfiguration (as kube-scheduler publishes it on
+// /configz), the leader-election gauge says it holds the lease, or it has
+// run a scheduling cycle (PreFilter of either Muster plugin), which only the
+// leader does. A standby taking over writes from then on.
+var leaders sync.Map // fwk.Handle -> *Leadership
 
-// Leading is the profile's flag, shared by its plugins whichever is built
-// first: set once the profile runs a scheduling cycle.
-func Leading(h fwk.Handle) *atomic.Bool {
-	v, _ := leaders.LoadOrStore(h, new(atomic.Bool))
-	return v.(*atomic.Bool)
+// Leadership says whether this replica may write; shared by a profile's
+// plugins whichever is built first.
+type Leadership struct{ leading atomic.Bool }
+
+// LeadershipOf is the profile's leadership.
+func LeadershipOf(h fwk.Handle) *Leadership {
+	v, _ := leaders.LoadOrStore(h, &Leadership{})
+	return v.(*Leadership)
 }
 
-// MarkLeading records that this replica schedules. It is called on every
-// cycle, so it writes the flag only the first time; plugins built without a
-// handle (unit tests) have none.
-func MarkLeading(flag *atomic.Bool) {
-	if flag != nil && !flag.Load() {
-		flag.Store(true)
+// Scheduling records that this replica runs scheduling cycles. Called on
+// every cycle, it writes the flag only the first time; plugins built by
+// hand (unit tests) have no leadership.
+func (l *Leadership) Scheduling() {
+	if l != nil && !l.leading.Load() {
+		l.leading.Store(true)
 	}
+}
+
+// Leading says whether this replica may write. Until it has scheduled, it
+// asks how the scheduler runs; once it leads, it leads for good: a
+// kube-scheduler that loses the lease exits.
+func (l *Leadership) Leading() bool {
+	if l == nil || l.leading.Load() {
+		return true
+	}
+	elect, lease, known := leaderElection()
+	if known && (!elect || holdsLease(lease)) {
+		l.leading.Store(true)
+	}
+	return l.leading.Load()
+}
+
+// leaderElection reads the scheduler's leader election settings from
+// /configz, where kube-scheduler publishes its configuration before it
+// runs for the lease; known is false until then.
+func leaderElection() (elect bool, lease string, known bool) {
+	mux := http.NewServeMux()
+	configz.InstallHandler(mux)
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, configz.DefaultConfigzPath, nil))
+	var all struct {
+		Config *struct {
+			LeaderElection struct {
+				LeaderElect  *bool  `json:"leaderElect"`
+				ResourceName string `json:"resourceName"`
+			} `json:"leaderElection"`
+		} `json:"componentconfig"`
+	}
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &all) != nil || all.Config == nil || all.Config.LeaderElection.LeaderElect == nil {
+		return false, "", false
+	}
+	return *all.Config.LeaderElection.LeaderElect, all.Config.LeaderElection.ResourceName, true
+}
+
+// holdsLease says whether client-go's leader-election gauge shows this
+// process holding the lease.
+func holdsLease(lease string) bool {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return false
+	}
+	for _, f := range families {
+		if f.GetName() != "leader_election_master_status" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "name" && l.GetValue() == lease && m.GetGauge().GetValue() == 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -165,7 +165,7 @@ func (w *statusWriter) admitted(uid types.UID) {
 
 // invalid reports bad gang input on the pod, once per distinct message.
 func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
-	leading := w.pl.leading.Load()
+	leading := w.pl.leading.Leading()
 	w.mu.Lock()
 	seen := w.told[pod.UID] == err.Error()
 	if leading {
@@ -184,7 +184,7 @@ func (w *statusWriter) run(ctx context.Context) {
 }
 
 func (w *statusWriter) flush(ctx context.Context) {
-	if !w.pl.leading.Load() {
+	if !w.pl.leading.Leading() {
 		return // a standby writes nothing; what is dirty waits (leader.go)
 	}
 	w.loopMu.Lock()

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -89,7 +88,7 @@ type Topology struct {
 	// hints writes ProvisioningRequests for short gangs (nil: off);
 	// hinted is when each gang's shortfall was last computed.
 	hints         *hints.Writer
-	leading       *atomic.Bool // set once this replica schedules (gangplugin.Leading)
+	leading       *gangplugin.Leadership // whether this replica may write
 	hinted        map[gang.Key]time.Time
 	provisionable map[string]bool
 }
@@ -135,7 +134,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		synced:  map[string]int64{},
 		gangs:   map[gang.Key]*placement{},
 		shapes:  newShapeWindow(int(*args.ShapeWindow)),
-		leading: gangplugin.Leading(h),
+		leading: gangplugin.LeadershipOf(h),
 	}
 	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
@@ -230,7 +229,7 @@ func gangOf(state fwk.CycleState, pod *v1.Pod) (key gang.Key, min int64, annotat
 // PreFilter reads what the member's gang asks for and, when the gang's
 // attempt starts, chooses its domain.
 func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	gangplugin.MarkLeading(pl.leading)
+	pl.leading.Scheduling()
 	gpus := pl.gpusOf(pod)
 	if gpus <= 0 {
 		return nil, fwk.NewStatus(fwk.Skip)

@@ -58,7 +58,7 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	}
 	pl.hints = hints.NewWriter(h.ClientSet(), dyn, marks, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
 	pl.hints.SetGPUResource(pl.gpu)
-	pl.hints.SetLeading(pl.leading.Load)
+	pl.hints.SetLeading(pl.leading.Leading)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
 	gangplugin.ShareBookings(h, pl.hints.BookedNodes)
 	go pl.hints.Run(ctx)
