@@ -263,15 +263,21 @@ func (p *autoscalerProcess) kill() {
 }
 
 // killAfterCapacityWrite creates the gang, kills the autoscaler as soon as
-// its capacity write reaches ARM (the instances then provision), optionally
-// removes the request's Provisioned condition (as if the autoscaler had died
-// before writing it), and restarts the autoscaler.
+// its capacity write reaches ARM (the instances then provision) and, unless
+// dropProvisioned, it has written the request's Provisioned condition;
+// with dropProvisioned it removes that condition instead (as if the
+// autoscaler had died before writing it); then it restarts the autoscaler.
 func killAfterCapacityWrite(t *testing.T, arm *armlocal.Server, proc *autoscalerProcess, kube kubernetes.Interface, dyn dynamic.Interface, name string, count int, dropProvisioned bool, restart func() *autoscalerProcess) *autoscalerProcess {
 	t.Helper()
 	ctx := context.Background()
 	before := arm.Requests(armlocal.OpScaleSetUpdate)
 	gang{name: name, count: count}.create(t, kube, dyn)
 	waitFor(t, name+"'s capacity write", func() bool { return arm.Requests(armlocal.OpScaleSetUpdate) > before })
+	if !dropProvisioned {
+		// (d) is the restart after the autoscaler said so; (d') the one
+		// before. Without this wait a slow autoscaler turns (d) into (d').
+		waitFor(t, name+"'s Provisioned condition", func() bool { return condition(getRequest(t, dyn, name), provreqv1.Provisioned) != nil })
+	}
 	proc.kill()
 	if dropProvisioned {
 		waitFor(t, name+"'s Provisioned condition to drop", func() bool {
@@ -449,8 +455,9 @@ func TestProvisioningRequests(t *testing.T) {
 		t.Fatalf("after gang-a and a barrier: heavy pool %d, %d capacity writes; want 3 and 2 (gang-a, the barrier)", h, n)
 	}
 
-	// (d) kill the autoscaler right after gang-d's capacity write, while
-	// its instances provision, and restart it.
+	// (d) kill the autoscaler right after gang-d's capacity write and its
+	// Provisioned condition, while its instances provision, and restart it:
+	// the restarted autoscaler completes the record of exactly its instances.
 	proc = killAfterCapacityWrite(t, arm, proc, kube, dyn, "gang-d", 2, false, func() *autoscalerProcess {
 		return startAutoscalerProcess(t, bin, args, env, "[autoscaler-2] ")
 	})
