@@ -78,6 +78,14 @@ type nodeGroup struct {
 	// withdrawn instances were deleted while still being created; a core
 	// whose instance cache still lists them may ask to delete them again.
 	withdrawn map[string]time.Time // lower-case provider ID -> forget after
+	// scaleUps are the pool's capacity increases under way (and those that
+	// ended while another was), in issue order; see claimInstances.
+	scaleUps   []*scaleUp
+	scaleUpSeq uint64
+	// owedTarget counts instances failed scale-ups asked for that never
+	// came: the target is lowered by that many once no scale-up is under
+	// way, since lowering it earlier could cancel another's instances.
+	owedTarget int
 }
 
 var _ cloudprovider.NodeGroup = &nodeGroup{}
@@ -221,6 +229,7 @@ func (g *nodeGroup) increase(delta int, atomic bool) error {
 		return fmt.Errorf("pool %s: setting the size of %s to %d: %w", g.id, g.be.describe(), st.size+delta, err)
 	}
 	klog.InfoS("Increasing pool size", "pool", g.id, "from", st.size, "to", st.size+delta, "atomic", atomic)
+	u := g.beginScaleUp(before, delta)
 	g.mu.Lock()
 	if g.state != nil {
 		s := *g.state
@@ -230,7 +239,7 @@ func (g *nodeGroup) increase(delta int, atomic bool) error {
 	g.fetched = time.Time{}
 	g.mu.Unlock()
 	deadline := time.Now().Add(g.provisionTimeout(info))
-	g.m.goWatch(func(ctx context.Context) { g.watchScaleUp(ctx, op, before, delta, atomic, deadline) })
+	g.m.goWatch(func(ctx context.Context) { g.watchScaleUp(ctx, op, u, atomic, deadline) })
 	return nil
 }
 
@@ -280,14 +289,28 @@ func (g *nodeGroup) waitLRO(ctx context.Context, op lro, deadline time.Time) err
 }
 
 // watchScaleUp follows a capacity change to its end and cleans up after a
-// failure.
-func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, before map[string]bool, delta int, atomic bool, deadline time.Time) {
+// failure: only the instances this scale-up created are removed, never those
+// of another scale-up of the pool under way at the same time.
+func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp, atomic bool, deadline time.Time) {
 	opErr := g.waitLRO(ctx, op, deadline)
 	if ctx.Err() != nil {
 		return // provider shutting down
 	}
 	if opErr == nil {
-		klog.InfoS("Pool scale-up finished", "pool", g.id, "added", delta)
+		klog.InfoS("Pool scale-up finished", "pool", g.id, "added", u.delta)
+		g.writeMu.Lock()
+		defer g.writeMu.Unlock()
+		st, err := g.fresh()
+		if err != nil {
+			// What it created is known once the pool can be read; until
+			// then it stays under way for the others' claims.
+			klog.ErrorS(err, "Reading the pool after a scale-up", "pool", g.id)
+			g.m.goWatch(func(ctx context.Context) { g.settleScaleUp(ctx, u) })
+			return
+		}
+		if !g.endScaleUp(u, g.ownedBy(u, st.instances)) {
+			g.lowerOwedTarget(ctx)
+		}
 		g.invalidate()
 		return
 	}
@@ -318,12 +341,12 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, before map[string]
 		}
 		g.sleepWhileThrottled(ctx)
 	}
-	var added, remove []vm
-	for _, v := range st.instances {
-		if before[v.key] || v.state == cloudprovider.InstanceDeleting {
+	owned := g.ownedBy(u, st.instances)
+	var remove []vm
+	for _, v := range owned {
+		if v.state == cloudprovider.InstanceDeleting {
 			continue
 		}
-		added = append(added, v)
 		if atomic || v.failCode != "" {
 			remove = append(remove, v)
 		}
@@ -342,8 +365,9 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, before map[string]
 		}
 	}
 	// Placeholders for instances the operation never created, so that the
-	// core still sees the failure and backs off.
-	missing := delta - len(added)
+	// core still sees the failure and backs off. claimInstances never gives
+	// a scale-up more than it asked for, so this is never negative.
+	missing := u.delta - len(owned)
 	for i := 0; i < missing; i++ {
 		id := fmt.Sprintf("azure:///muster-failed/%s/%d-%d", g.id, now.UnixNano(), i)
 		g.failed[id] = failedInstance{
@@ -355,6 +379,7 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, before map[string]
 			expires: now.Add(retention),
 		}
 	}
+	g.owedTarget += missing
 	g.mu.Unlock()
 	if len(remove) > 0 {
 		keys := make([]string, 0, len(remove))
@@ -366,18 +391,60 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, before map[string]
 			klog.ErrorS(err, "Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys)
 		}
 	}
-	if st2, err := g.fresh(); err == nil && st2.size > len(st2.instances) && (atomic || missing > 0) {
-		// The target still counts instances that never came: lower it to
-		// what exists, which deletes nothing.
-		sctx, cancel := g.ctx()
-		if op, err := g.be.setSize(sctx, st2, len(st2.instances)); err == nil {
-			_ = g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout))
-		} else {
-			klog.ErrorS(err, "Lowering the target of a failed scale-up", "pool", g.id)
-		}
-		cancel()
+	if !g.endScaleUp(u, owned) {
+		g.lowerOwedTarget(ctx)
 	}
 	g.invalidate()
+}
+
+// settleScaleUp ends a scale-up that finished while the pool could not be
+// read, once it can. It runs on the provider's watch group.
+func (g *nodeGroup) settleScaleUp(ctx context.Context, u *scaleUp) {
+	for ctx.Err() == nil {
+		g.sleepWhileThrottled(ctx)
+		g.writeMu.Lock()
+		st, err := g.fresh()
+		if err == nil {
+			if !g.endScaleUp(u, g.ownedBy(u, st.instances)) {
+				g.lowerOwedTarget(ctx)
+			}
+			g.writeMu.Unlock()
+			return
+		}
+		g.writeMu.Unlock()
+	}
+}
+
+// lowerOwedTarget takes out of the target the instances failed scale-ups
+// asked for and never got, never below the instances that exist, so that
+// the lowering deletes nothing. Called with writeMu held once no scale-up of
+// the pool is under way.
+func (g *nodeGroup) lowerOwedTarget(ctx context.Context) {
+	g.mu.Lock()
+	owed := g.owedTarget
+	g.mu.Unlock()
+	if owed == 0 {
+		return
+	}
+	st, err := g.fresh()
+	if err != nil {
+		klog.ErrorS(err, "Reading the pool to lower the target of a failed scale-up; retried after the next scale-up", "pool", g.id)
+		return
+	}
+	target := max(len(st.instances), st.size-owed)
+	if target < st.size {
+		sctx, cancel := g.ctx()
+		op, err := g.be.setSize(sctx, st, target)
+		cancel()
+		if err != nil {
+			klog.ErrorS(err, "Lowering the target of a failed scale-up; retried after the next scale-up", "pool", g.id)
+			return
+		}
+		_ = g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout))
+	}
+	g.mu.Lock()
+	g.owedTarget = 0
+	g.mu.Unlock()
 }
 
 func (g *nodeGroup) sleepWhileThrottled(ctx context.Context) {

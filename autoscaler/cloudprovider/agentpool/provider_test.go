@@ -3,6 +3,7 @@ package agentpool
 import (
 	"errors"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,6 +223,66 @@ func TestScaleUp(t *testing.T) {
 			}
 			if withErr != tc.wantErrorInfo {
 				t.Fatalf("%d instances with errors in %+v, want %d", withErr, insts, tc.wantErrorInfo)
+			}
+		})
+	}
+}
+
+// A failed all-or-nothing scale-up removes only the instances it created:
+// a second scale-up of the same pool, issued while the first is still
+// under way, keeps its instance, and the first's cleanup lowers the target
+// by nothing the second still needs.
+func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		first, second   int
+		succeed         int // of the first's instances
+		wantSucceeded   []string
+		wantFailedCount int // instances Nodes() reports with an error
+	}{
+		{name: "partial first, whole second", first: 2, second: 1, succeed: 1,
+			wantSucceeded: []string{"0", "3"}, wantFailedCount: 2},
+		{name: "first fails entirely, second of two", first: 3, second: 2, succeed: 0,
+			wantSucceeded: []string{"0", "4", "5"}, wantFailedCount: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 300*time.Millisecond)
+			p := e.provider(t)
+			g := group(t, p, "cpu")
+			e.srv.InjectPartialProvisioning("cpu", tc.succeed, "AllocationFailed")
+			if err := g.AtomicIncreaseSize(tc.first); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.AtomicIncreaseSize(tc.second); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "both scale-ups to settle", func() bool { return settled(e, "cpu") })
+			p.m.wg.Wait()
+			eventually(t, "the cleanup's deletions to finish", func() bool { return settled(e, "cpu") })
+			c, st := states(e, "cpu")
+			var ok []string
+			for id, s := range st {
+				if s != armlocal.StateSucceeded {
+					t.Fatalf("instance %s is %s; instances %v", id, s, st)
+				}
+				ok = append(ok, id)
+			}
+			sort.Strings(ok)
+			if strings.Join(ok, ",") != strings.Join(tc.wantSucceeded, ",") || c != len(tc.wantSucceeded) {
+				t.Fatalf("capacity %d, instances %v; want %v (the second scale-up's instances kept)", c, st, tc.wantSucceeded)
+			}
+			insts, err := g.Nodes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			withErr := 0
+			for _, i := range insts {
+				if i.Status != nil && i.Status.ErrorInfo != nil {
+					withErr++
+				}
+			}
+			if withErr != tc.wantFailedCount {
+				t.Fatalf("%d instances reported failed, want %d (the first scale-up's): %+v", withErr, tc.wantFailedCount, insts)
 			}
 		})
 	}

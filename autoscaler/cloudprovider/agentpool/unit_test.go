@@ -242,3 +242,69 @@ func TestManifestCloudConfigExample(t *testing.T) {
 		t.Fatalf("example must use workload identity and carry no secret: %+v", cfg.Auth)
 	}
 }
+
+func TestClaimInstances(t *testing.T) {
+	vms := func(keys ...string) []vm {
+		out := make([]vm, len(keys))
+		for i, k := range keys {
+			out[i] = vm{key: k}
+		}
+		return out
+	}
+	set := func(keys ...string) map[string]bool {
+		out := map[string]bool{}
+		for _, k := range keys {
+			out[k] = true
+		}
+		return out
+	}
+	keys := func(v []vm) string {
+		var out []string
+		for _, x := range v {
+			out = append(out, x.key)
+		}
+		return strings.Join(out, ",")
+	}
+	cases := []struct {
+		name      string
+		ups       []*scaleUp
+		instances []vm
+		want      []string // per scale-up, in order
+	}{
+		{name: "back-to-back: each owns its own",
+			ups:       []*scaleUp{{before: set("0"), delta: 2}, {before: set("0", "1", "2"), delta: 1}},
+			instances: vms("0", "1", "2", "3"), want: []string{"1,2", "3"}},
+		{name: "second's snapshot was stale: the first claims nothing it cannot tell apart",
+			ups:       []*scaleUp{{before: set("0"), delta: 2}, {before: set("0"), delta: 1}},
+			instances: vms("3", "0", "2", "1"), want: []string{"", "1"}},
+		{name: "an earlier ended scale-up's instances are not in a stale snapshot",
+			ups:       []*scaleUp{{before: set("0"), delta: 2, owned: set("1", "2"), ended: true}, {before: set("0"), delta: 1}},
+			instances: vms("3", "0", "2", "1"), want: []string{"1,2", "3"}},
+		{name: "never more than asked for, whatever appeared",
+			ups:       []*scaleUp{{before: set("0"), delta: 1}},
+			instances: vms("0", "1", "2", "3"), want: []string{"1"}},
+		{name: "an ended scale-up keeps its claim after its instances went",
+			ups:       []*scaleUp{{before: set("0"), delta: 2, owned: set("1", "2"), ended: true}, {before: set("0", "1", "2"), delta: 1}},
+			instances: vms("0", "3"), want: []string{"", "3"}},
+		{name: "one instance not yet listed: neither takes the other's",
+			ups:       []*scaleUp{{before: set("0"), delta: 2}, {before: set("0", "1"), delta: 1}},
+			instances: vms("0", "1", "3"), want: []string{"1", "3"}},
+		{name: "AKS machine names order by their base-36 suffix",
+			ups:       []*scaleUp{{before: set("aks-gpu-1-vmss00000z"), delta: 1}, {before: set("aks-gpu-1-vmss00000z", "aks-gpu-1-vmss000010"), delta: 1}},
+			instances: vms("aks-gpu-1-vmss000011", "aks-gpu-1-vmss00000z", "aks-gpu-1-vmss000010"),
+			want:      []string{"aks-gpu-1-vmss000010", "aks-gpu-1-vmss000011"}},
+		{name: "instance IDs past 9 order numerically",
+			ups:       []*scaleUp{{before: set("9"), delta: 1}, {before: set("9", "10"), delta: 1}},
+			instances: vms("11", "9", "10"), want: []string{"10", "11"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := claimInstances(tc.ups, tc.instances)
+			for i, u := range tc.ups {
+				if keys(got[u]) != tc.want[i] {
+					t.Fatalf("scale-up %d owns %q, want %q", i, keys(got[u]), tc.want[i])
+				}
+			}
+		})
+	}
+}
