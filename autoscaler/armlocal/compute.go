@@ -294,7 +294,7 @@ func (s *Server) scaleSetUpdate(w http.ResponseWriter, r *http.Request, rg, name
 			ss.tags[k] = *v
 		}
 	}
-	op := &operation{}
+	op := &operation{pool: &ss.pool}
 	if upd.SKU != nil && upd.SKU.Capacity != nil {
 		want := int(*upd.SKU.Capacity)
 		if want < 0 {
@@ -307,6 +307,7 @@ func (s *Server) scaleSetUpdate(w http.ResponseWriter, r *http.Request, rg, name
 				writeError(w, http.StatusConflict, "OperationNotAllowed", msg)
 				return
 			}
+			s.preemptLocked(&ss.pool, now)
 			op.creates = s.addInstancesLocked(now, &ss.pool, ss.name, want-ss.capacity)
 		case want < ss.capacity:
 			op.deletes = s.retireNewestLocked(&ss.pool, ss.capacity-want, now)

@@ -78,12 +78,38 @@ func (s *Server) InjectPartialProvisioning(pool string, succeed int, code string
 	s.partial[pool] = partialFault{succeed: succeed, code: code}
 }
 
+// InjectPreemption makes a capacity write to the scale set named pool, while an earlier one is still creating instances, preempt the
+// earlier as Azure does: its operation ends Failed with OperationPreempted
+// while its instances go on being created. It lasts until ClearFaults.
+func (s *Server) InjectPreemption(pool string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.preempt[pool] = true
+}
+
+// preemptLocked ends the operations still under way on p, when preemption
+// is injected for it.
+func (s *Server) preemptLocked(p *pool, now time.Time) {
+	if !s.preempt[p.name] {
+		return
+	}
+	for _, op := range s.ops {
+		if op.pool != p || op.preempted {
+			continue
+		}
+		if st, _, _ := op.status(now); st == "InProgress" {
+			op.preempted = true
+		}
+	}
+}
+
 // ClearFaults removes every pending injected fault.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = nil
 	s.partial = map[string]partialFault{}
+	s.preempt = map[string]bool{}
 }
 
 // Requests returns how many requests for op (OpAny: all ARM operations) the

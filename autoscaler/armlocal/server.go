@@ -60,6 +60,7 @@ type Server struct {
 	ops       map[string]*operation
 	faults    []*fault
 	partial   map[string]partialFault
+	preempt   map[string]bool
 	hits      map[Op]int
 	tokens    map[string]bool
 	provDelay time.Duration
@@ -105,6 +106,7 @@ func New(opts Options) (*Server, error) {
 		clusters:  map[string]string{},
 		ops:       map[string]*operation{},
 		partial:   map[string]partialFault{},
+		preempt:   map[string]bool{},
 		hits:      map[Op]int{},
 		tokens:    map[string]bool{},
 		provDelay: opts.ProvisioningDelay,

@@ -141,6 +141,11 @@ type operation struct {
 	deletes  []*instance // instances this operation removes
 	failCode string      // fixed failure (e.g. partial provisioning)
 	failMsg  string
+	// preempted is set when a later write to the same pool superseded this
+	// operation: it ends Failed (OperationPreempted) at once, while its
+	// instances go on being created under the later one.
+	preempted bool
+	pool      *pool
 	// aks is set for agent pool operations: failed machines vanish and the
 	// pool's provisioning state follows the operation.
 	aks *agentPool
@@ -149,6 +154,9 @@ type operation struct {
 // status is InProgress until every instance has settled; Failed when one of
 // the created instances failed.
 func (o *operation) status(now time.Time) (string, string, string) {
+	if o.preempted {
+		return "Failed", "OperationPreempted", "Operation execution has been preempted by a more recent operation."
+	}
 	for _, i := range o.creates {
 		if i.gone {
 			continue

@@ -227,8 +227,18 @@ func errorCode(err error) (string, string) {
 	if errors.As(err, &re) {
 		return re.ErrorCode, err.Error()
 	}
+	var inst *instanceFailure
+	if errors.As(err, &inst) {
+		return inst.code, inst.msg
+	}
 	return "", err.Error()
 }
+
+// instanceFailure is an instance's own provisioning error, for a scale-up
+// whose operation said nothing of it (a preempted one).
+type instanceFailure struct{ code, msg string }
+
+func (e *instanceFailure) Error() string { return e.code + ": " + e.msg }
 
 // isOutOfResources classifies an Azure error code (and message) as lack of
 // capacity or quota.

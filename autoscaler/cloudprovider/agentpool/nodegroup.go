@@ -296,6 +296,15 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp, atomic
 	if ctx.Err() != nil {
 		return // provider shutting down
 	}
+	if opErr != nil && isPreempted(opErr) {
+		// A later write to the pool superseded the operation; its
+		// instances go on being created under that one, so their own
+		// states tell how the scale-up ended.
+		opErr = g.followInstances(ctx, u, deadline)
+		if ctx.Err() != nil {
+			return
+		}
+	}
 	if opErr == nil {
 		klog.InfoS("Pool scale-up finished", "pool", g.id, "added", u.delta)
 		g.writeMu.Lock()
@@ -395,6 +404,43 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp, atomic
 		g.lowerOwedTarget(ctx)
 	}
 	g.invalidate()
+}
+
+// isPreempted reports Azure's error for an operation superseded by a more
+// recent write to the same resource.
+func isPreempted(err error) bool {
+	code, _ := errorCode(err)
+	return code == "OperationPreempted"
+}
+
+// followInstances waits until the instances u created have all settled and
+// reports the first provisioning failure among them, or a timeout when they
+// have not all come by the deadline.
+func (g *nodeGroup) followInstances(ctx context.Context, u *scaleUp, deadline time.Time) error {
+	for {
+		st, err := g.fresh()
+		if err == nil {
+			owned := g.ownedBy(u, st.instances)
+			creating := len(owned) < u.delta
+			for _, v := range owned {
+				if v.failCode != "" {
+					return &instanceFailure{code: v.failCode, msg: fmt.Sprintf("instance %s failed to provision: %s", v.key, v.failMsg)}
+				}
+				creating = creating || v.state == cloudprovider.InstanceCreating
+			}
+			if !creating {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pool %s: the instances of a preempted scale-up did not all come up before %s", g.id, deadline.Format(time.RFC3339))
+		}
+		select {
+		case <-time.After(g.m.pollInterval):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // settleScaleUp ends a scale-up that finished while the pool could not be

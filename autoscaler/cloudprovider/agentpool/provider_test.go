@@ -236,7 +236,8 @@ func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		first, second   int
-		succeed         int // of the first's instances
+		succeed         int  // of the first's instances (-1: all)
+		preempt         bool // the second write preempts the first's operation
 		wantSucceeded   []string
 		wantFailedCount int // instances Nodes() reports with an error
 	}{
@@ -244,12 +245,21 @@ func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
 			wantSucceeded: []string{"0", "3"}, wantFailedCount: 2},
 		{name: "first fails entirely, second of two", first: 3, second: 2, succeed: 0,
 			wantSucceeded: []string{"0", "4", "5"}, wantFailedCount: 3},
+		{name: "partial first preempted by the second", first: 2, second: 1, succeed: 1, preempt: true,
+			wantSucceeded: []string{"0", "3"}, wantFailedCount: 2},
+		{name: "first preempted by the second, both whole", first: 2, second: 1, succeed: -1, preempt: true,
+			wantSucceeded: []string{"0", "1", "2", "3"}, wantFailedCount: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, 300*time.Millisecond)
 			p := e.provider(t)
 			g := group(t, p, "cpu")
-			e.srv.InjectPartialProvisioning("cpu", tc.succeed, "AllocationFailed")
+			if tc.succeed >= 0 {
+				e.srv.InjectPartialProvisioning("cpu", tc.succeed, "AllocationFailed")
+			}
+			if tc.preempt {
+				e.srv.InjectPreemption("cpu")
+			}
 			if err := g.AtomicIncreaseSize(tc.first); err != nil {
 				t.Fatal(err)
 			}
