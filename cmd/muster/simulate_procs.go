@@ -101,6 +101,23 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		// consumers of its ProvisioningRequest before ordinary scale-up
 		// looks at them; the same for both runs.
 		"--new-pod-scale-up-delay=" + wallOf(o, 2*time.Minute).String(),
+		// Upstream's defaults of the timers that shape the outcome, in trace
+		// time: at one trace minute per second, the 5 s pause between
+		// tainting a node and deleting it would keep every removed node
+		// five trace minutes longer, and a failed node group or request
+		// would be backed off for the rest of the run. Budgets of the
+		// autoscaler's own work (simulation and binpacking timeouts, its
+		// health checks) stay in wall time.
+		"--node-delete-delay-after-taint=" + wallOf(o, 5*time.Second).String(),
+		"--node-deletion-delay-timeout=" + wallOf(o, 2*time.Minute).String(),
+		"--max-pod-eviction-time=" + wallOf(o, 2*time.Minute).String(),
+		"--scale-down-unready-time=" + wallOf(o, 20*time.Minute).String(),
+		"--initial-node-group-backoff-duration=" + wallOf(o, 5*time.Minute).String(),
+		"--max-node-group-backoff-duration=" + wallOf(o, 30*time.Minute).String(),
+		"--node-group-backoff-reset-timeout=" + wallOf(o, 3*time.Hour).String(),
+		"--provisioning-request-initial-backoff-time=" + wallOf(o, time.Minute).String(),
+		"--provisioning-request-max-backoff-time=" + wallOf(o, 10*time.Minute).String(),
+		"--muster-provisioning-request-booking-ttl=" + wallOf(o, 10*time.Minute).String(),
 		fmt.Sprintf("--muster-provisioning-requests=%t", hints),
 		// The baseline is the stock autoscaler, which keeps a scale-up's
 		// nodes even when its pods went elsewhere before they came up.
