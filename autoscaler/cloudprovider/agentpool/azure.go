@@ -104,7 +104,7 @@ func newCredential(c *Config, transport policy.Transporter) (azcore.TokenCredent
 // 429 goes to the throttle gate, which fails calls fast until Retry-After has
 // passed instead of sleeping in the SDK).
 func newClients(c *Config, cred azcore.TokenCredential, transport policy.Transporter) (*clients, error) {
-	gate := &throttleGate{fallback: c.ThrottleBackoff.or(DefaultThrottleBackoff)}
+	gate := &throttleGate{fallback: c.ThrottleBackoff.or(DefaultThrottleBackoff), ceiling: c.MaxRetryAfter.or(DefaultMaxRetryAfter)}
 	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{
 		Cloud:     c.cloudConfig(),
 		Transport: transport,
@@ -155,6 +155,7 @@ func (e *ThrottledError) NonRetriable() {}
 // 429 it records the Retry-After and fails every call fast until then.
 type throttleGate struct {
 	fallback time.Duration
+	ceiling  time.Duration // cap on Retry-After
 	mu       sync.Mutex
 	until    time.Time
 }
@@ -166,6 +167,10 @@ func (g *throttleGate) Do(req *policy.Request) (*http.Response, error) {
 	resp, err := req.Next()
 	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
 		d := retryAfter(resp.Header, g.fallback)
+		if d > g.ceiling {
+			klog.InfoS("Azure asked for a Retry-After beyond the cap; calling again at the cap", "retryAfter", d, "cap", g.ceiling)
+			d = g.ceiling
+		}
 		g.mu.Lock()
 		if u := time.Now().Add(d); u.After(g.until) {
 			g.until = u

@@ -69,6 +69,16 @@ type Config struct {
 	RetryDelay      Duration `json:"retryDelay,omitempty"`
 	MaxRetryDelay   Duration `json:"maxRetryDelay,omitempty"`
 	ThrottleBackoff Duration `json:"throttleBackoff,omitempty"`
+	// MaxRetryAfter caps a 429's Retry-After (default 5m): past the cap the
+	// provider calls again, and a 429 then closes the gate anew, so a
+	// bogus or very long Retry-After cannot silence it for hours.
+	MaxRetryAfter Duration `json:"maxRetryAfter,omitempty"`
+	// WriteRetryBudget (default 20s) is how long a capacity write that Azure
+	// throttles or answers with 5xx is retried inside the autoscaler's
+	// loop. Past it the scale-up is reported as a transient failure: the
+	// node group is held back only until Retry-After, never backed off as
+	// if capacity were missing.
+	WriteRetryBudget Duration `json:"writeRetryBudget,omitempty"`
 	// PollInterval is how often long-running operations are polled (a
 	// Retry-After from Azure takes precedence).
 	PollInterval Duration `json:"pollInterval,omitempty"`
@@ -297,6 +307,7 @@ func (c *Config) Validate() error {
 	}{
 		{"requestTimeout", c.RequestTimeout}, {"tryTimeout", c.TryTimeout}, {"retryDelay", c.RetryDelay},
 		{"maxRetryDelay", c.MaxRetryDelay}, {"throttleBackoff", c.ThrottleBackoff}, {"pollInterval", c.PollInterval},
+		{"maxRetryAfter", c.MaxRetryAfter}, {"writeRetryBudget", c.WriteRetryBudget},
 		{"cacheTTL", c.CacheTTL}, {"discoveryInterval", c.DiscoveryInterval}, {"skuCacheTTL", c.SKUCacheTTL},
 		{"failedInstanceRetention", c.FailedInstanceRetention},
 		{"gpuPools.scaleDownUnneededTime", c.GPUPools.ScaleDownUnneededTime}, {"gpuPools.maxNodeProvisionTime", c.GPUPools.MaxNodeProvisionTime},

@@ -64,6 +64,8 @@ const (
 	DefaultRetryDelay               = 2 * time.Second
 	DefaultMaxRetryDelay            = 30 * time.Second
 	DefaultThrottleBackoff          = 30 * time.Second
+	DefaultMaxRetryAfter            = 5 * time.Minute
+	DefaultWriteRetryBudget         = 20 * time.Second
 	DefaultPollInterval             = 15 * time.Second
 	DefaultCacheTTL                 = 60 * time.Second
 	DefaultDiscoveryInterval        = 60 * time.Second

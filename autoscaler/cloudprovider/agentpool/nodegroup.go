@@ -2,6 +2,7 @@ package agentpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -82,6 +83,9 @@ type nodeGroup struct {
 	// ended while another was), in issue order; see claimInstances.
 	scaleUps   []*scaleUp
 	scaleUpSeq uint64
+	// transient is the last scale-up refused by throttling or a 5xx, until
+	// the core's backoff takes it (see Provider.Backoff).
+	transient *TransientError
 	// owedTarget counts instances failed scale-ups asked for that never
 	// came: the target is lowered by that many once no scale-up is under
 	// way, since lowering it earlier could cancel another's instances.
@@ -195,12 +199,58 @@ func (g *nodeGroup) AtomicIncreaseSize(delta int) error { return g.increase(delt
 // increase checks the pool's max and the quota, issues one capacity change,
 // and watches it in the background: when it fails and atomic is set, every
 // instance it added is deleted (and reported failed through Nodes()).
+//
+// A 429 (or the throttle gate refusing the call) is waited out and retried
+// while the wait ends within the write budget; 5xx are retried by the SDK.
+// Past that the error is a TransientError, which the core's backoff
+// (Provider.Backoff) holds the pool back for only until Azure takes calls
+// again.
 func (g *nodeGroup) increase(delta int, atomic bool) error {
 	if delta <= 0 {
 		return fmt.Errorf("pool %s: size increase must be positive, got %d", g.id, delta)
 	}
 	g.writeMu.Lock()
 	defer g.writeMu.Unlock()
+	budget := time.Now().Add(g.m.cfg.WriteRetryBudget.or(DefaultWriteRetryBudget))
+	for {
+		err := g.increaseOnce(delta, atomic)
+		if err == nil || !isTransient(err) {
+			return err
+		}
+		until := g.retryAt(err)
+		if !isThrottled(err) || until.After(budget) {
+			g.mu.Lock()
+			g.transient = &TransientError{Pool: g.id, Until: until, Err: err}
+			g.mu.Unlock()
+			return g.transient
+		}
+		klog.InfoS("Azure throttled a scale-up; retrying within the write budget", "pool", g.id, "at", until.Format(time.RFC3339Nano))
+		select {
+		case <-time.After(time.Until(until)):
+		case <-g.m.ctx.Done():
+			return g.m.ctx.Err()
+		}
+	}
+}
+
+// retryAt is when a call that failed with err may be tried again: when the
+// throttle gate opens, or after the throttle backoff for a 5xx.
+func (g *nodeGroup) retryAt(err error) time.Time {
+	if until, ok := g.m.c.gate.blocked(); ok {
+		return until
+	}
+	var te *ThrottledError
+	if errors.As(err, &te) && te.Until.After(time.Now()) {
+		return te.Until
+	}
+	if isThrottled(err) {
+		return time.Now() // the gate has opened meanwhile
+	}
+	return time.Now().Add(g.m.cfg.ThrottleBackoff.or(DefaultThrottleBackoff))
+}
+
+// increaseOnce is one attempt of increase; writeMu must be held.
+func (g *nodeGroup) increaseOnce(delta int, atomic bool) error {
 	st, err := g.fresh()
 	if err != nil {
 		return err

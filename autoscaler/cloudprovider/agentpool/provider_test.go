@@ -12,6 +12,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/autoscaler/cluster-autoscaler/cloudprovider"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/backoff"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
 )
@@ -340,6 +341,79 @@ func TestThrottling(t *testing.T) {
 	}
 	if e.srv.Requests(armlocal.OpScaleSetUpdate) != 0 {
 		t.Fatal("a capacity write was sent while throttled")
+	}
+}
+
+// A scale-up Azure throttles is retried within the write budget (a
+// Retry-After beyond the cap waits only the cap); past the budget, or after
+// 5xx beyond the SDK's retries, it fails as transient, and the core's
+// backoff holds the pool back only until Azure takes calls again, never
+// exponentially as for missing capacity.
+func TestThrottledScaleUps(t *testing.T) {
+	ms := func(n int) Duration { return Duration{Duration: time.Duration(n) * time.Millisecond} }
+	cases := []struct {
+		name          string
+		budget, cap   Duration
+		inject        func(s *armlocal.Server)
+		wantTransient bool
+		wantHeldFor   time.Duration // at least, when transient
+		wantWrites    int
+	}{
+		{name: "429 with Retry-After within the budget: retried", budget: ms(3000),
+			inject: func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, time.Second) }, wantWrites: 2},
+		{name: "an hour's Retry-After is capped and retried", budget: ms(3000), cap: ms(200),
+			inject: func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, time.Hour) }, wantWrites: 2},
+		{name: "429 past the budget: transient, held back until Retry-After", budget: ms(500),
+			inject:        func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, 30*time.Second) },
+			wantTransient: true, wantHeldFor: 25 * time.Second, wantWrites: 1},
+		{name: "5xx past the SDK's retries: transient, held back for the throttle backoff", budget: ms(500),
+			inject:        func(s *armlocal.Server) { s.InjectServerError(armlocal.OpScaleSetUpdate, 10, http.StatusServiceUnavailable) },
+			wantTransient: true, wantHeldFor: 25 * time.Second, wantWrites: 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 0)
+			e.cfg.WriteRetryBudget, e.cfg.MaxRetryAfter = tc.budget, tc.cap
+			p := e.provider(t)
+			g := group(t, p, "cpu")
+			inner := backoff.NewIdBasedExponentialBackoff(5*time.Minute, 30*time.Minute, 3*time.Hour)
+			b := p.Backoff(inner)
+			tc.inject(e.srv)
+			err := g.IncreaseSize(1)
+			if n := e.srv.Requests(armlocal.OpScaleSetUpdate); n != tc.wantWrites {
+				t.Fatalf("%d capacity writes reached Azure, want %d", n, tc.wantWrites)
+			}
+			var te *TransientError
+			if !tc.wantTransient {
+				if err != nil {
+					t.Fatalf("IncreaseSize: %v, want it retried to success", err)
+				}
+				if c, _ := states(e, "cpu"); c != 2 {
+					t.Fatalf("capacity %d, want 2", c)
+				}
+				return
+			}
+			if !errors.As(err, &te) {
+				t.Fatalf("IncreaseSize: %v, want a TransientError", err)
+			}
+			// The core backs the pool off right after the failure.
+			now := time.Now()
+			until := b.Backoff(g, nil, cloudprovider.InstanceErrorInfo{ErrorClass: cloudprovider.OtherErrorClass, ErrorCode: "cloudProviderError", ErrorMessage: err.Error()}, now)
+			if until.Sub(now) < tc.wantHeldFor || until.Sub(now) > time.Minute {
+				t.Fatalf("held back until %v from now, want about %v", until.Sub(now), tc.wantHeldFor)
+			}
+			if st := b.BackoffStatus(g, nil, now); !st.IsBackedOff || st.ErrorInfo.ErrorCode != ErrorCodeTransient {
+				t.Fatalf("backoff status %+v, want backed off with %s", st, ErrorCodeTransient)
+			}
+			if st := b.BackoffStatus(g, nil, until.Add(time.Millisecond)); st.IsBackedOff {
+				t.Fatalf("still backed off once Azure takes calls again: %+v", st)
+			}
+			// A real capacity failure still backs off exponentially.
+			b.Backoff(g, nil, cloudprovider.InstanceErrorInfo{ErrorClass: cloudprovider.OutOfResourcesErrorClass, ErrorCode: "QuotaExceeded"}, now)
+			if st := b.BackoffStatus(g, nil, until.Add(time.Millisecond)); !st.IsBackedOff || st.ErrorInfo.ErrorCode != "QuotaExceeded" {
+				t.Fatalf("backoff status after a capacity failure %+v, want the exponential backoff", st)
+			}
+		})
 	}
 }
 

@@ -50,6 +50,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/drainability/rules"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/options"
+	"k8s.io/autoscaler/cluster-autoscaler/utils/backoff"
 	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
 	"k8s.io/autoscaler/cluster-autoscaler/version"
 	"k8s.io/client-go/dynamic"
@@ -164,6 +165,11 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		DrainabilityRules:    drainabilityRules,
 		ScaleUpOrchestrator:  orchestrator.New(),
 		CloudProvider:        cloudProvider,
+		// Upstream's exponential node-group backoff, except after a
+		// scale-up Azure throttled or failed with 5xx: that pool waits
+		// only until Azure takes calls again.
+		Backoff: cloudProvider.Backoff(backoff.NewIdBasedExponentialBackoff(autoscalingOptions.InitialNodeGroupBackoffDuration,
+			autoscalingOptions.MaxNodeGroupBackoffDuration, autoscalingOptions.NodeGroupBackoffResetTimeout)),
 	}
 
 	opts.Processors = ca_processors.DefaultProcessors(autoscalingOptions)
