@@ -95,6 +95,41 @@ func (s *Server) AgentPool(resourceGroup, cluster, name string) (int, []Instance
 	return ap.count, out, true
 }
 
+// etag is the pool's entity tag: it changes with every write to the pool.
+func (ap *agentPool) etag() string { return fmt.Sprintf("\"%d\"", ap.version) }
+
+// agentPoolByScaleSetLocked finds the agent pool whose machines are the VMs
+// of scale set vmss in the node resource group rg.
+func (s *Server) agentPoolByScaleSetLocked(rg, vmss string) *agentPool {
+	for _, ap := range s.pools {
+		if strings.EqualFold(ap.nodeRG, rg) && strings.EqualFold(ap.vmssName, vmss) {
+			return ap
+		}
+	}
+	return nil
+}
+
+// ResizeAgentPool sets an agent pool's count as another writer (the portal,
+// an IaC run) would, changing its ETag; new machines come up at once.
+func (s *Server) ResizeAgentPool(resourceGroup, cluster, name string, count int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.settleLocked(now)
+	ap := s.findPoolLocked(resourceGroup, cluster, name)
+	if ap == nil {
+		return fmt.Errorf("agent pool %s/%s/%s not found", resourceGroup, cluster, name)
+	}
+	if live := len(ap.live()); count > live {
+		for _, m := range s.addInstancesLocked(now, &ap.pool, ap.vmssName, count-live) {
+			m.readyAt = now
+		}
+	}
+	ap.count = count
+	ap.version++
+	return nil
+}
+
 func (s *Server) agentPoolID(ap *agentPool) string {
 	return fmt.Sprintf("/subscriptions/%s/resourceGroups/%s/providers/Microsoft.ContainerService/managedClusters/%s/agentPools/%s", s.opts.SubscriptionID, ap.resourceGroup, ap.cluster, ap.name)
 }
@@ -113,6 +148,7 @@ func (s *Server) agentPoolModelLocked(ap *agentPool) armcontainerservice.AgentPo
 		OSType:            to.Ptr(armcontainerservice.OSTypeLinux),
 		Type:              to.Ptr(armcontainerservice.AgentPoolTypeVirtualMachineScaleSets),
 		ProvisioningState: to.Ptr(ap.provisioning),
+		ETag:              to.Ptr(ap.etag()),
 	}
 	if ap.maxPods > 0 {
 		p.MaxPods = to.Ptr(int32(ap.maxPods))
@@ -233,6 +269,12 @@ func (s *Server) agentPoolPut(w http.ResponseWriter, r *http.Request, rg, cluste
 		writeError(w, http.StatusBadRequest, "InvalidParameter", "properties.count is required")
 		return
 	}
+	if m := r.Header.Get("If-Match"); m != "" && m != "*" && m != ap.etag() {
+		writeError(w, http.StatusPreconditionFailed, "PreconditionFailed",
+			fmt.Sprintf("agent pool %s was changed since it was read: If-Match %s, current ETag %s", name, m, ap.etag()))
+		return
+	}
+	ap.version++
 	if in.Properties.VMSize != nil && !strings.EqualFold(*in.Properties.VMSize, ap.sku) {
 		writeError(w, http.StatusBadRequest, "InvalidParameter", "properties.vmSize cannot be changed")
 		return
@@ -298,6 +340,7 @@ func (s *Server) agentPoolDeleteMachines(w http.ResponseWriter, r *http.Request,
 		}
 		targets = append(targets, found)
 	}
+	ap.version++
 	op := &operation{aks: ap}
 	for _, m := range targets {
 		if m.deleteAt.IsZero() {

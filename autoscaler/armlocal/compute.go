@@ -118,15 +118,15 @@ func (s *Server) scaleSetModelLocked(ss *scaleSet, now time.Time) armcompute.Vir
 	}
 }
 
-func (s *Server) vmModelLocked(ss *scaleSet, i *instance, now time.Time, expand bool) *armcompute.VirtualMachineScaleSetVM {
+func (s *Server) vmModelLocked(rg, vmss, sku string, i *instance, now time.Time, expand bool) *armcompute.VirtualMachineScaleSetVM {
 	st := i.state(now)
 	vm := &armcompute.VirtualMachineScaleSetVM{
-		ID:         to.Ptr(s.vmID(ss.resourceGroup, ss.name, i.id)),
-		Name:       to.Ptr(fmt.Sprintf("%s_%d", ss.name, i.id)),
+		ID:         to.Ptr(s.vmID(rg, vmss, i.id)),
+		Name:       to.Ptr(fmt.Sprintf("%s_%d", vmss, i.id)),
 		InstanceID: to.Ptr(strconv.Itoa(i.id)),
 		Type:       to.Ptr("Microsoft.Compute/virtualMachineScaleSets/virtualMachines"),
 		Location:   to.Ptr(s.opts.Location),
-		SKU:        &armcompute.SKU{Name: to.Ptr(ss.sku), Tier: to.Ptr("Standard")},
+		SKU:        &armcompute.SKU{Name: to.Ptr(sku), Tier: to.Ptr("Standard")},
 		Properties: &armcompute.VirtualMachineScaleSetVMProperties{
 			ProvisioningState: to.Ptr(st),
 			OSProfile:         &armcompute.OSProfile{ComputerName: to.Ptr(i.computerName)},
@@ -188,15 +188,21 @@ func (s *Server) computeFakes() *computefake.ServerFactory {
 				defer s.mu.Unlock()
 				now := time.Now()
 				s.settleLocked(now)
-				ss, ok := s.scaleSets[strings.ToLower(rg+"/"+name)]
-				if !ok {
-					resp.AddResponseError(http.StatusNotFound, "ResourceNotFound")
-					return
-				}
 				expand := opts != nil && opts.Expand != nil && strings.EqualFold(*opts.Expand, "instanceView")
 				var list []*armcompute.VirtualMachineScaleSetVM
-				for _, i := range ss.live() {
-					list = append(list, s.vmModelLocked(ss, i, now, expand))
+				if ss, ok := s.scaleSets[strings.ToLower(rg+"/"+name)]; ok {
+					for _, i := range ss.live() {
+						list = append(list, s.vmModelLocked(ss.resourceGroup, ss.name, ss.sku, i, now, expand))
+					}
+				} else if ap := s.agentPoolByScaleSetLocked(rg, name); ap != nil {
+					// An agent pool's machines are the VMs of a scale set in
+					// the cluster's node resource group.
+					for _, i := range ap.live() {
+						list = append(list, s.vmModelLocked(ap.nodeRG, ap.vmssName, ap.sku, i, now, expand))
+					}
+				} else {
+					resp.AddResponseError(http.StatusNotFound, "ResourceNotFound")
+					return
 				}
 				resp.AddPage(http.StatusOK, armcompute.VirtualMachineScaleSetVMsClientListResponse{VirtualMachineScaleSetVMListResult: armcompute.VirtualMachineScaleSetVMListResult{Value: list}}, nil)
 				return

@@ -124,6 +124,7 @@ type agentPool struct {
 	nodeTaints   []string
 	maxPods      int
 	provisioning string
+	version      int // bumped by every write; the ETag
 }
 
 // computerName is Azure's scale set VM host name: the prefix and the

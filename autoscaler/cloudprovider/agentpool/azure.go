@@ -220,6 +220,17 @@ func isThrottled(err error) bool {
 	return errors.As(err, &re) && re.StatusCode == http.StatusTooManyRequests
 }
 
+// maxWriteConflicts bounds the retries of a capacity write another writer
+// got in before.
+const maxWriteConflicts = 3
+
+// isConflict reports a 412: a conditional write whose ETag no longer
+// matches.
+func isConflict(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed
+}
+
 // isNotFound reports a 404 from Azure.
 func isNotFound(err error) bool {
 	var re *azcore.ResponseError

@@ -257,6 +257,9 @@ func (b *agentPoolBackend) get(ctx context.Context) (*poolState, error) {
 			st.instances = append(st.instances, vm{key: *m.Name, providerID: normalizeProviderID(*m.Properties.ResourceID), state: cloudprovider.InstanceRunning})
 		}
 	}
+	if err := b.machineStates(ctx, st.instances); err != nil {
+		return nil, err
+	}
 	raw := ap.AgentPool
 	b.mu.Lock()
 	b.raw = &raw
@@ -264,6 +267,62 @@ func (b *agentPoolBackend) get(ctx context.Context) (*poolState, error) {
 	return st, nil
 }
 
+// machineStates fills in the machines' provisioning states, which the
+// Machines API does not report, from the VMs of the scale sets in the node
+// resource group that their resource IDs name: a machine being created is
+// Creating (so the core waits for it and a withdrawal can take it back),
+// one that failed carries its error.
+func (b *agentPoolBackend) machineStates(ctx context.Context, machines []vm) error {
+	type scaleSetRef struct{ rg, name string }
+	byID := map[string]vm{}
+	listed := map[scaleSetRef]bool{}
+	for _, m := range machines {
+		rg, vmss, ok := scaleSetOfVM(m.providerID)
+		if !ok || listed[scaleSetRef{rg, vmss}] {
+			continue
+		}
+		listed[scaleSetRef{rg, vmss}] = true
+		pager := b.c.vms.NewListPager(rg, vmss, &armcompute.VirtualMachineScaleSetVMsClientListOptions{Expand: to.Ptr("instanceView")})
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: listing the VMs of scale set %s/%s behind its machines: %w", b.describe(), rg, vmss, err)
+			}
+			for _, v := range page.Value {
+				if v != nil && v.ID != nil && v.InstanceID != nil {
+					sv := scaleSetVM(v)
+					byID[strings.ToLower(sv.providerID)] = sv
+				}
+			}
+		}
+	}
+	for i, m := range machines {
+		if v, ok := byID[strings.ToLower(m.providerID)]; ok {
+			machines[i].state, machines[i].failCode, machines[i].failMsg = v.state, v.failCode, v.failMsg
+		}
+	}
+	return nil
+}
+
+// scaleSetOfVM parses a scale set VM's provider ID
+// (azure:///subscriptions/.../resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/VMSS/virtualMachines/ID).
+func scaleSetOfVM(providerID string) (rg, vmss string, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(providerID, "azure://"), "/")
+	for i := 0; i+1 < len(parts); i++ {
+		switch strings.ToLower(parts[i]) {
+		case "resourcegroups":
+			rg = parts[i+1]
+		case "virtualmachinescalesets":
+			vmss = parts[i+1]
+		}
+	}
+	return rg, vmss, rg != "" && vmss != ""
+}
+
+// setSize writes the pool back with a new count, on condition that nobody
+// changed it since it was read (If-Match with its ETag): two writers cannot
+// overwrite each other's count. A conflict is a 412 the caller retries from
+// a fresh read.
 func (b *agentPoolBackend) setSize(ctx context.Context, _ *poolState, size int) (lro, error) {
 	b.mu.Lock()
 	raw := b.raw
@@ -277,7 +336,12 @@ func (b *agentPoolBackend) setSize(ctx context.Context, _ *poolState, size int) 
 	// Read-only fields are not sent back.
 	props.ProvisioningState, props.PowerState = nil, nil
 	ap.Properties = &props
-	p, err := b.c.pools.BeginCreateOrUpdate(ctx, b.resourceGroup, b.cluster, b.name, ap, nil)
+	var opts *armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions
+	if props.ETag != nil {
+		opts = &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: props.ETag}
+	}
+	props.ETag = nil
+	p, err := b.c.pools.BeginCreateOrUpdate(ctx, b.resourceGroup, b.cluster, b.name, ap, opts)
 	if err != nil {
 		return nil, err
 	}

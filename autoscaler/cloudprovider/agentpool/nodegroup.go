@@ -212,8 +212,15 @@ func (g *nodeGroup) increase(delta int, atomic bool) error {
 	g.writeMu.Lock()
 	defer g.writeMu.Unlock()
 	budget := time.Now().Add(g.m.cfg.WriteRetryBudget.or(DefaultWriteRetryBudget))
-	for {
+	for conflicts := 0; ; {
 		err := g.increaseOnce(delta, atomic)
+		if isConflict(err) && conflicts < maxWriteConflicts {
+			// Another writer changed the pool since it was read: read
+			// it again and size from what it is now.
+			conflicts++
+			klog.InfoS("The pool changed under a scale-up; retrying from a fresh read", "pool", g.id, "err", err)
+			continue
+		}
 		if err == nil || !isTransient(err) {
 			return err
 		}

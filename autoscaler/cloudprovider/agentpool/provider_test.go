@@ -367,7 +367,9 @@ func TestThrottledScaleUps(t *testing.T) {
 			inject:        func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, 30*time.Second) },
 			wantTransient: true, wantHeldFor: 25 * time.Second, wantWrites: 1},
 		{name: "5xx past the SDK's retries: transient, held back for the throttle backoff", budget: ms(500),
-			inject:        func(s *armlocal.Server) { s.InjectServerError(armlocal.OpScaleSetUpdate, 10, http.StatusServiceUnavailable) },
+			inject: func(s *armlocal.Server) {
+				s.InjectServerError(armlocal.OpScaleSetUpdate, 10, http.StatusServiceUnavailable)
+			},
 			wantTransient: true, wantHeldFor: 25 * time.Second, wantWrites: 4},
 	}
 	for _, tc := range cases {
@@ -630,6 +632,53 @@ func TestAKSPools(t *testing.T) {
 	}
 	if failed != 2 {
 		t.Fatalf("%d failed instances reported, want 2: %+v", failed, insts)
+	}
+}
+
+// AKS machines report their provisioning state (from the VMs behind them),
+// so the core waits for machines being created and a withdrawal can take
+// them back; and a resize never overwrites another writer's count.
+func TestAKSMachineStatesAndConcurrentWriters(t *testing.T) {
+	e := newEnv(t, time.Minute) // machines stay Creating for the test
+	e.cfg.Pools = []PoolConfig{{Name: "gpuaks", Type: PoolTypeAKS, Min: 0, Max: 6}, {Name: "cpuaks", Type: PoolTypeAKS, Min: 1, Max: 5}}
+	p := e.provider(t)
+	g := group(t, p, "gpuaks")
+	if err := g.IncreaseSize(2); err != nil {
+		t.Fatal(err)
+	}
+	insts, err := g.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(insts) != 2 {
+		t.Fatalf("%d machines, want 2", len(insts))
+	}
+	for _, i := range insts {
+		if i.Status == nil || i.Status.State != cloudprovider.InstanceCreating {
+			t.Fatalf("machine %s reported %+v while its VM is being created, want Creating", i.Id, i.Status)
+		}
+	}
+	got, err := g.WithdrawCreating(1, map[string]bool{})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("withdrawing one creating machine: %v, %v", got, err)
+	}
+	eventually(t, "1 machine left", func() bool { c, m, _ := e.srv.AgentPool(rg, "aks1", "gpuaks"); return c == 1 && len(m) == 1 })
+
+	// Another writer resizes the pool while a scale-up is between its read
+	// and its write (held up in the quota check): the scale-up's write is
+	// refused (412) and redone from a fresh read, so both increases count.
+	e.srv.InjectDelay(armlocal.OpUsageList, 1, 300*time.Millisecond)
+	done := make(chan error, 1)
+	go func() { done <- g.IncreaseSize(1) }()
+	time.Sleep(100 * time.Millisecond)
+	if err := e.srv.ResizeAgentPool(rg, "aks1", "gpuaks", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := e.srv.AgentPool(rg, "aks1", "gpuaks"); c != 4 {
+		t.Fatalf("count %d after another writer's resize to 3 and a scale-up by 1, want 4", c)
 	}
 }
 
