@@ -612,7 +612,7 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 		now := w.clk.now()
 		for _, n := range names {
 			if node, ok := w.bound[n]; ok {
-				w.rec.PodDone(j.Name, n, node, j.GPUs, now)
+				w.rec.PodDone(j.Name, n, node, j.PodGPUs(n), now)
 			}
 		}
 		if pods == nil || w.podsOfJobDone(j) {
@@ -643,11 +643,7 @@ func (w *watcher) evicted(ctx context.Context, p *v1.Pod) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	gpus := j.GPUs
-	if p.Name == j.Launcher() {
-		gpus = 0
-	}
-	w.rec.PodDone(jobName, p.Name, p.Spec.NodeName, gpus, w.clk.now())
+	w.rec.PodDone(jobName, p.Name, p.Spec.NodeName, j.PodGPUs(p.Name), w.clk.now())
 	if w.finished[jobName] {
 		return
 	}

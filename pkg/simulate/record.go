@@ -124,7 +124,7 @@ func (r *Record) usedGPUSeconds(jr *JobRecord, pod string) float64 {
 	if to <= from {
 		return 0
 	}
-	return float64(jr.Job.GPUs) * (to - from).Seconds()
+	return float64(jr.Job.PodGPUs(pod)) * (to - from).Seconds()
 }
 
 // NodeUp notes a node registered.

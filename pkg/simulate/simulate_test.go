@@ -171,6 +171,30 @@ func TestFiguresPlainJobOneAtATime(t *testing.T) {
 	}
 }
 
+// TestFiguresLauncherUsesNoGPU: an MPIJob-style launcher (and a pod that
+// replaced it) works with CPUs only; its time counts for no GPU.
+func TestFiguresLauncherUsesNoGPU(t *testing.T) {
+	m := time.Minute
+	r := NewRecord()
+	r.NodeUp("cpu-0", "cpu", 0, 0)
+	r.NodeUp("h-0", "gpu-heavy", 8, 0)
+	r.NodeUp("h-1", "gpu-heavy", 8, 0)
+	mpi := Job{Name: "mpi", Kind: KindGang, Members: 3, Min: 3, Max: 3, GPUs: 8, LauncherMilliCPU: 2000}
+	r.JobCreated(mpi, 0)
+	r.PodBound("mpi", "mpi-0", "h-0", 10*m)
+	r.PodBound("mpi", "mpi-1", "h-1", 10*m)
+	r.PodBound("mpi", "mpi-launcher", "cpu-0", 10*m)
+	r.JobStarted("mpi", 10*m)
+	r.PodDone("mpi", "mpi-launcher", "cpu-0", 0, 20*m) // evicted and replaced
+	r.PodBound("mpi", "mpi-launcher-r1", "cpu-0", 20*m)
+	r.End = 40 * m
+	f := r.Figures(map[string]bool{"cpu-0": true})
+	// Provisioned 2 x 8 GPUs x 40 min; used by the two workers 2 x 8 x 30.
+	if !near(f.ProvisionedGPUHours, 640.0/60) || !near(f.UsedGPUHours, 480.0/60) || !near(f.IdleGPUHours, 160.0/60) {
+		t.Errorf("GPU-hours provisioned %.2f used %.2f idle %.2f, want 10.67, 8.00, 2.67", f.ProvisionedGPUHours, f.UsedGPUHours, f.IdleGPUHours)
+	}
+}
+
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestReportAndChart(t *testing.T) {

@@ -57,6 +57,15 @@ type Job struct {
 // Launcher is the name of a job's launcher pod.
 func (j Job) Launcher() string { return j.Name + "-launcher" }
 
+// PodGPUs is how many GPUs a pod of the job asks for: none for the launcher
+// or a replacement of it (NAME-launcher-rN), the job's GPUs for a worker.
+func (j Job) PodGPUs(pod string) int64 {
+	if j.LauncherMilliCPU > 0 && (pod == j.Launcher() || strings.HasPrefix(pod, j.Launcher()+"-r")) {
+		return 0
+	}
+	return j.GPUs
+}
+
 // Pods lists the names of a job's pods: workers NAME-0.., then the launcher.
 func (j Job) Pods() []string {
 	workers := j.Members
