@@ -279,9 +279,13 @@ func (s *Server) agentPoolPut(w http.ResponseWriter, r *http.Request, rg, cluste
 		writeError(w, http.StatusBadRequest, "InvalidParameter", "properties.vmSize cannot be changed")
 		return
 	}
-	for k, v := range in.Properties.Tags {
-		if v != nil {
-			ap.tags[k] = *v
+	if in.Properties.Tags != nil {
+		// A PUT replaces the pool's tags with those it sends.
+		ap.tags = map[string]string{}
+		for k, v := range in.Properties.Tags {
+			if v != nil {
+				ap.tags[k] = *v
+			}
 		}
 	}
 	want := int(*in.Properties.Count)

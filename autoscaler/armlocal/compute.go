@@ -79,6 +79,26 @@ func (s *Server) ScaleSet(resourceGroup, name string) (int, []InstanceView, bool
 	return ss.capacity, out, true
 }
 
+// CapacityWrites returns how many scale set updates that set a capacity the
+// server has taken (those refused by an injected fault not counted); other
+// updates (tags only) are not capacity writes.
+func (s *Server) CapacityWrites() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capacityWrites
+}
+
+// ScaleSetTags returns a scale set's tags.
+func (s *Server) ScaleSetTags(resourceGroup, name string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.scaleSets[strings.ToLower(resourceGroup+"/"+name)]
+	if !ok {
+		return nil
+	}
+	return copyMap(ss.tags)
+}
+
 func (s *Server) vmssID(rg, name string) string {
 	return fmt.Sprintf("/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Compute/virtualMachineScaleSets/%s", s.opts.SubscriptionID, rg, name)
 }
@@ -295,13 +315,18 @@ func (s *Server) scaleSetUpdate(w http.ResponseWriter, r *http.Request, rg, name
 		writeError(w, http.StatusNotFound, "ResourceNotFound", fmt.Sprintf("The Resource 'Microsoft.Compute/virtualMachineScaleSets/%s' under resource group '%s' was not found.", name, rg))
 		return
 	}
-	for k, v := range upd.Tags {
-		if v != nil {
-			ss.tags[k] = *v
+	if upd.Tags != nil {
+		// ARM replaces a resource's tags with those a write sends.
+		ss.tags = map[string]string{}
+		for k, v := range upd.Tags {
+			if v != nil {
+				ss.tags[k] = *v
+			}
 		}
 	}
 	op := &operation{pool: &ss.pool}
 	if upd.SKU != nil && upd.SKU.Capacity != nil {
+		s.capacityWrites++
 		want := int(*upd.SKU.Capacity)
 		if want < 0 {
 			writeError(w, http.StatusBadRequest, "InvalidParameter", "sku.capacity must not be negative")

@@ -61,10 +61,12 @@ type Server struct {
 	faults    []*fault
 	partial   map[string]partialFault
 	preempt   map[string]bool
-	hits      map[Op]int
-	tokens    map[string]bool
-	provDelay time.Duration
-	delDelay  time.Duration
+	// capacityWrites counts scale set updates that set a capacity.
+	capacityWrites int
+	hits           map[Op]int
+	tokens         map[string]bool
+	provDelay      time.Duration
+	delDelay       time.Duration
 
 	closing   chan struct{}
 	closeOnce sync.Once

@@ -55,7 +55,11 @@ func (p poller[T]) Result(ctx context.Context) error                 { _, err :=
 // backend is one kind of Azure pool, driven through the real SDK clients.
 type backend interface {
 	get(ctx context.Context) (*poolState, error)
-	setSize(ctx context.Context, st *poolState, size int) (lro, error)
+	// setSize writes a new size, and the pool's whole tag set when tags is
+	// not nil, in one write.
+	setSize(ctx context.Context, st *poolState, size int, tags map[string]string) (lro, error)
+	// setTags writes the pool's whole tag set and nothing else.
+	setTags(ctx context.Context, st *poolState, tags map[string]string) (lro, error)
 	deleteInstances(ctx context.Context, keys []string) (lro, error)
 	describe() string
 }
@@ -164,14 +168,34 @@ func scaleSetVM(v *armcompute.VirtualMachineScaleSetVM) vm {
 	return out
 }
 
-func (b *scaleSetBackend) setSize(ctx context.Context, st *poolState, size int) (lro, error) {
-	p, err := b.c.scaleSets.BeginUpdate(ctx, b.resourceGroup, b.name, armcompute.VirtualMachineScaleSetUpdate{
-		SKU: &armcompute.SKU{Name: to.Ptr(st.sku), Capacity: to.Ptr(int64(size))},
-	}, nil)
+func (b *scaleSetBackend) setSize(ctx context.Context, st *poolState, size int, tags map[string]string) (lro, error) {
+	upd := armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Name: to.Ptr(st.sku), Capacity: to.Ptr(int64(size))}}
+	if tags != nil {
+		upd.Tags = ptrTags(tags)
+	}
+	p, err := b.c.scaleSets.BeginUpdate(ctx, b.resourceGroup, b.name, upd, nil)
 	if err != nil {
 		return nil, err
 	}
 	return poller[armcompute.VirtualMachineScaleSetsClientUpdateResponse]{p}, nil
+}
+
+func (b *scaleSetBackend) setTags(ctx context.Context, _ *poolState, tags map[string]string) (lro, error) {
+	p, err := b.c.scaleSets.BeginUpdate(ctx, b.resourceGroup, b.name, armcompute.VirtualMachineScaleSetUpdate{Tags: ptrTags(tags)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return poller[armcompute.VirtualMachineScaleSetsClientUpdateResponse]{p}, nil
+}
+
+// ptrTags is a tag set as the SDK takes it; ARM replaces a resource's tags
+// with what a write sends.
+func ptrTags(tags map[string]string) map[string]*string {
+	out := make(map[string]*string, len(tags))
+	for k, v := range tags {
+		out[k] = to.Ptr(v)
+	}
+	return out
 }
 
 func (b *scaleSetBackend) deleteInstances(ctx context.Context, keys []string) (lro, error) {
@@ -323,7 +347,17 @@ func scaleSetOfVM(providerID string) (rg, vmss string, ok bool) {
 // changed it since it was read (If-Match with its ETag): two writers cannot
 // overwrite each other's count. A conflict is a 412 the caller retries from
 // a fresh read.
-func (b *agentPoolBackend) setSize(ctx context.Context, _ *poolState, size int) (lro, error) {
+func (b *agentPoolBackend) setSize(ctx context.Context, _ *poolState, size int, tags map[string]string) (lro, error) {
+	return b.put(ctx, &size, tags)
+}
+
+func (b *agentPoolBackend) setTags(ctx context.Context, _ *poolState, tags map[string]string) (lro, error) {
+	return b.put(ctx, nil, tags)
+}
+
+// put writes the pool back as last read, with a new count and tags where
+// given.
+func (b *agentPoolBackend) put(ctx context.Context, size *int, tags map[string]string) (lro, error) {
 	b.mu.Lock()
 	raw := b.raw
 	b.mu.Unlock()
@@ -332,7 +366,12 @@ func (b *agentPoolBackend) setSize(ctx context.Context, _ *poolState, size int) 
 	}
 	ap := *raw
 	props := *ap.Properties
-	props.Count = to.Ptr(int32(size))
+	if size != nil {
+		props.Count = to.Ptr(int32(*size))
+	}
+	if tags != nil {
+		props.Tags = ptrTags(tags)
+	}
 	// Read-only fields are not sent back.
 	props.ProvisioningState, props.PowerState = nil, nil
 	ap.Properties = &props

@@ -143,12 +143,14 @@ func (m *manager) newGroup(p PoolConfig, kind string) *nodeGroup {
 func (m *manager) start() error {
 	for _, p := range m.explicit {
 		g := m.newGroup(p, m.cfg.poolType(p))
-		if _, err := g.fresh(); err != nil {
+		st, err := g.fresh()
+		if err != nil {
 			return fmt.Errorf("pool %q (%s): %w", p.Name, g.be.describe(), err)
 		}
 		m.mu.Lock()
 		m.groups[strings.ToLower(p.Name)] = g
 		m.mu.Unlock()
+		g.resume(st.tags)
 	}
 	if err := m.discover(); err != nil {
 		return err
@@ -195,7 +197,14 @@ func (m *manager) discover() error {
 			klog.ErrorS(err, "Skipping a discovered pool with bad bounds", "pool", name, "kind", kind)
 			return
 		}
-		found[strings.ToLower(name)] = m.newGroup(p, kind)
+		g := m.newGroup(p, kind)
+		g.discoveredTags = map[string]string{}
+		for k, v := range tags {
+			if v != nil {
+				g.discoveredTags[k] = *v
+			}
+		}
+		found[strings.ToLower(name)] = g
 	}
 	pager := m.c.scaleSets.NewListPager(m.cfg.ResourceGroup, nil)
 	for pager.More() {
@@ -241,6 +250,7 @@ func (m *manager) discover() error {
 		}
 		klog.InfoS("Discovered pool", "pool", g.id, "kind", g.kind, "min", g.minSize, "max", g.maxSize)
 		m.groups[id] = g
+		g.resume(g.discoveredTags)
 	}
 	m.lastDiscovery = time.Now()
 	return nil

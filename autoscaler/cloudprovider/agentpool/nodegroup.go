@@ -83,6 +83,8 @@ type nodeGroup struct {
 	// ended while another was), in issue order; see claimInstances.
 	scaleUps   []*scaleUp
 	scaleUpSeq uint64
+	// discoveredTags are the pool's tags as discovery listed them.
+	discoveredTags map[string]string
 	// transient is the last scale-up refused by throttling or a 5xx, until
 	// the core's backoff takes it (see Provider.Backoff).
 	transient *TransientError
@@ -278,7 +280,10 @@ func (g *nodeGroup) increaseOnce(delta int, atomic bool) error {
 	for _, v := range st.instances {
 		before[v.key] = true
 	}
-	op, err := g.be.setSize(ctx, st, st.size+delta)
+	// The pool records the scale-up in the same write as its new size, so
+	// that a restart finds it and keeps it all-or-nothing.
+	u := g.newScaleUp(before, delta, atomic, time.Now().Add(g.provisionTimeout(info)))
+	op, err := g.be.setSize(ctx, st, st.size+delta, withTag(st.tags, u))
 	if err != nil {
 		if code, msg := errorCode(err); isOutOfResources(code, msg) {
 			return &OutOfResourcesError{Pool: g.id, Message: fmt.Sprintf("Azure refused the capacity change to %d: %s", st.size+delta, msg)}
@@ -286,7 +291,7 @@ func (g *nodeGroup) increaseOnce(delta int, atomic bool) error {
 		return fmt.Errorf("pool %s: setting the size of %s to %d: %w", g.id, g.be.describe(), st.size+delta, err)
 	}
 	klog.InfoS("Increasing pool size", "pool", g.id, "from", st.size, "to", st.size+delta, "atomic", atomic)
-	u := g.beginScaleUp(before, delta)
+	g.beginScaleUp(u)
 	g.mu.Lock()
 	if g.state != nil {
 		s := *g.state
@@ -295,8 +300,7 @@ func (g *nodeGroup) increaseOnce(delta int, atomic bool) error {
 	}
 	g.fetched = time.Time{}
 	g.mu.Unlock()
-	deadline := time.Now().Add(g.provisionTimeout(info))
-	g.m.goWatch(func(ctx context.Context) { g.watchScaleUp(ctx, op, u, atomic, deadline) })
+	g.m.goWatch(func(ctx context.Context) { g.watchScaleUp(ctx, op, u) })
 	return nil
 }
 
@@ -348,39 +352,73 @@ func (g *nodeGroup) waitLRO(ctx context.Context, op lro, deadline time.Time) err
 // watchScaleUp follows a capacity change to its end and cleans up after a
 // failure: only the instances this scale-up created are removed, never those
 // of another scale-up of the pool under way at the same time.
-func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp, atomic bool, deadline time.Time) {
-	opErr := g.waitLRO(ctx, op, deadline)
+func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp) {
+	opErr := g.waitLRO(ctx, op, u.deadline)
 	if ctx.Err() != nil {
-		return // provider shutting down
+		return // provider shutting down; the pool's tag resumes it
 	}
 	if opErr != nil && isPreempted(opErr) {
 		// A later write to the pool superseded the operation; its
 		// instances go on being created under that one, so their own
 		// states tell how the scale-up ended.
-		opErr = g.followInstances(ctx, u, deadline)
+		opErr = g.followInstances(ctx, u, u.deadline)
 		if ctx.Err() != nil {
 			return
 		}
 	}
-	if opErr == nil {
+	g.finishScaleUp(ctx, u, opErr)
+}
+
+// finishScaleUp ends a scale-up whose outcome is known: on success it
+// records what it created; on failure it removes them (all of them when
+// atomic, else the failed ones) and reports them failed through Nodes().
+// Either way the pool's record of it goes last, so a cleanup cut short by
+// a restart or by Azure refusing calls is taken up again, never forgotten.
+func (g *nodeGroup) finishScaleUp(ctx context.Context, u *scaleUp, outcome error) {
+	if outcome == nil {
 		klog.InfoS("Pool scale-up finished", "pool", g.id, "added", u.delta)
-		g.writeMu.Lock()
-		defer g.writeMu.Unlock()
-		st, err := g.fresh()
-		if err != nil {
-			// What it created is known once the pool can be read; until
-			// then it stays under way for the others' claims.
-			klog.ErrorS(err, "Reading the pool after a scale-up", "pool", g.id)
-			g.m.goWatch(func(ctx context.Context) { g.settleScaleUp(ctx, u) })
+	} else {
+		klog.InfoS("Pool scale-up failed", "pool", g.id, "atomic", u.atomic, "err", outcome)
+	}
+	g.writeMu.Lock()
+	defer g.writeMu.Unlock()
+	st := g.readUntilDone(ctx)
+	if st == nil {
+		return // shutting down
+	}
+	owned := g.ownedBy(u, st.instances)
+	if outcome != nil {
+		g.removeFailed(ctx, u, owned, outcome)
+		if ctx.Err() != nil {
 			return
 		}
-		if !g.endScaleUp(u, g.ownedBy(u, st.instances)) {
-			g.lowerOwedTarget(ctx)
-		}
-		g.invalidate()
-		return
 	}
-	code, msg := errorCode(opErr)
+	if !g.endScaleUp(u, owned) {
+		g.lowerOwedTarget(ctx)
+	}
+	g.untag(ctx, u)
+	g.invalidate()
+}
+
+// readUntilDone reads the pool, retrying (throttle-aware) until it succeeds
+// or the provider stops (nil).
+func (g *nodeGroup) readUntilDone(ctx context.Context) *poolState {
+	for ctx.Err() == nil {
+		st, err := g.fresh()
+		if err == nil {
+			return st
+		}
+		klog.InfoS("Reading the pool to finish a scale-up failed; retrying", "pool", g.id, "err", err)
+		g.sleepWhileThrottled(ctx)
+	}
+	return nil
+}
+
+// removeFailed deletes what a failed scale-up created (all of it when
+// atomic, else what failed) and reports it through Nodes(), with
+// placeholders for instances that never came. writeMu must be held.
+func (g *nodeGroup) removeFailed(ctx context.Context, u *scaleUp, owned []vm, outcome error) {
+	code, msg := errorCode(outcome)
 	class := cloudprovider.OtherErrorClass
 	if isOutOfResources(code, msg) {
 		class = cloudprovider.OutOfResourcesErrorClass
@@ -388,32 +426,12 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp, atomic
 	if code == "" {
 		code = "ScaleUpFailed"
 	}
-	klog.InfoS("Pool scale-up failed", "pool", g.id, "atomic", atomic, "code", code, "err", opErr)
-
-	g.writeMu.Lock()
-	defer g.writeMu.Unlock()
-	// Find what this scale-up added, retrying reads until the cleanup
-	// deadline: no VM may be leaked.
-	cleanupDeadline := time.Now().Add(g.m.requestTimeout * 5)
-	var st *poolState
-	for {
-		var err error
-		if st, err = g.fresh(); err == nil {
-			break
-		}
-		if time.Now().After(cleanupDeadline) || ctx.Err() != nil {
-			klog.ErrorS(err, "Could not read the pool to clean up a failed scale-up; the core will see the instances through Nodes()", "pool", g.id)
-			return
-		}
-		g.sleepWhileThrottled(ctx)
-	}
-	owned := g.ownedBy(u, st.instances)
 	var remove []vm
 	for _, v := range owned {
 		if v.state == cloudprovider.InstanceDeleting {
 			continue
 		}
-		if atomic || v.failCode != "" {
+		if u.atomic || v.failCode != "" {
 			remove = append(remove, v)
 		}
 	}
@@ -447,20 +465,31 @@ func (g *nodeGroup) watchScaleUp(ctx context.Context, op lro, u *scaleUp, atomic
 	}
 	g.owedTarget += missing
 	g.mu.Unlock()
-	if len(remove) > 0 {
-		keys := make([]string, 0, len(remove))
-		for _, v := range remove {
-			keys = append(keys, v.key)
+	if len(remove) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(remove))
+	for _, v := range remove {
+		keys = append(keys, v.key)
+	}
+	klog.InfoS("Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys, "atomic", u.atomic)
+	for attempt := 1; ctx.Err() == nil; attempt++ {
+		err := g.deleteKeys(ctx, keys, time.Now().Add(g.m.requestTimeout*5))
+		if err == nil || isNotFound(err) {
+			return
 		}
-		klog.InfoS("Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys, "atomic", atomic)
-		if err := g.deleteKeys(ctx, keys, cleanupDeadline); err != nil {
-			klog.ErrorS(err, "Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys)
+		// Never given up: the instances would be leaked. The pool's tag
+		// keeps the cleanup across a restart.
+		klog.ErrorS(err, "Deleting the instances of a failed scale-up; retrying", "pool", g.id, "instances", keys, "attempt", attempt)
+		wait := g.m.cfg.ThrottleBackoff.or(DefaultThrottleBackoff)
+		if until, ok := g.m.c.gate.blocked(); ok {
+			wait = time.Until(until)
+		}
+		select {
+		case <-time.After(min(wait, time.Duration(attempt)*g.m.pollInterval)):
+		case <-ctx.Done():
 		}
 	}
-	if !g.endScaleUp(u, owned) {
-		g.lowerOwedTarget(ctx)
-	}
-	g.invalidate()
 }
 
 // isPreempted reports Azure's error for an operation superseded by a more
@@ -500,24 +529,6 @@ func (g *nodeGroup) followInstances(ctx context.Context, u *scaleUp, deadline ti
 	}
 }
 
-// settleScaleUp ends a scale-up that finished while the pool could not be
-// read, once it can. It runs on the provider's watch group.
-func (g *nodeGroup) settleScaleUp(ctx context.Context, u *scaleUp) {
-	for ctx.Err() == nil {
-		g.sleepWhileThrottled(ctx)
-		g.writeMu.Lock()
-		st, err := g.fresh()
-		if err == nil {
-			if !g.endScaleUp(u, g.ownedBy(u, st.instances)) {
-				g.lowerOwedTarget(ctx)
-			}
-			g.writeMu.Unlock()
-			return
-		}
-		g.writeMu.Unlock()
-	}
-}
-
 // lowerOwedTarget takes out of the target the instances failed scale-ups
 // asked for and never got, never below the instances that exist, so that
 // the lowering deletes nothing. Called with writeMu held once no scale-up of
@@ -537,7 +548,7 @@ func (g *nodeGroup) lowerOwedTarget(ctx context.Context) {
 	target := max(len(st.instances), st.size-owed)
 	if target < st.size {
 		sctx, cancel := g.ctx()
-		op, err := g.be.setSize(sctx, st, target)
+		op, err := g.be.setSize(sctx, st, target, nil)
 		cancel()
 		if err != nil {
 			klog.ErrorS(err, "Lowering the target of a failed scale-up; retried after the next scale-up", "pool", g.id)
@@ -745,7 +756,7 @@ func (g *nodeGroup) DecreaseTargetSize(delta int) error {
 	}
 	ctx, cancel := g.ctx()
 	defer cancel()
-	op, err := g.be.setSize(ctx, st, target)
+	op, err := g.be.setSize(ctx, st, target, nil)
 	if err != nil {
 		return fmt.Errorf("pool %s: setting the size of %s to %d: %w", g.id, g.be.describe(), target, err)
 	}

@@ -206,7 +206,7 @@ func TestScaleUp(t *testing.T) {
 					t.Fatalf("instances %v, want %v", st, tc.wantStates)
 				}
 			}
-			if n := e.srv.Requests(armlocal.OpScaleSetUpdate); n != tc.updates {
+			if n := e.srv.CapacityWrites(); n != tc.updates {
 				t.Fatalf("%d capacity writes, want %d", n, tc.updates)
 			}
 			insts, err := g.Nodes()
@@ -299,6 +299,74 @@ func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
 	}
 }
 
+// scaleUpRecords returns the scale-up records on a scale set's tags.
+func scaleUpRecords(e *env, name string) []string {
+	var out []string
+	for k := range e.srv.ScaleSetTags(rg, name) {
+		if strings.HasPrefix(k, scaleUpTagPrefix) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// An autoscaler restarted in the middle of an all-or-nothing scale-up takes
+// it up from the record on the pool: when part of it fails, the new process
+// removes all of it. And a cleanup Azure refuses for a while is retried
+// until it is done, never given up.
+func TestScaleUpSurvivesRestartAndRefusals(t *testing.T) {
+	t.Run("restart mid scale-up", func(t *testing.T) {
+		e := newEnv(t, 400*time.Millisecond)
+		first := e.provider(t)
+		e.srv.InjectPartialProvisioning("cpu", 1, "AllocationFailed")
+		if err := group(t, first, "cpu").AtomicIncreaseSize(2); err != nil {
+			t.Fatal(err)
+		}
+		if recs := scaleUpRecords(e, "cpu"); len(recs) != 1 {
+			t.Fatalf("scale-up records on the pool %v, want one", recs)
+		}
+		if err := first.Cleanup(); err != nil { // the process goes away mid scale-up
+			t.Fatal(err)
+		}
+		second := e.provider(t)
+		eventually(t, "the restarted provider to remove the partial scale-up", func() bool {
+			c, st := states(e, "cpu")
+			return c == 1 && len(st) == 1 && st["0"] == armlocal.StateSucceeded && len(scaleUpRecords(e, "cpu")) == 0
+		})
+		second.m.wg.Wait()
+		insts, err := group(t, second, "cpu").Nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := 0
+		for _, i := range insts {
+			if i.Status != nil && i.Status.ErrorInfo != nil {
+				failed++
+			}
+		}
+		if failed != 2 {
+			t.Fatalf("%d instances reported failed after the restart, want the scale-up's 2: %+v", failed, insts)
+		}
+	})
+	t.Run("cleanup refused for a while", func(t *testing.T) {
+		e := newEnv(t, 100*time.Millisecond)
+		p := e.provider(t)
+		e.srv.InjectPartialProvisioning("cpu", 1, "AllocationFailed")
+		// Three whole attempts (each with the SDK's three retries) fail.
+		e.srv.InjectServerError(armlocal.OpScaleSetDeleteInstances, 12, http.StatusInternalServerError)
+		if err := group(t, p, "cpu").AtomicIncreaseSize(2); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the cleanup to get through", func() bool {
+			c, st := states(e, "cpu")
+			return c == 1 && len(st) == 1 && len(scaleUpRecords(e, "cpu")) == 0
+		})
+		if n := e.srv.Requests(armlocal.OpScaleSetDeleteInstances); n != 13 {
+			t.Fatalf("%d deletion requests, want 13 (12 refused, then the one that went through)", n)
+		}
+	})
+}
+
 func TestOutOfResourcesErrorType(t *testing.T) {
 	e := newEnv(t, 0)
 	e.srv.SetQuota("standardNCASv3_T4Family", 0)
@@ -357,12 +425,12 @@ func TestThrottledScaleUps(t *testing.T) {
 		inject        func(s *armlocal.Server)
 		wantTransient bool
 		wantHeldFor   time.Duration // at least, when transient
-		wantWrites    int
+		wantWrites    int           // to the scale set, refused or not, including removing a scale-up's record
 	}{
 		{name: "429 with Retry-After within the budget: retried", budget: ms(3000),
-			inject: func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, time.Second) }, wantWrites: 2},
+			inject: func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, time.Second) }, wantWrites: 3},
 		{name: "an hour's Retry-After is capped and retried", budget: ms(3000), cap: ms(200),
-			inject: func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, time.Hour) }, wantWrites: 2},
+			inject: func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, time.Hour) }, wantWrites: 3},
 		{name: "429 past the budget: transient, held back until Retry-After", budget: ms(500),
 			inject:        func(s *armlocal.Server) { s.InjectThrottle(armlocal.OpScaleSetUpdate, 1, 30*time.Second) },
 			wantTransient: true, wantHeldFor: 25 * time.Second, wantWrites: 1},
@@ -382,8 +450,9 @@ func TestThrottledScaleUps(t *testing.T) {
 			b := p.Backoff(inner)
 			tc.inject(e.srv)
 			err := g.IncreaseSize(1)
+			p.m.wg.Wait() // a scale-up that went through has ended and removed its record
 			if n := e.srv.Requests(armlocal.OpScaleSetUpdate); n != tc.wantWrites {
-				t.Fatalf("%d capacity writes reached Azure, want %d", n, tc.wantWrites)
+				t.Fatalf("%d writes reached the scale set, want %d", n, tc.wantWrites)
 			}
 			var te *TransientError
 			if !tc.wantTransient {
@@ -443,7 +512,8 @@ func TestTransientFaults(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err %v, want error %v", err, tc.wantErr)
 			}
-			wantWrites := 1
+			p.m.wg.Wait()
+			wantWrites := 2 // the capacity change, then removing its record
 			if tc.wantErr {
 				wantWrites = 0
 			}

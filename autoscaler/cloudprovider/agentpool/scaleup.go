@@ -1,8 +1,15 @@
 package agentpool
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
+
+	"k8s.io/klog/v2"
 )
 
 // scaleUp is one capacity increase of a pool, from the write until its
@@ -13,6 +20,9 @@ type scaleUp struct {
 	seq    uint64          // issue order within the pool
 	before map[string]bool // instance keys the pool had when it was issued
 	delta  int
+	atomic bool
+	// deadline is when its instances must have come up.
+	deadline time.Time
 	// owned is frozen when the scale-up ends: the keys it created. Until
 	// then its instances are worked out by claimInstances.
 	owned map[string]bool
@@ -88,15 +98,146 @@ func keyBefore(a, b string) bool {
 	return strings.Compare(a, b) < 0
 }
 
-// beginScaleUp records a capacity write that was just accepted. writeMu
-// must be held, so that issue order is the order of the writes.
-func (g *nodeGroup) beginScaleUp(before map[string]bool, delta int) *scaleUp {
+// newScaleUp numbers a scale-up about to be written. writeMu must be held,
+// so that issue order is the order of the writes.
+func (g *nodeGroup) newScaleUp(before map[string]bool, delta int, atomic bool, deadline time.Time) *scaleUp {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.scaleUpSeq++
-	u := &scaleUp{seq: g.scaleUpSeq, before: before, delta: delta}
+	return &scaleUp{seq: g.scaleUpSeq, before: before, delta: delta, atomic: atomic, deadline: deadline}
+}
+
+// beginScaleUp records a scale-up whose capacity write Azure accepted.
+func (g *nodeGroup) beginScaleUp(u *scaleUp) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.scaleUps = append(g.scaleUps, u)
-	return u
+	sort.Slice(g.scaleUps, func(a, b int) bool { return g.scaleUps[a].seq < g.scaleUps[b].seq })
+}
+
+// scaleUpTagPrefix names the pool tags that record scale-ups under way, one
+// each: "<prefix><seq>" = "<newest instance key before>;<delta>;<atomic>;<deadline, Unix seconds>".
+// Written with the capacity change, removed once the scale-up has ended and
+// its cleanup is done, so a restarted autoscaler takes up what the last one
+// left: it follows the instances and keeps the scale-up all-or-nothing.
+const scaleUpTagPrefix = "muster.dev_scale-up_"
+
+func (u *scaleUp) tag() (string, string) {
+	return fmt.Sprintf("%s%d", scaleUpTagPrefix, u.seq),
+		fmt.Sprintf("%s;%d;%t;%d", highestKey(u.before), u.delta, u.atomic, u.deadline.Unix())
+}
+
+// withTag returns the pool's tags with u's record added.
+func withTag(tags map[string]string, u *scaleUp) map[string]string {
+	out := make(map[string]string, len(tags)+1)
+	for k, v := range tags {
+		out[k] = v
+	}
+	k, v := u.tag()
+	out[k] = v
+	return out
+}
+
+// parseScaleUpTag reads a scale-up record back; ok is false for other tags.
+func parseScaleUpTag(k, v string) (u *scaleUp, ok bool, err error) {
+	rest, ok := strings.CutPrefix(k, scaleUpTagPrefix)
+	if !ok {
+		return nil, false, nil
+	}
+	seq, err := strconv.ParseUint(rest, 10, 64)
+	if err != nil {
+		return nil, true, fmt.Errorf("tag %s: the sequence number %q is not a number", k, rest)
+	}
+	f := strings.Split(v, ";")
+	if len(f) != 4 {
+		return nil, true, fmt.Errorf("tag %s: value %q is not <newest key>;<delta>;<atomic>;<deadline>", k, v)
+	}
+	delta, err1 := strconv.Atoi(f[1])
+	atomic, err2 := strconv.ParseBool(f[2])
+	deadline, err3 := strconv.ParseInt(f[3], 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil || delta <= 0 {
+		return nil, true, fmt.Errorf("tag %s: value %q: delta must be a positive number, atomic a bool and the deadline Unix seconds: %v", k, v, err)
+	}
+	before := map[string]bool{}
+	if f[0] != "" {
+		before[f[0]] = true // claims need only the newest key
+	}
+	return &scaleUp{seq: seq, before: before, delta: delta, atomic: atomic, deadline: time.Unix(deadline, 0)}, true, nil
+}
+
+// untag removes u's record from the pool, retrying until Azure takes it (a
+// record left behind would make a restarted autoscaler follow a scale-up
+// that has ended). writeMu must be held.
+func (g *nodeGroup) untag(ctx context.Context, u *scaleUp) {
+	k, _ := u.tag()
+	for attempt := 1; ctx.Err() == nil; attempt++ {
+		st, err := g.fresh()
+		if err == nil {
+			if _, ok := st.tags[k]; !ok {
+				return
+			}
+			tags := make(map[string]string, len(st.tags))
+			for tk, tv := range st.tags {
+				if tk != k {
+					tags[tk] = tv
+				}
+			}
+			var op lro
+			tctx, cancel := g.ctx()
+			op, err = g.be.setTags(tctx, st, tags)
+			cancel()
+			if err == nil {
+				err = g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout))
+				if err == nil || isPreempted(err) {
+					return
+				}
+			}
+		}
+		klog.InfoS("Removing a scale-up's record from the pool failed; retrying", "pool", g.id, "tag", k, "attempt", attempt, "err", err)
+		select {
+		case <-time.After(min(time.Duration(attempt)*g.m.pollInterval, g.m.cfg.ThrottleBackoff.or(DefaultThrottleBackoff))):
+		case <-ctx.Done():
+		}
+		g.sleepWhileThrottled(ctx)
+	}
+}
+
+// resume takes up the scale-ups a previous autoscaler left recorded on the
+// pool (tags as first read): each is followed by its instances' states to
+// its end, then finished as if this process had issued it.
+func (g *nodeGroup) resume(tags map[string]string) {
+	var found []*scaleUp
+	for k, v := range tags {
+		u, ok, err := parseScaleUpTag(k, v)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			klog.ErrorS(err, "Ignoring a scale-up record on the pool", "pool", g.id)
+			continue
+		}
+		found = append(found, u)
+	}
+	if len(found) == 0 {
+		return
+	}
+	g.mu.Lock()
+	for _, u := range found {
+		g.scaleUpSeq = max(g.scaleUpSeq, u.seq)
+	}
+	g.mu.Unlock()
+	for _, u := range found {
+		g.beginScaleUp(u)
+		klog.InfoS("Taking up a scale-up recorded on the pool", "pool", g.id, "delta", u.delta, "atomic", u.atomic, "deadline", u.deadline)
+	}
+	for _, u := range found {
+		g.m.goWatch(func(ctx context.Context) {
+			outcome := g.followInstances(ctx, u, u.deadline)
+			if ctx.Err() == nil {
+				g.finishScaleUp(ctx, u, outcome)
+			}
+		})
+	}
 }
 
 // ownedBy returns the instances u created, as far as instances shows them.

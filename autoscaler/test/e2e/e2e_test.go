@@ -198,7 +198,7 @@ func TestGPUGangScaleUpAndDown(t *testing.T) {
 	if c, insts, _ := arm.ScaleSet(rg, "cpu"); c != 1 || len(insts) != 1 || insts[0].ID != cpuInsts[0].ID {
 		t.Fatalf("CPU pool changed: capacity %d instances %+v", c, insts)
 	}
-	if n := arm.Requests(armlocal.OpScaleSetUpdate); n != 1 {
+	if n := arm.CapacityWrites(); n != 1 {
 		t.Fatalf("%d capacity writes, want exactly 1 (the scale-up)", n)
 	}
 	if n := arm.Requests(armlocal.OpScaleSetDeleteInstances); n != 1 {

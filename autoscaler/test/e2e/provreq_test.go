@@ -270,9 +270,9 @@ func (p *autoscalerProcess) kill() {
 func killAfterCapacityWrite(t *testing.T, arm *armlocal.Server, proc *autoscalerProcess, kube kubernetes.Interface, dyn dynamic.Interface, name string, count int, dropProvisioned bool, restart func() *autoscalerProcess) *autoscalerProcess {
 	t.Helper()
 	ctx := context.Background()
-	before := arm.Requests(armlocal.OpScaleSetUpdate)
+	before := arm.CapacityWrites()
 	gang{name: name, count: count}.create(t, kube, dyn)
-	waitFor(t, name+"'s capacity write", func() bool { return arm.Requests(armlocal.OpScaleSetUpdate) > before })
+	waitFor(t, name+"'s capacity write", func() bool { return arm.CapacityWrites() > before })
 	if !dropProvisioned {
 		// (d) is the restart after the autoscaler said so; (d') the one
 		// before. Without this wait a slow autoscaler turns (d) into (d').
@@ -384,7 +384,7 @@ func TestProvisioningRequests(t *testing.T) {
 	proc := startAutoscalerProcess(t, bin, args, env, "[autoscaler] ")
 
 	heavy := func() int { c, _, _ := arm.ScaleSet(rg, "gpu-heavy"); return c }
-	writes := func() int { return arm.Requests(armlocal.OpScaleSetUpdate) }
+	writes := func() int { return arm.CapacityWrites() }
 	barrier := bar.pass
 
 	// (c) 13 members of 8 GPUs; the heavy pool holds 12 at its max.

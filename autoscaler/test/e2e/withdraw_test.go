@@ -87,7 +87,7 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 	createUnschedulable(t, kube, retrain("retrain-b"))
 	waitFor(t, "the light-GPU pool to grow by 2 and the heavy one by 1", func() bool { c, insts := light(); return c == 2 && len(insts) == 2 && heavy() == 1 })
 	_, two := light()
-	writes := arm.Requests(armlocal.OpScaleSetUpdate)
+	writes := arm.CapacityWrites()
 
 	// The 8-GPU pod is replaced by a gated one, which the core's scale-up
 	// simulation does not see: the 1-GPU pods would fit the heavy node it
@@ -131,7 +131,7 @@ func TestWithdrawUnneededUpcomingNodes(t *testing.T) {
 	if c, _ := light(); c != 0 || heavy() != 0 {
 		t.Fatalf("GPU pools scaled up again: light %d, heavy %d", c, heavy())
 	}
-	if n := arm.Requests(armlocal.OpScaleSetUpdate) - writes; n != bar.n {
+	if n := arm.CapacityWrites() - writes; n != bar.n {
 		t.Fatalf("%d capacity writes after the light-GPU scale-up, want %d (one per barrier)", n, bar.n)
 	}
 	var withdrawn []string
