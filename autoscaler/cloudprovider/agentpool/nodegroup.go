@@ -380,44 +380,91 @@ func (g *nodeGroup) finishScaleUp(ctx context.Context, u *scaleUp, outcome error
 	} else {
 		klog.InfoS("Pool scale-up failed", "pool", g.id, "atomic", u.atomic, "err", outcome)
 	}
-	g.writeMu.Lock()
-	defer g.writeMu.Unlock()
-	st := g.readUntilDone(ctx)
-	if st == nil {
-		return // shutting down
+	var owned, remove []vm
+	if !g.retryLocked(ctx, "reading the pool to finish a scale-up", func() error {
+		st, err := g.fresh()
+		if err != nil {
+			return err
+		}
+		owned = g.ownedBy(u, st.instances)
+		if outcome != nil {
+			remove = g.reportFailed(u, owned, outcome)
+		}
+		return nil
+	}) {
+		return // shutting down; the pool's record resumes it
 	}
-	owned := g.ownedBy(u, st.instances)
-	if outcome != nil {
-		g.removeFailed(ctx, u, owned, outcome)
-		if ctx.Err() != nil {
+	if len(remove) > 0 {
+		keys := make([]string, 0, len(remove))
+		for _, v := range remove {
+			keys = append(keys, v.key)
+		}
+		klog.InfoS("Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys, "atomic", u.atomic)
+		if !g.retryLocked(ctx, "deleting the instances of a failed scale-up", func() error { return g.deleteRemaining(ctx, keys) }) {
 			return
 		}
 	}
+	g.writeMu.Lock()
 	if !g.endScaleUp(u, owned) {
 		g.lowerOwedTarget(ctx)
 	}
-	g.untag(ctx, u)
+	g.writeMu.Unlock()
+	g.retryLocked(ctx, "removing a scale-up's record from the pool", func() error { return g.untag(ctx, u) })
 	g.invalidate()
 }
 
-// readUntilDone reads the pool, retrying (throttle-aware) until it succeeds
-// or the provider stops (nil).
-func (g *nodeGroup) readUntilDone(ctx context.Context) *poolState {
-	for ctx.Err() == nil {
-		st, err := g.fresh()
+// retryLocked runs f under writeMu until it succeeds, pausing between tries
+// without the lock (throttle-aware, growing to the throttle backoff) so that
+// the core's own writes to the pool are not held up. It gives up only when
+// the provider stops, and reports whether f succeeded.
+func (g *nodeGroup) retryLocked(ctx context.Context, what string, f func() error) bool {
+	for attempt := 1; ctx.Err() == nil; attempt++ {
+		g.writeMu.Lock()
+		err := f()
+		g.writeMu.Unlock()
 		if err == nil {
-			return st
+			return true
 		}
-		klog.InfoS("Reading the pool to finish a scale-up failed; retrying", "pool", g.id, "err", err)
-		g.sleepWhileThrottled(ctx)
+		klog.ErrorS(err, "Retrying", "pool", g.id, "what", what, "attempt", attempt)
+		wait := min(time.Duration(attempt)*g.m.pollInterval, g.m.cfg.ThrottleBackoff.or(DefaultThrottleBackoff))
+		if until, ok := g.m.c.gate.blocked(); ok {
+			wait = time.Until(until)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
 	}
-	return nil
+	return false
 }
 
-// removeFailed deletes what a failed scale-up created (all of it when
-// atomic, else what failed) and reports it through Nodes(), with
-// placeholders for instances that never came. writeMu must be held.
-func (g *nodeGroup) removeFailed(ctx context.Context, u *scaleUp, owned []vm, outcome error) {
+// deleteRemaining deletes those of keys the pool still has and is not
+// already deleting. writeMu must be held.
+func (g *nodeGroup) deleteRemaining(ctx context.Context, keys []string) error {
+	st, err := g.fresh()
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	var left []string
+	for _, v := range st.instances {
+		if want[v.key] && v.state != cloudprovider.InstanceDeleting {
+			left = append(left, v.key)
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return g.deleteKeys(ctx, left, time.Now().Add(g.m.requestTimeout*5))
+}
+
+// reportFailed reports what a failed scale-up created through Nodes(), with
+// placeholders for instances that never came, and returns what is to be
+// deleted: all of it when atomic, else what failed. writeMu must be held.
+func (g *nodeGroup) reportFailed(u *scaleUp, owned []vm, outcome error) []vm {
 	code, msg := errorCode(outcome)
 	class := cloudprovider.OtherErrorClass
 	if isOutOfResources(code, msg) {
@@ -438,6 +485,7 @@ func (g *nodeGroup) removeFailed(ctx context.Context, u *scaleUp, owned []vm, ou
 	now := time.Now()
 	retention := g.m.cfg.FailedInstanceRetention.or(DefaultFailedInstanceRetention)
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, v := range remove {
 		g.failed[strings.ToLower(v.providerID)] = failedInstance{
 			inst: cloudprovider.Instance{Id: v.providerID, Status: &cloudprovider.InstanceStatus{
@@ -464,32 +512,7 @@ func (g *nodeGroup) removeFailed(ctx context.Context, u *scaleUp, owned []vm, ou
 		}
 	}
 	g.owedTarget += missing
-	g.mu.Unlock()
-	if len(remove) == 0 {
-		return
-	}
-	keys := make([]string, 0, len(remove))
-	for _, v := range remove {
-		keys = append(keys, v.key)
-	}
-	klog.InfoS("Deleting the instances of a failed scale-up", "pool", g.id, "instances", keys, "atomic", u.atomic)
-	for attempt := 1; ctx.Err() == nil; attempt++ {
-		err := g.deleteKeys(ctx, keys, time.Now().Add(g.m.requestTimeout*5))
-		if err == nil || isNotFound(err) {
-			return
-		}
-		// Never given up: the instances would be leaked. The pool's tag
-		// keeps the cleanup across a restart.
-		klog.ErrorS(err, "Deleting the instances of a failed scale-up; retrying", "pool", g.id, "instances", keys, "attempt", attempt)
-		wait := g.m.cfg.ThrottleBackoff.or(DefaultThrottleBackoff)
-		if until, ok := g.m.c.gate.blocked(); ok {
-			wait = time.Until(until)
-		}
-		select {
-		case <-time.After(min(wait, time.Duration(attempt)*g.m.pollInterval)):
-		case <-ctx.Done():
-		}
-	}
+	return remove
 }
 
 // isPreempted reports Azure's error for an operation superseded by a more

@@ -165,41 +165,34 @@ func parseScaleUpTag(k, v string) (u *scaleUp, ok bool, err error) {
 	return &scaleUp{seq: seq, before: before, delta: delta, atomic: atomic, deadline: time.Unix(deadline, 0)}, true, nil
 }
 
-// untag removes u's record from the pool, retrying until Azure takes it (a
-// record left behind would make a restarted autoscaler follow a scale-up
-// that has ended). writeMu must be held.
-func (g *nodeGroup) untag(ctx context.Context, u *scaleUp) {
+// untag removes u's record from the pool (a record left behind would make
+// a restarted autoscaler follow a scale-up that has ended). writeMu must be
+// held.
+func (g *nodeGroup) untag(ctx context.Context, u *scaleUp) error {
 	k, _ := u.tag()
-	for attempt := 1; ctx.Err() == nil; attempt++ {
-		st, err := g.fresh()
-		if err == nil {
-			if _, ok := st.tags[k]; !ok {
-				return
-			}
-			tags := make(map[string]string, len(st.tags))
-			for tk, tv := range st.tags {
-				if tk != k {
-					tags[tk] = tv
-				}
-			}
-			var op lro
-			tctx, cancel := g.ctx()
-			op, err = g.be.setTags(tctx, st, tags)
-			cancel()
-			if err == nil {
-				err = g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout))
-				if err == nil || isPreempted(err) {
-					return
-				}
-			}
-		}
-		klog.InfoS("Removing a scale-up's record from the pool failed; retrying", "pool", g.id, "tag", k, "attempt", attempt, "err", err)
-		select {
-		case <-time.After(min(time.Duration(attempt)*g.m.pollInterval, g.m.cfg.ThrottleBackoff.or(DefaultThrottleBackoff))):
-		case <-ctx.Done():
-		}
-		g.sleepWhileThrottled(ctx)
+	st, err := g.fresh()
+	if err != nil {
+		return err
 	}
+	if _, ok := st.tags[k]; !ok {
+		return nil
+	}
+	tags := make(map[string]string, len(st.tags))
+	for tk, tv := range st.tags {
+		if tk != k {
+			tags[tk] = tv
+		}
+	}
+	tctx, cancel := g.ctx()
+	op, err := g.be.setTags(tctx, st, tags)
+	cancel()
+	if err != nil {
+		return err
+	}
+	if err := g.waitLRO(ctx, op, time.Now().Add(g.m.requestTimeout)); err != nil && !isPreempted(err) {
+		return err
+	}
+	return nil
 }
 
 // resume takes up the scale-ups a previous autoscaler left recorded on the
