@@ -7,6 +7,7 @@ package main
 
 import (
 	ctx "context"
+	goflag "flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -367,6 +368,14 @@ func main() {
 
 	logsapi.AddFlags(loggingConfig, pflag.CommandLine)
 	featureGate.AddFlag(pflag.CommandLine)
+	serving := newServingOptions()
+	serving.addFlags(pflag.CommandLine)
+	if f := goflag.CommandLine.Lookup("address"); f != nil {
+		// This host only, unless --address says otherwise.
+		f.DefValue = defaultPlainAddress
+		_ = f.Value.Set(defaultPlainAddress)
+		f.Usage = "The plain HTTP address for metrics and health (empty: none; see --secure-port for the authenticated endpoint)."
+	}
 	kube_flag.InitFlags()
 
 	autoscalingOpts := flags.AutoscalingOptions()
@@ -403,6 +412,14 @@ func main() {
 		pathRecorderMux.HandleFunc("/health-check", healthCheck.ServeHTTP)
 		if autoscalingOpts.EnableProfiling {
 			routes.Profiling{}.Install(pathRecorderMux)
+		}
+		if serving.enabled() {
+			if err := serving.start(pathRecorderMux, make(chan struct{})); err != nil {
+				klog.Fatalf("Failed to start the secure endpoint: %v", err)
+			}
+		}
+		if autoscalingOpts.Address == "" {
+			return // the secure endpoint only
 		}
 		err := http.ListenAndServe(autoscalingOpts.Address, pathRecorderMux)
 		klog.Fatalf("Failed to start metrics: %v", err)

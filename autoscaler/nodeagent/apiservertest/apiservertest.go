@@ -79,10 +79,17 @@ func certFixtureDir(t *testing.T) {
 // admin client config.
 func Start(t *testing.T) *rest.Config {
 	t.Helper()
+	return StartWithFlags(t)
+}
+
+// StartWithFlags is Start with more kube-apiserver flags (for example
+// --authorization-mode=RBAC; the default authorizes every request).
+func StartWithFlags(t *testing.T, flags ...string) *rest.Config {
+	t.Helper()
 	startEtcd(t)
 	certFixtureDir(t)
 	srv, err := kubeapiservertesting.StartTestServer(t, kubeapiservertesting.NewDefaultTestServerOptions(),
-		framework.DefaultTestServerFlags(), framework.SharedEtcd())
+		append(framework.DefaultTestServerFlags(), flags...), framework.SharedEtcd())
 	if err != nil {
 		t.Fatalf("starting kube-apiserver: %v", err)
 	}
