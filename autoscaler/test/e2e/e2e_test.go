@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -103,9 +102,9 @@ func TestGPUGangScaleUpAndDown(t *testing.T) {
 
 	cloudConfig := writeCloudConfig(t, arm, "3s", "2m")
 
-	cmd := exec.Command(bin,
-		"--kubeconfig="+writeKubeconfig(t, restCfg),
-		"--cloud-config="+cloudConfig,
+	proc := startAutoscalerProcess(t, bin, []string{
+		"--kubeconfig=" + writeKubeconfig(t, restCfg),
+		"--cloud-config=" + cloudConfig,
 		"--leader-elect=false",
 		"--address=127.0.0.1:0",
 		"--scan-interval=1s",
@@ -118,19 +117,7 @@ func TestGPUGangScaleUpAndDown(t *testing.T) {
 		"--max-node-provision-time=2m",
 		"--new-pod-scale-up-delay=0s",
 		"--v=2",
-	)
-	cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile())
-	cmd.Stdout = logWriter{t, "[autoscaler] "}
-	cmd.Stderr = logWriter{t, "[autoscaler] "}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
+	}, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
 
 	// A training worker asking for a whole 8-GPU node, marked Unschedulable
 	// as a scheduler would.
@@ -205,7 +192,7 @@ func TestGPUGangScaleUpAndDown(t *testing.T) {
 		t.Fatalf("%d instance deletions, want exactly 1 (the scale-down)", n)
 	}
 	select {
-	case err := <-exited:
+	case err := <-proc.exited:
 		t.Fatalf("the autoscaler exited: %v", err)
 	default:
 	}

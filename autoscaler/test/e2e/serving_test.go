@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -51,31 +50,19 @@ func TestSecureEndpoints(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
 	certDir := t.TempDir()
-	cmd := exec.Command(bin,
-		"--kubeconfig="+kubeconfig,
-		"--cloud-config="+writeCloudConfig(t, arm, "3s", "2m"),
+	startAutoscalerProcess(t, bin, []string{
+		"--kubeconfig=" + kubeconfig,
+		"--cloud-config=" + writeCloudConfig(t, arm, "3s", "2m"),
 		"--leader-elect=false",
 		"--scan-interval=1s",
 		"--address=", // the secure endpoint only
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
-		"--cert-dir="+certDir,
-		"--authentication-kubeconfig="+kubeconfig,
-		"--authorization-kubeconfig="+kubeconfig,
+		"--cert-dir=" + certDir,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
 		"--v=2",
-	)
-	cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile())
-	cmd.Stdout = logWriter{t, "[autoscaler] "}
-	cmd.Stderr = logWriter{t, "[autoscaler] "}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
+	}, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
 
 	// A scraper's service account may get /metrics; another may not.
 	for _, sa := range []string{"scraper", "nobody"} {
