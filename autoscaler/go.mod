@@ -20,6 +20,7 @@ require (
 	k8s.io/component-helpers v0.33.13
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kubernetes v1.33.13
+	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738
 	sigs.k8s.io/yaml v1.4.0
 )
 
@@ -229,7 +230,6 @@ require (
 	k8s.io/kubelet v0.33.13 // indirect
 	k8s.io/mount-utils v0.26.0-alpha.0 // indirect
 	k8s.io/pod-security-admission v0.0.0 // indirect
-	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.31.2 // indirect
 	sigs.k8s.io/cloud-provider-azure v1.29.4 // indirect
 	sigs.k8s.io/cloud-provider-azure/pkg/azclient v0.0.13 // indirect

@@ -71,7 +71,7 @@ func (s *Server) AddAgentPool(spec AgentPoolSpec) error {
 	for i := 0; i < spec.Count; i++ {
 		id := ap.nextID
 		ap.nextID++
-		ap.instances = append(ap.instances, &instance{id: id, computerName: computerName(ap.vmssName, id), readyAt: past})
+		ap.instances = append(ap.instances, &instance{id: id, computerName: computerName(ap.vmssName, id), created: past, readyAt: past})
 	}
 	s.pools[key] = ap
 	return nil
@@ -349,6 +349,7 @@ func (s *Server) agentPoolDeleteMachines(w http.ResponseWriter, r *http.Request,
 	for _, m := range targets {
 		if m.deleteAt.IsZero() {
 			m.deleteAt = now.Add(s.delDelay)
+			s.noteDeletionLocked(&ap.pool, m, DeletionRequested, now)
 			ap.count--
 		}
 		op.deletes = append(op.deletes, m)

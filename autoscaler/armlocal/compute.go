@@ -54,7 +54,7 @@ func (s *Server) AddScaleSet(spec ScaleSetSpec) error {
 	for i := 0; i < spec.Capacity; i++ {
 		id := ss.nextID
 		ss.nextID++
-		ss.instances = append(ss.instances, &instance{id: id, computerName: computerName(spec.Name, id), readyAt: past})
+		ss.instances = append(ss.instances, &instance{id: id, computerName: computerName(spec.Name, id), created: past, readyAt: past})
 	}
 	ss.capacity = spec.Capacity
 	s.scaleSets[key] = ss
@@ -391,6 +391,7 @@ func (s *Server) scaleSetDeleteInstances(w http.ResponseWriter, r *http.Request,
 	for _, inst := range targets {
 		if inst.deleteAt.IsZero() {
 			inst.deleteAt = now.Add(s.delDelay)
+			s.noteDeletionLocked(&ss.pool, inst, DeletionRequested, now)
 			ss.capacity--
 		}
 		op.deletes = append(op.deletes, inst)

@@ -63,6 +63,7 @@ type Server struct {
 	preempt   map[string]bool
 	// capacityWrites counts scale set updates that set a capacity.
 	capacityWrites int
+	deletions      []Deletion
 	hits           map[Op]int
 	tokens         map[string]bool
 	provDelay      time.Duration
@@ -521,7 +522,7 @@ func (s *Server) addInstancesLocked(now time.Time, p *pool, prefix string, n int
 	for k := 0; k < n; k++ {
 		id := p.nextID
 		p.nextID++
-		inst := &instance{id: id, computerName: computerName(prefix, id), readyAt: now.Add(s.provDelay)}
+		inst := &instance{id: id, computerName: computerName(prefix, id), created: now, readyAt: now.Add(s.provDelay)}
 		if len(p.zones) > 0 {
 			inst.zone = p.zones[id%len(p.zones)]
 		}

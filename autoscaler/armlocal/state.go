@@ -20,6 +20,7 @@ const (
 type instance struct {
 	id           int
 	computerName string
+	created      time.Time
 	zone         string
 	readyAt      time.Time // Creating until then
 	failCode     string    // non-empty: ends Failed at readyAt
@@ -90,6 +91,7 @@ func (s *Server) retireNewestLocked(p *pool, n int, now time.Time) []*instance {
 	for k := len(live) - 1; k >= 0 && len(out) < n; k-- {
 		if live[k].deleteAt.IsZero() {
 			live[k].deleteAt = now.Add(s.delDelay)
+			s.noteDeletionLocked(p, live[k], DeletionScaleIn, now)
 			out = append(out, live[k])
 		}
 	}

@@ -57,6 +57,7 @@ type options struct {
 	readyPath                string
 	gpuUnneeded, gpuProvTime time.Duration
 	cacheTTL, pollInterval   time.Duration
+	faultsAddress            string
 }
 
 // pool is one scale set of the scenario, as the ready JSON reports it.
@@ -99,6 +100,8 @@ type readyInfo struct {
 	Pools          []pool            `json:"pools"`
 	NodeAgent      bool              `json:"nodeAgent"`
 	ProviderPrefix string            `json:"providerIDPrefix"`
+	// FaultsURL is the fault endpoint's URL, empty without --faults-address.
+	FaultsURL string `json:"faultsURL,omitempty"`
 }
 
 func main() {
@@ -127,6 +130,7 @@ func main() {
 	flag.DurationVar(&o.gpuUnneeded, "gpu-scale-down-unneeded-time", 0, "cloud-config gpuPools.scaleDownUnneededTime (0: the provider's default, 30m)")
 	flag.DurationVar(&o.gpuProvTime, "gpu-max-node-provision-time", 0, "cloud-config gpuPools.maxNodeProvisionTime (0: the provider's default, 30m)")
 	flag.DurationVar(&o.cacheTTL, "cloud-config-cache-ttl", time.Second, "cloud-config cacheTTL: how long muster-autoscaler reuses pool reads")
+	flag.StringVar(&o.faultsAddress, "faults-address", "", "serve the fault endpoint (POST /faults, GET /state; plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, for chaos runs; its URL is the ready JSON's faultsURL (default: off)")
 	flag.DurationVar(&o.pollInterval, "cloud-config-poll-interval", 500*time.Millisecond, "cloud-config pollInterval: how often muster-autoscaler polls scale operations")
 	klog.InitFlags(nil)
 	flag.Usage = func() {
@@ -288,6 +292,11 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		}
 	}
 
+	if o.faultsAddress != "" {
+		if info.FaultsURL, err = serveFaults(ctx, o.faultsAddress, faultsHandler(s, o.rg, pools)); err != nil {
+			return err
+		}
+	}
 	b, err := json.Marshal(info)
 	if err != nil {
 		return err
