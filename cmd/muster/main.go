@@ -37,6 +37,7 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().IntVarP(&verbosity, "v", "v", 0, "log verbosity of the embedded control plane and scheduler (0 shows errors only)")
 	root.AddCommand(newDemoCommand())
 	root.AddCommand(newSimulateCommand())
+	root.AddCommand(newChaosCommand())
 	root.AddCommand(newPlacementReportCommand())
 	return root
 }

@@ -49,6 +49,8 @@ type simOptions struct {
 	keepLogs  bool
 	random    int   // generated traces to replay instead of one trace
 	seed      int64 // first generated trace's seed
+	// faults turns on armlocal's fault endpoint (chaos runs).
+	faults bool
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -753,6 +755,9 @@ type process struct {
 	done chan struct{}
 	// cloudConfig and caFile are what armlocal wrote for the autoscaler.
 	cloudConfig, caFile string
+	// faultsURL is armlocal's fault endpoint (chaos runs), pools its pools.
+	faultsURL string
+	pools     []poolInfo
 }
 
 func (p *process) stop() {

@@ -22,6 +22,30 @@ func wallOf(o simOptions, trace time.Duration) time.Duration {
 	return time.Duration(float64(trace) / float64(time.Minute) * float64(o.minute))
 }
 
+// heavyQuotaVCPUs is the heavy GPU family's vCPU quota: eight 96-vCPU nodes.
+const heavyQuotaVCPUs = 768
+
+// poolInfo is a pool as armlocal's ready file describes it.
+type poolInfo struct {
+	Name string `json:"name"`
+	SKU  string `json:"sku"`
+	Min  int    `json:"min"`
+	Max  int    `json:"max"`
+	GPUs int    `json:"gpus"`
+}
+
+// freshLog names a log file in dir that no earlier start of the same
+// component wrote (a restarted component keeps its predecessor's log).
+func freshLog(dir, base string) string {
+	path := filepath.Join(dir, base+".log")
+	for i := 2; ; i++ {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			return path
+		}
+		path = filepath.Join(dir, fmt.Sprintf("%s-%d.log", base, i))
+	}
+}
+
 // startArmlocal runs the local ARM endpoint with the simulator's pools and
 // its node agent, and waits until it has written the autoscaler's
 // cloud-config.
@@ -48,10 +72,13 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 		"--deletion-delay=0s",
 		"--cpu-max=10", "--light-max=8", "--heavy-max=8",
 		// Eight 96-vCPU H100 nodes: the heavy pool's max is also its quota.
-		"--gpu-family-quota-vcpus=768", "--regional-quota-vcpus=2000",
+		fmt.Sprintf("--gpu-family-quota-vcpus=%d", heavyQuotaVCPUs), "--regional-quota-vcpus=2000",
 		"--gpu-scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
 		"--gpu-max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
 		"--cloud-config-cache-ttl=500ms", "--cloud-config-poll-interval=250ms",
+	}
+	if o.faults {
+		args = append(args, "--faults-address=127.0.0.1:0")
 	}
 	p, err := startProcess(ctx, filepath.Join(o.binDir, "armlocal"), args, log)
 	if err != nil {
@@ -63,13 +90,19 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 		return nil, fmt.Errorf("armlocal: %w\n%s", err, lastLines(log, 20))
 	}
 	var info struct {
-		CAFile string `json:"caFile"`
+		CAFile    string     `json:"caFile"`
+		FaultsURL string     `json:"faultsURL"`
+		Pools     []poolInfo `json:"pools"`
 	}
 	if err := json.Unmarshal(raw, &info); err != nil || info.CAFile == "" {
 		p.stop()
 		return nil, fmt.Errorf("armlocal: ready file %s has no caFile: %v", ready, err)
 	}
-	p.cloudConfig, p.caFile = cloud, info.CAFile
+	if o.faults && info.FaultsURL == "" {
+		p.stop()
+		return nil, fmt.Errorf("armlocal: ready file %s has no faultsURL", ready)
+	}
+	p.cloudConfig, p.caFile, p.faultsURL, p.pools = cloud, info.CAFile, info.FaultsURL, info.Pools
 	return p, nil
 }
 
@@ -77,7 +110,7 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 // with the ProvisioningRequest consumer and the withdrawal of unneeded
 // upcoming nodes on for Muster's run and off for the baseline.
 func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud *process, hints bool, dir string) (*process, error) {
-	log := filepath.Join(dir, "muster-autoscaler.log")
+	log := freshLog(dir, "muster-autoscaler")
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--cloud-config=" + cloud.cloudConfig,

@@ -145,3 +145,45 @@ func goBinary() string {
 	}
 	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
+
+// TestChaosShort is make chaos's CI variant: one seed, the first burst of its
+// trace, every fault the window has room for, and all figures 0.
+func TestChaosShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the scheduler and autoscaler binaries and runs the whole stack with faults")
+	}
+	if err := setupLogging(0); err != nil {
+		t.Fatal(err)
+	}
+	binDir := buildAutoscalerBinaries(t)
+	scheduler := filepath.Join(t.TempDir(), "muster-scheduler")
+	build := exec.Command(goBinary(), "build", "-o", scheduler, "../muster-scheduler")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building muster-scheduler: %v\n%s", err, out)
+	}
+	o := chaosOptions{sim: simOptions{binDir: binDir, minute: time.Second, seed: chaosCISeed}, seeds: 1, schedulerBin: scheduler, short: true}
+	var out, progress bytes.Buffer
+	runs, err := runChaos(context.Background(), &out, &progress, o)
+	t.Log(progress.String())
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Done != runs[0].Jobs {
+		t.Fatalf("runs %+v, want one with every job done", runs)
+	}
+	kinds := 0
+	for _, n := range runs[0].Faults {
+		kinds += min(n, 1)
+	}
+	if kinds < 5 {
+		t.Errorf("faults injected %v, want at least five kinds", runs[0].Faults)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if want := "chaos: runs 1, partial gangs 0, leaked VMs 0, VMs deleted unasked 0, pools past max 0, starved gangs 0"; lines[len(lines)-1] != want {
+		t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
+	}
+}
+
+// chaosCISeed is the seed CI's short chaos run replays.
+const chaosCISeed = 1
