@@ -320,13 +320,22 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	if err := check(true); err != nil {
 		return run, fmt.Errorf("last check: %w", err)
 	}
+	finished := map[string]bool{}
 	w.mu.Lock()
 	rec.End = c.clk.now()
 	run.Done = w.done
+	for _, j := range trace.Jobs {
+		if w.finished[j.Name] || (j.Kind != simulate.KindGang && w.podsOfJobDone(j)) {
+			finished[j.Name] = true
+		} else if jr := rec.Jobs[j.Name]; jr != nil {
+			fmt.Fprintf(progress, "[chaos %d] job %s did not finish: started %v, pods %v, bound %d, stopped %d\n",
+				seed, j.Name, w.started[j.Name], w.current[j.Name], len(jr.Bound), len(jr.Done))
+		}
+	}
 	w.mu.Unlock()
 	stopWatch()
 	figures := rec.Figures(map[string]bool{systemNode: true})
-	run.Figures = inv.Figures(figures, gangs)
+	run.Figures = inv.Figures(figures, gangs, finished)
 	c.mu.Lock()
 	run.Faults = c.faults
 	c.mu.Unlock()

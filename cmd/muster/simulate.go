@@ -468,6 +468,9 @@ type watcher struct {
 	// and the timer of its earlier start must not end it.
 	gen      map[string]int
 	replaced int
+	// ending marks pods the watcher deletes because their run is over, so
+	// that their deletion is not taken for a loss.
+	ending map[string]bool
 }
 
 func (w *watcher) created(j simulate.Job) {
@@ -502,12 +505,21 @@ func (w *watcher) status() string {
 func (w *watcher) watch(ctx context.Context) error {
 	w.bound = map[string]string{}
 	w.seenFail = map[string]bool{}
+	w.ending = map[string]bool{}
 	factory := informers.NewSharedInformerFactory(w.env.Client, 0)
 	pods := factory.Core().V1().Pods().Informer()
 	nodes := factory.Core().V1().Nodes().Informer()
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.pod(ctx, o) },
 		UpdateFunc: func(_, o any) { w.pod(ctx, o) },
+		DeleteFunc: func(o any) {
+			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = t.Obj
+			}
+			if p, ok := o.(*v1.Pod); ok {
+				w.gone(ctx, p)
+			}
+		},
 	}); err != nil {
 		return err
 	}
@@ -604,6 +616,9 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 			names = append([]string(nil), w.current[j.Name]...)
 			w.finished[j.Name] = true
 		}
+		for _, n := range names {
+			w.ending[n] = true
+		}
 		w.mu.Unlock()
 		zero := int64(0)
 		for _, n := range names {
@@ -645,6 +660,39 @@ func (w *watcher) evicted(ctx context.Context, p *v1.Pod) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.replaceLocked(ctx, j, p)
+}
+
+// gone handles a bound pod deleted outright, without a grace period, as the
+// node agent does with the pods of a VM that was lost: the same as an
+// eviction, unless the watcher ended the pod itself or has handled it.
+func (w *watcher) gone(ctx context.Context, p *v1.Pod) {
+	if p.Namespace != simNamespace || p.Spec.NodeName == "" {
+		return
+	}
+	j, ok := w.jobs[p.Labels[jobLabel]]
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	jr := w.rec.Jobs[j.Name]
+	if jr == nil || w.ending[p.Name] {
+		return
+	}
+	if _, bound := jr.Bound[p.Name]; !bound {
+		return
+	}
+	if _, done := jr.Done[p.Name]; done {
+		return
+	}
+	w.replaceLocked(ctx, j, p)
+}
+
+// replaceLocked records p as stopped and, unless its job has ended, creates
+// the pod that takes its place.
+func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) {
+	jobName := j.Name
 	w.rec.PodDone(jobName, p.Name, p.Spec.NodeName, j.PodGPUs(p.Name), w.clk.now())
 	if w.finished[jobName] {
 		return

@@ -198,16 +198,22 @@ func (f ChaosFigures) Zero() bool {
 	return f.PartialGangs+f.LeakedVMs+f.DeletedUnasked+f.PoolsPastMax+f.StarvedGangs == 0
 }
 
-// Figures sums up the run: the invariants seen broken, and the gangs of the
-// run's figures that never had min members running together (every gang of
-// a chaos trace fits the cluster alone, so each must run by the end).
-func (c *Invariants) Figures(run Figures, gangs map[string]bool) ChaosFigures {
+// Figures sums up the run: the invariants seen broken, and the starved
+// gangs: those of gangs that never had min members running together, or did
+// not finish their run by the end (every gang of a chaos trace fits the
+// cluster alone, so each must run to its end).
+func (c *Invariants) Figures(run Figures, gangs, finished map[string]bool) ChaosFigures {
 	f := ChaosFigures{PartialGangs: len(c.partial), LeakedVMs: len(c.leaked), DeletedUnasked: len(c.unasked), PoolsPastMax: c.pastMax}
 	f.Details = append(f.Details, c.details...)
 	for _, j := range run.Jobs {
-		if gangs[j.Name] && !j.AtMin {
+		switch {
+		case !gangs[j.Name]:
+		case !j.AtMin:
 			f.StarvedGangs++
 			f.Details = append(f.Details, fmt.Sprintf("gang %s never ran min %d members together (most %d)", j.Name, j.Min, j.MostRunning))
+		case !finished[j.Name]:
+			f.StarvedGangs++
+			f.Details = append(f.Details, fmt.Sprintf("gang %s ran min %d members but never finished its run", j.Name, j.Min))
 		}
 	}
 	return f

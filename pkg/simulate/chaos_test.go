@@ -89,7 +89,7 @@ func TestInvariants(t *testing.T) {
 			if tc.final != nil {
 				inv.Finish(*tc.final, map[string]int{"gpu": 2})
 			}
-			got := inv.Figures(Figures{}, nil)
+			got := inv.Figures(Figures{}, nil, nil)
 			details := got.Details
 			got.Details = nil
 			if !reflect.DeepEqual(got, tc.want) {
@@ -119,11 +119,12 @@ func TestStarvedGangs(t *testing.T) {
 	run := Figures{Jobs: []JobFigures{
 		{Name: "ran", Min: 2, AtMin: true},
 		{Name: "starved", Min: 4, MostRunning: 1},
+		{Name: "stuck", Min: 2, AtMin: true},
 		{Name: "plain", Min: 1},
 	}}
-	f := inv.Figures(run, map[string]bool{"ran": true, "starved": true})
-	if f.StarvedGangs != 1 || len(f.Details) != 1 || !strings.Contains(f.Details[0], "starved") {
-		t.Fatalf("figures %+v, want one starved gang named", f)
+	f := inv.Figures(run, map[string]bool{"ran": true, "starved": true, "stuck": true}, map[string]bool{"ran": true})
+	if f.StarvedGangs != 2 || len(f.Details) != 2 || !strings.Contains(f.Details[0], "starved") || !strings.Contains(f.Details[1], "stuck ran min 2 members but never finished") {
+		t.Fatalf("figures %+v, want the starved and the stuck gang named", f)
 	}
 }
 
