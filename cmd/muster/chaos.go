@@ -180,22 +180,8 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 			err = fmt.Errorf("control plane: %v", r)
 		}
 	}()
-	env, err := harness.Start(tb)
+	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, harness.MusterProfile)
 	if err != nil {
-		return run, err
-	}
-	kubeconfig, err := env.Kubeconfig()
-	if err != nil {
-		return run, err
-	}
-	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
-		return run, err
-	}
-	warm, err := prepareCluster(ctx, env, harness.MusterProfile)
-	if err != nil {
-		return run, err
-	}
-	if err := createPriorityClasses(ctx, env, trace); err != nil {
 		return run, err
 	}
 	procCtx, stopProcs := context.WithCancel(ctx)

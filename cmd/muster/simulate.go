@@ -223,22 +223,8 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 			err = fmt.Errorf("control plane: %v", r)
 		}
 	}()
-	env, err := harness.Start(tb)
+	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, schedulerFor(muster))
 	if err != nil {
-		return run, err
-	}
-	kubeconfig, err := env.Kubeconfig()
-	if err != nil {
-		return run, err
-	}
-	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
-		return run, err
-	}
-	warm, err := prepareCluster(ctx, env, schedulerFor(muster))
-	if err != nil {
-		return run, err
-	}
-	if err := createPriorityClasses(ctx, env, trace); err != nil {
 		return run, err
 	}
 	config := harness.DefaultConfig(kubeconfig)
@@ -323,6 +309,25 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	stopWatch()
 	fmt.Fprintf(progress, "[%s minute %3.0f] done: %s\n", name, clk.now().Minutes(), w.status())
 	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(map[string]bool{systemNode: true})}, nil
+}
+
+// startCluster starts the run's API server with its namespace, system node,
+// GPU-wait sentinel (for pods of scheduler) and the trace's PriorityClasses;
+// the trace may start at warm.
+func startCluster(ctx context.Context, tb *harness.ProcessTB, trace simulate.Trace, scheduler string) (env *harness.Env, kubeconfig string, warm time.Time, err error) {
+	if env, err = harness.Start(tb); err != nil {
+		return nil, "", warm, err
+	}
+	if kubeconfig, err = env.Kubeconfig(); err != nil {
+		return nil, "", warm, err
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
+		return nil, "", warm, err
+	}
+	if warm, err = prepareCluster(ctx, env, scheduler); err != nil {
+		return nil, "", warm, err
+	}
+	return env, kubeconfig, warm, createPriorityClasses(ctx, env, trace)
 }
 
 // systemNode is the cluster's one node outside the autoscaled pools, as AKS

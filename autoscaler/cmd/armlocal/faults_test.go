@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -29,27 +28,8 @@ func TestFaultEndpoint(t *testing.T) {
 		familyQuota: 1000, regionalQuota: 10000, cacheTTL: time.Second, pollInterval: time.Second,
 		faultsAddress: "127.0.0.1:0",
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	exited := make(chan error, 1)
-	go func() {
-		err := run(ctx, o, pw)
-		pw.Close()
-		exited <- err
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-exited; err != nil {
-			t.Errorf("armlocal: %v", err)
-		}
-	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	var info readyInfo
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(line), "ARMLOCAL_READY ")), &info); err != nil {
+	if err := json.Unmarshal([]byte(runArmlocal(t, o)), &info); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(info.FaultsURL, "http://127.0.0.1:") {

@@ -31,6 +31,36 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	apiservertest.WaitFor(t, what, waitLimit, 50*time.Millisecond, cond)
 }
 
+// runArmlocal runs the command in-process until the test ends and returns
+// its ready line's JSON.
+func runArmlocal(t *testing.T, o options) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	exited := make(chan error, 1)
+	go func() {
+		err := run(ctx, o, pw)
+		pw.Close()
+		exited <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-exited; err != nil {
+			t.Errorf("armlocal: %v", err)
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the ready line: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	payload, ok := strings.CutPrefix(strings.TrimSpace(line), "ARMLOCAL_READY ")
+	if !ok {
+		t.Fatalf("first stdout line %q is not the ready line", line)
+	}
+	return payload
+}
+
 // TestSimulateScenarioWithNodeAgent runs the command's scenario with the
 // node agent against a real API server and drives it the way
 // muster-autoscaler does: the provider built from the written cloud-config
@@ -59,30 +89,8 @@ func TestSimulateScenarioWithNodeAgent(t *testing.T) {
 		cloudConfigPath: filepath.Join(dir, "cloud-config.yaml"), readyPath: filepath.Join(dir, "ready.json"),
 		gpuUnneeded: 20 * time.Second, cacheTTL: 100 * time.Millisecond, pollInterval: 50 * time.Millisecond,
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	exited := make(chan error, 1)
-	go func() {
-		err := run(ctx, o, pw)
-		pw.Close()
-		exited <- err
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-exited; err != nil {
-			t.Errorf("armlocal: %v", err)
-		}
-	})
-
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the ready line: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	payload, ok := strings.CutPrefix(strings.TrimSpace(line), "ARMLOCAL_READY ")
-	if !ok {
-		t.Fatalf("first stdout line %q is not the ready line", line)
-	}
+	ctx := context.Background()
+	payload := runArmlocal(t, o)
 	var info readyInfo
 	if err := json.Unmarshal([]byte(payload), &info); err != nil {
 		t.Fatal(err)
