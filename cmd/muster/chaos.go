@@ -292,6 +292,9 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 			lastReport = time.Now()
 		}
 		settled := next == len(trace.Jobs) && nextFault == len(plan) && w.allDone(len(trace.Jobs)) && c.undone() == 0
+		if tailFrom == 0 && !settled && now >= hardStop {
+			c.describeStall(seed)
+		}
 		if tailFrom == 0 && (settled || now >= hardStop) {
 			// Every job has ended (or the run is out of time): give the
 			// autoscaler the leak bound to scale down, then look last.
@@ -333,6 +336,31 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 // at turns a wall-clock time into trace time since the run's start.
 func (c clock) at(t time.Time) time.Duration {
 	return time.Duration(float64(t.Sub(c.start)) / float64(c.minute) * float64(time.Minute))
+}
+
+// describeStall prints, when a run is out of time, what each node runs and
+// what waits, so that the seed's replay says where to look.
+func (c *chaos) describeStall(seed int64) {
+	pods, err := c.pods.Pods(simNamespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	onNode := map[string][]string{}
+	var waiting []string
+	for _, p := range pods {
+		switch {
+		case p.DeletionTimestamp != nil:
+			onNode["(terminating)"] = append(onNode["(terminating)"], p.Name)
+		case p.Spec.NodeName == "":
+			waiting = append(waiting, p.Name)
+		default:
+			onNode[p.Spec.NodeName] = append(onNode[p.Spec.NodeName], p.Name)
+		}
+	}
+	fmt.Fprintf(c.progress, "[chaos %d minute %3.0f] out of time; waiting: %v\n", seed, c.clk.now().Minutes(), waiting)
+	for node, names := range onNode {
+		fmt.Fprintf(c.progress, "[chaos %d]   %s: %v\n", seed, node, names)
+	}
 }
 
 // cloudState is armlocal's GET /state.
@@ -553,7 +581,14 @@ func (c *chaos) strike(ctx context.Context, kind string, rng *rand.Rand) (bool, 
 		if !sleep(chaosRestartAfter) {
 			return true, nil
 		}
+		// A Deployment restarts a pod that exits: so does the run, once a
+		// trace minute, a few times.
 		ca, err := startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir)
+		for try := 1; err != nil && try < 10 && ctx.Err() == nil; try++ {
+			fmt.Fprintf(c.progress, "[chaos minute %3.0f] restarting the autoscaler: %v\n", c.clk.now().Minutes(), err)
+			sleep(time.Minute)
+			ca, err = startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir)
+		}
 		if err != nil {
 			return true, err
 		}

@@ -143,7 +143,11 @@ func (m *manager) newGroup(p PoolConfig, kind string) *nodeGroup {
 func (m *manager) start() error {
 	for _, p := range m.explicit {
 		g := m.newGroup(p, m.cfg.poolType(p))
-		st, err := g.fresh()
+		var st *poolState
+		err := m.retryTransient("reading pool "+p.Name, func() (err error) {
+			st, err = g.fresh()
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("pool %q (%s): %w", p.Name, g.be.describe(), err)
 		}
@@ -152,7 +156,7 @@ func (m *manager) start() error {
 		m.mu.Unlock()
 		g.resume(st.tags)
 	}
-	if err := m.discover(); err != nil {
+	if err := m.retryTransient("discovering pools", m.discover); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -162,6 +166,32 @@ func (m *manager) start() error {
 		klog.InfoS("No pools yet: none listed (--nodes, pools) and auto-discovery found none")
 	}
 	return nil
+}
+
+// startupRetryBudget is how long start-up retries calls Azure throttles or
+// answers with a 5xx: an autoscaler restarted during a throttling storm
+// waits it out instead of exiting into a crash loop that throttles more.
+var startupRetryBudget = 2 * time.Minute
+
+// retryTransient calls f until it succeeds, fails for another reason than a
+// 429 or 5xx, or the start-up budget is spent, waiting 1 s, then twice as
+// long each time up to 16 s.
+func (m *manager) retryTransient(what string, f func() error) error {
+	deadline := time.Now().Add(startupRetryBudget)
+	delay := time.Second
+	for {
+		err := f()
+		if err == nil || !isTransient(err) || time.Now().Add(delay).After(deadline) {
+			return err
+		}
+		klog.InfoS("Azure throttled or failed a start-up call; retrying", "call", what, "in", delay, "err", err)
+		select {
+		case <-m.ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 16*time.Second)
+	}
 }
 
 // discover finds pools by tags; pools listed explicitly keep their bounds.

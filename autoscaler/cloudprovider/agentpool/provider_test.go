@@ -835,3 +835,30 @@ func TestStaticSKUFallback(t *testing.T) {
 		t.Fatalf("fallback template capacity %v", ni.Node().Status.Capacity)
 	}
 }
+
+// TestStartWaitsOutThrottling: an autoscaler (re)started while Azure throttles
+// or fails its first calls retries them instead of exiting (in a pod: a
+// crash loop that throttles more); a call that fails for another reason
+// still fails the start at once.
+func TestStartWaitsOutThrottling(t *testing.T) {
+	e := newEnv(t, 0)
+	e.srv.InjectThrottle(armlocal.OpScaleSetList, 2, time.Second)
+	e.srv.InjectServerError(armlocal.OpScaleSetList, 4, http.StatusServiceUnavailable)
+	p := e.provider(t)
+	if g := group(t, p, "gpu-heavy"); g.maxSize != 3 {
+		t.Fatalf("gpu-heavy discovered with max %d, want 3", g.maxSize)
+	}
+
+	e.srv.InjectServerError(armlocal.OpScaleSetGet, 100, http.StatusServiceUnavailable)
+	old := startupRetryBudget
+	startupRetryBudget = 3 * time.Second
+	t.Cleanup(func() { startupRetryBudget = old })
+	if _, err := New(e.cfg, Options{NodeGroupSpecs: []string{"0:3:gpu-heavy"}, Credential: e.srv.Credential(), Transport: e.srv.HTTPClient()}, nil); err == nil {
+		t.Fatal("a pool Azure keeps failing: the start succeeded")
+	}
+	e.srv.ClearFaults()
+	e.cfg.AutoDiscovery = nil
+	if _, err := New(e.cfg, Options{NodeGroupSpecs: []string{"0:3:no-such-pool"}, Credential: e.srv.Credential(), Transport: e.srv.HTTPClient()}, nil); err == nil || !strings.Contains(err.Error(), "no-such-pool") {
+		t.Fatalf("a missing pool: %v, want an error naming it at once", err)
+	}
+}
