@@ -247,6 +247,37 @@ func TestFaults(t *testing.T) {
 	}
 }
 
+// TestThrottleWindow: a throttling window answers every request 429 while it
+// lasts, however many there are, and none after it.
+func TestThrottleWindow(t *testing.T) {
+	ctx := context.Background()
+	s := start(t, armlocal.Options{})
+	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5", Capacity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	window := 500 * time.Millisecond
+	s.InjectThrottleFor(armlocal.OpScaleSetUpdate, window, time.Second)
+	ss, vms := vmssClients(t, s, http.StatusInternalServerError)
+	began := time.Now()
+	for i := range 3 {
+		err := scaleTo(ctx, ss, "gpu-heavy", 2)
+		var re *azcore.ResponseError
+		if time.Since(began) >= window {
+			break // the machine was too slow to ask three times inside it
+		}
+		if !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("update %d inside the window: want 429, got %v", i, err)
+		}
+	}
+	time.Sleep(time.Until(began.Add(window)))
+	if err := scaleTo(ctx, ss, "gpu-heavy", 2); err != nil {
+		t.Fatalf("update after the window: %v", err)
+	}
+	if got := listVMs(t, vms, "gpu-heavy"); len(got) != 2 {
+		t.Fatalf("instances %v, want 2", got)
+	}
+}
+
 func TestSKUsAndUsage(t *testing.T) {
 	s := start(t, armlocal.Options{})
 	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 2}); err != nil {

@@ -46,12 +46,28 @@ type fault struct {
 	status     int
 	retryAfter time.Duration
 	delay      time.Duration
+	// until, when set, makes the fault answer every matching request up to
+	// that time instead of a number of them: a throttling window, the way
+	// ARM's request buckets refill with time.
+	until time.Time
 }
 
 // InjectThrottle makes the next n requests for op (OpAny: any ARM operation)
 // answer 429 TooManyRequests with a Retry-After header.
 func (s *Server) InjectThrottle(op Op, n int, retryAfter time.Duration) {
 	s.addFault(fault{op: op, kind: faultThrottle, remaining: n, status: http.StatusTooManyRequests, retryAfter: retryAfter})
+}
+
+// InjectThrottleFor makes every request for op (OpAny: any ARM operation)
+// answer 429 TooManyRequests with a Retry-After header for the next d.
+func (s *Server) InjectThrottleFor(op Op, d, retryAfter time.Duration) {
+	s.addFault(fault{op: op, kind: faultThrottle, until: time.Now().Add(d), status: http.StatusTooManyRequests, retryAfter: retryAfter})
+}
+
+// InjectServerErrorFor makes every request for op answer status (a 5xx) for
+// the next d.
+func (s *Server) InjectServerErrorFor(op Op, d time.Duration, status int) {
+	s.addFault(fault{op: op, kind: faultStatus, until: time.Now().Add(d), status: status})
 }
 
 // InjectServerError makes the next n requests for op answer status (a 5xx).
@@ -144,12 +160,23 @@ func (s *Server) addFault(f fault) {
 func (s *Server) takeFault(op Op) *fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, f := range s.faults {
+	now := time.Now()
+	for i := 0; i < len(s.faults); i++ {
+		f := s.faults[i]
+		if !f.until.IsZero() && !now.Before(f.until) {
+			s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			i--
+			continue
+		}
 		if f.op != OpAny && f.op != op {
 			continue
 		}
 		if op == OpToken || op == OpRetailPrices {
 			continue
+		}
+		if !f.until.IsZero() {
+			c := *f
+			return &c
 		}
 		f.remaining--
 		if f.remaining <= 0 {

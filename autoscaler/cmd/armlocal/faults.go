@@ -23,6 +23,7 @@ type faultRequest struct {
 	Kind       string `json:"kind"`
 	Op         string `json:"op"`
 	Count      int    `json:"count"`
+	For        string `json:"for"`
 	RetryAfter string `json:"retryAfter"`
 	Status     int    `json:"status"`
 	Delay      string `json:"delay"`
@@ -105,6 +106,17 @@ func applyFault(s *armlocal.Server, rg string, family map[string]string, f fault
 		}
 		return nil
 	}
+	// window reads how long a throttle or server-error fault lasts: a
+	// number of requests (count) or a span of time (for), one of the two.
+	window := func() (time.Duration, error) {
+		if f.For == "" {
+			return 0, count()
+		}
+		if f.Count != 0 {
+			return 0, fmt.Errorf("%s: count and for are exclusive, got count %d and for %q", kind, f.Count, f.For)
+		}
+		return duration("for", f.For, true)
+	}
 	needPool := func() error {
 		if _, ok := family[f.Pool]; !ok {
 			return fmt.Errorf("%s: pool %q is not a scale set of this scenario", kind, f.Pool)
@@ -113,7 +125,8 @@ func applyFault(s *armlocal.Server, rg string, family map[string]string, f fault
 	}
 	switch f.Kind {
 	case "throttle":
-		if err := count(); err != nil {
+		span, err := window()
+		if err != nil {
 			return err
 		}
 		retry := time.Duration(0)
@@ -123,9 +136,14 @@ func applyFault(s *armlocal.Server, rg string, family map[string]string, f fault
 				return err
 			}
 		}
-		s.InjectThrottle(op, f.Count, retry)
+		if span > 0 {
+			s.InjectThrottleFor(op, span, retry)
+		} else {
+			s.InjectThrottle(op, f.Count, retry)
+		}
 	case "server-error":
-		if err := count(); err != nil {
+		span, err := window()
+		if err != nil {
 			return err
 		}
 		status := f.Status
@@ -135,7 +153,11 @@ func applyFault(s *armlocal.Server, rg string, family map[string]string, f fault
 		if status < 500 || status > 599 {
 			return fmt.Errorf("%s: status must be a 5xx, got %d", kind, f.Status)
 		}
-		s.InjectServerError(op, f.Count, status)
+		if span > 0 {
+			s.InjectServerErrorFor(op, span, status)
+		} else {
+			s.InjectServerError(op, f.Count, status)
+		}
 	case "delay":
 		if err := count(); err != nil {
 			return err

@@ -46,6 +46,8 @@ func TestFaultEndpoint(t *testing.T) {
 	}
 	for _, ok := range []string{
 		`{"kind":"throttle","op":"*","count":3,"retryAfter":"1s"}`,
+		`{"kind":"throttle","op":"*","for":"1ms","retryAfter":"1s"}`,
+		`{"kind":"server-error","for":"1ms"}`,
 		`{"kind":"server-error","op":"VirtualMachineScaleSets.Update","count":1,"status":500}`,
 		`{"kind":"delay","count":1,"delay":"10ms"}`,
 		`{"kind":"partial-provisioning","pool":"gpu-heavy","succeed":1}`,
@@ -68,6 +70,8 @@ func TestFaultEndpoint(t *testing.T) {
 		`{"kind":"delete-instance","pool":"cpu"}`:                        "instance is required",
 		`{"kind":"delete-instance","pool":"cpu","instance":"cpu000009"}`: "no instance cpu000009",
 		`{"kind":"throttle","count":1,"bogus":true}`:                     "bogus",
+		`{"kind":"throttle","count":1,"for":"1m"}`:                       "count and for are exclusive",
+		`{"kind":"server-error","for":"soon"}`:                           `for "soon"`,
 	} {
 		if code, msg := post(body); code != http.StatusBadRequest || !strings.Contains(msg, field) {
 			t.Errorf("POST %s: %d %q, want 400 naming %q", body, code, msg, field)
