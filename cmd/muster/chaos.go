@@ -38,9 +38,12 @@ const (
 	chaosRestartAfter = 2 * time.Minute  // a killed component comes back
 	chaosBindWindow   = 4 * time.Minute  // binds to one node refused this long
 	chaosQuotaWindow  = 10 * time.Minute // the GPU quota stays cut this long
-	chaosOvertime     = 120 * time.Minute
-	chaosHeavyPool    = "gpu-heavy"
-	chaosLease        = "muster-chaos"
+	// ARM storms last a span of trace time, as ARM's throttling windows do,
+	// not a number of requests: a count outlives a component that is down.
+	chaosStormWindow = 5 * time.Minute
+	chaosOvertime    = 120 * time.Minute
+	chaosHeavyPool   = "gpu-heavy"
+	chaosLease       = "muster-chaos"
 )
 
 type chaosOptions struct {
@@ -213,7 +216,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	rec := simulate.NewRecord()
 	c.clk = clock{start: time.Now(), minute: o.sim.minute}
 	w := &watcher{rec: rec, clk: c.clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
-		finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
+		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
 	gangs := map[string]bool{}
 	mins := map[string]int{}
 	for _, j := range trace.Jobs {
@@ -312,7 +315,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	finished := map[string]bool{}
 	w.mu.Lock()
 	rec.End = c.clk.now()
-	run.Done = w.done
+	run.Done = len(w.done)
 	for _, j := range trace.Jobs {
 		if w.finished[j.Name] || (j.Kind != simulate.KindGang && w.podsOfJobDone(j)) {
 			finished[j.Name] = true
@@ -460,7 +463,7 @@ func (c *chaos) startScheduler(i int) error {
 	timeout := int64(max(1, c.wall(chaosGangTimeout).Seconds()))
 	bound := int64(max(1, c.wall(starvationBound).Seconds()))
 	config := harness.LeaderElected(harness.MusterConfig(c.kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250,
-		ScheduleTimeoutSeconds: timeout, StarvationBoundSeconds: &bound}), chaosLease)
+		ScheduleTimeoutSeconds: timeout, StarvationBoundSeconds: &bound, Preemption: tracePreemption(c.o.sim.minute)}), chaosLease)
 	path := filepath.Join(c.dir, "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return err
@@ -617,9 +620,9 @@ func (c *chaos) strike(ctx context.Context, kind string, rng *rand.Rand) (bool, 
 		}
 		return false, nil
 	case simulate.FaultThrottle:
-		return true, c.postFault(ctx, map[string]any{"kind": "throttle", "op": "*", "count": 40, "retryAfter": max(c.wall(time.Minute), time.Second).String()})
+		return true, c.postFault(ctx, map[string]any{"kind": "throttle", "op": "*", "for": c.wall(chaosStormWindow).String(), "retryAfter": max(c.wall(time.Minute), time.Second).String()})
 	case simulate.FaultServerError:
-		return true, c.postFault(ctx, map[string]any{"kind": "server-error", "op": "*", "count": 10, "status": []int{500, 503}[rng.Intn(2)]})
+		return true, c.postFault(ctx, map[string]any{"kind": "server-error", "op": "*", "for": c.wall(chaosStormWindow / 2).String(), "status": []int{500, 503}[rng.Intn(2)]})
 	case simulate.FaultSlowARM:
 		return true, c.postFault(ctx, map[string]any{"kind": "delay", "op": "*", "count": 10, "delay": c.wall(time.Minute).String()})
 	case simulate.FaultPartialProvisioning:

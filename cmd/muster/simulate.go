@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -104,6 +105,19 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 
 // starvationBound is the capacity plan's starvation bound in trace time.
 const starvationBound = 10 * time.Minute
+
+// maxWaitForNodes is how long a gang that new nodes could serve waits for
+// them before it preempts lower-priority gangs, in trace time: the default's
+// ten minutes, not ten wall minutes (ten trace hours).
+const maxWaitForNodes = 10 * time.Minute
+
+// tracePreemption is the preemption args of the simulated profile: the
+// default policy, with its wait for new nodes scaled to one trace minute
+// taking minute of wall time.
+func tracePreemption(minute time.Duration) string {
+	wait := int64(max(1, maxWaitForNodes.Minutes()*minute.Seconds()))
+	return fmt.Sprintf("[{minPriority: %d, policy: LowerPriority, maxWaitForNodesSeconds: %d}]", math.MinInt32, wait)
+}
 
 // runRandom replays --random generated traces, the same for both runs of
 // each, writing each one's report and then one line per trace.
@@ -233,7 +247,8 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 		// time: ten trace minutes, not the default's ten wall minutes
 		// (ten trace hours at one second per minute).
 		bound := int64(max(1, starvationBound.Minutes()*o.minute.Seconds()))
-		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250, StarvationBoundSeconds: &bound})
+		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250, StarvationBoundSeconds: &bound,
+			Preemption: tracePreemption(o.minute)})
 	}
 	sched, err := env.StartScheduler(ctx, config)
 	if err != nil {
@@ -263,7 +278,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	rec := simulate.NewRecord()
 	clk := clock{start: time.Now(), minute: o.minute}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
-		finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
+		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
 	for _, j := range trace.Jobs {
 		w.jobs[j.Name] = j
 	}
@@ -462,8 +477,8 @@ type watcher struct {
 
 	mu       sync.Mutex
 	started  map[string]bool // job (or pod, for plain jobs) started
-	done     int             // jobs finished
-	finished map[string]bool // jobs whose run ended
+	done     map[string]bool // jobs finished (each counted once)
+	finished map[string]bool // gangs whose run ended
 	bound    map[string]string
 	seenFail map[string]bool
 	// current lists each job's pods: an evicted pod is replaced by a new
@@ -488,7 +503,7 @@ func (w *watcher) created(j simulate.Job) {
 func (w *watcher) allDone(n int) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.done >= n
+	return len(w.done) >= n
 }
 
 func (w *watcher) status() string {
@@ -504,7 +519,7 @@ func (w *watcher) status() string {
 	for pool, c := range nodes {
 		parts = append(parts, fmt.Sprintf("%s %d", pool, c))
 	}
-	return fmt.Sprintf("jobs done %d/%d, pods bound %d, nodes: %s", w.done, len(w.jobs), len(w.bound), strings.Join(parts, ", "))
+	return fmt.Sprintf("jobs done %d/%d, pods bound %d, nodes: %s", len(w.done), len(w.jobs), len(w.bound), strings.Join(parts, ", "))
 }
 
 func (w *watcher) watch(ctx context.Context) error {
@@ -638,15 +653,25 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 			}
 		}
 		if pods == nil || w.podsOfJobDone(j) {
-			w.done++
+			w.done[j.Name] = true
 		}
 	}()
 }
 
-// podsOfJobDone says every member of a plain job has finished.
+// podsOfJobDone says every member of a plain job has finished: each of its
+// current pods, so that a pod lost with its node counts only once its
+// replacement has run.
 func (w *watcher) podsOfJobDone(j simulate.Job) bool {
 	jr := w.rec.Jobs[j.Name]
-	return jr != nil && len(jr.Done) >= j.Members
+	if jr == nil || len(w.current[j.Name]) == 0 {
+		return false
+	}
+	for _, n := range w.current[j.Name] {
+		if _, done := jr.Done[n]; !done {
+			return false
+		}
+	}
+	return true
 }
 
 // evicted plays the kubelet and the job's operator for a pod being evicted

@@ -187,3 +187,27 @@ func TestChaosShort(t *testing.T) {
 
 // chaosCISeed is the seed CI's short chaos run replays.
 const chaosCISeed = 1
+
+// TestPlainJobDoneOnceItsReplacementsRan: a pod of a plain job lost with its
+// node is replaced; the job is done only when the replacement has run too,
+// and counted once however its pods end.
+func TestPlainJobDoneOnceItsReplacementsRan(t *testing.T) {
+	j := simulate.Job{Name: "etl", Kind: simulate.KindCPU, Members: 2, Min: 2, Max: 2, MilliCPU: 1000}
+	w := &watcher{rec: simulate.NewRecord(), jobs: map[string]simulate.Job{j.Name: j},
+		done: map[string]bool{}, current: map[string][]string{}}
+	w.created(j)
+	w.rec.PodBound("etl", "etl-0", "n1", time.Minute)
+	w.rec.PodBound("etl", "etl-1", "n2", time.Minute)
+	// etl-0 is lost with n1 and replaced by etl-0-r1; etl-1 runs to its end.
+	w.rec.PodDone("etl", "etl-0", "n1", 0, 2*time.Minute)
+	w.current["etl"][0] = "etl-0-r1"
+	w.rec.PodDone("etl", "etl-1", "n2", 0, 3*time.Minute)
+	if w.podsOfJobDone(j) {
+		t.Fatalf("job etl done while its replacement etl-0-r1 has not run")
+	}
+	w.rec.PodBound("etl", "etl-0-r1", "n3", 3*time.Minute)
+	w.rec.PodDone("etl", "etl-0-r1", "n3", 0, 4*time.Minute)
+	if !w.podsOfJobDone(j) {
+		t.Fatalf("job etl not done after every current pod ran: %v", w.current["etl"])
+	}
+}
