@@ -130,17 +130,9 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	snap.Fork()
 	defer snap.Revert()
 
-	// A request names only what its gang lacks: the scheduler counts the
-	// gang's other unplaced members (the request's other consumers) on
-	// existing nodes. Place them first, so that the request's pods are
-	// checked against what they leave, and free nodes are not taken for
-	// capacity the gang already counts on.
-	if others := o.otherConsumers(ns, name, len(pods)); len(others) > 0 {
-		if _, _, err := o.sim.TrySchedulePods(snap, others, scheduling.ScheduleAnywhere, false); err != nil {
-			return status.UpdateScaleUpError(&status.ScaleUpStatus{}, ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "ProvisioningRequest %s/%s: placing the gang's other members: %v", ns, name, err))
-		}
-	}
-
+	// A request names only what its gang lacks: the gang's other members
+	// were packed into the snapshot already (GangRoom), so the request's
+	// pods are checked against what they leave.
 	placed, _, err := o.sim.TrySchedulePods(snap, pods, scheduling.ScheduleAnywhere, false)
 	if err != nil {
 		o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, "FailedToCheckCapacity", fmt.Sprintf("checking existing capacity: %v", err))
@@ -210,35 +202,6 @@ func (o *Orchestrator) recordScaleUp(log klog.Logger, pr *v1.ProvisioningRequest
 	if _, err := o.client.recordInstances(pr, groups, registeredProviderIDs(nodes)); err != nil {
 		log.Error(err, "Could not record the instances added for a ProvisioningRequest yet; will retry")
 	}
-}
-
-// otherConsumers returns the pending pods that consume the request beyond
-// its count of n: the members its scheduler expects to fit on existing
-// capacity. Copies, so the simulation does not touch the lister's objects.
-func (o *Orchestrator) otherConsumers(ns, name string, n int) []*apiv1.Pod {
-	if o.ctx == nil || o.ctx.ListerRegistry == nil {
-		return nil
-	}
-	all, err := o.ctx.AllPodLister().List()
-	if err != nil {
-		klog.ErrorS(err, "Could not list pods; checking a ProvisioningRequest without its gang's other members", "provisioningRequest", klog.KRef(ns, name))
-		return nil
-	}
-	var consumers []*apiv1.Pod
-	for _, p := range all {
-		if c, ok := ConsumedRequest(p); ok && c == name && p.Namespace == ns && p.Spec.NodeName == "" && p.DeletionTimestamp == nil {
-			consumers = append(consumers, p)
-		}
-	}
-	if len(consumers) <= n {
-		return nil
-	}
-	sort.Slice(consumers, func(a, b int) bool { return consumers[a].Name < consumers[b].Name })
-	out := make([]*apiv1.Pod, 0, len(consumers)-n)
-	for _, p := range consumers[n:] {
-		out = append(out, p.DeepCopy())
-	}
-	return out
 }
 
 // countPods is "1 pod" or "n pods".

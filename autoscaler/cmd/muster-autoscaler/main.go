@@ -213,11 +213,12 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		}
 		booking := provreq.NewBooking(client, prOpts)
 		provreqInjector = provreq.NewInjector(client, prOpts)
-		// Filter and booking first: the default processors then neither pack
-		// ordinary pods into booked capacity nor see a request's real pods;
-		// the injector last, so that the request's pods reach the scale-up
+		// Filter, booking and the room gangs count on first: the default
+		// processors then neither pack ordinary pods into that capacity nor
+		// see a request's real pods, and scale-down sees it used; the
+		// injector last, so that the request's pods reach the scale-up
 		// orchestrator, which checks existing capacity itself.
-		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{provreq.PodsFilter{}, booking, podListProcessor, provreqInjector})
+		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{provreq.PodsFilter{}, booking, provreq.NewGangRoom(client), podListProcessor, provreqInjector})
 		opts.ScaleUpOrchestrator = provreq.NewOrchestrator(client)
 		opts.LoopStartNotifier = loopstart.NewObserversList([]loopstart.Observer{booking})
 		opts.Processors.ScaleUpEnforcer = provreq.ScaleUpEnforcer{}

@@ -1,0 +1,118 @@
+package provreq
+
+import (
+	"fmt"
+	"sort"
+
+	apiv1 "k8s.io/api/core/v1"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+
+	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+// GangRoom is a PodListProcessor that keeps, in the loop's cluster
+// snapshot, the room a gang's scheduler counts on. A request names only
+// what its gang lacks: the gang's other unplaced members (the request's
+// consumers beyond its count) wait for room that exists. Upstream packs
+// every pending pod that fits onto existing and upcoming nodes
+// (FilterOutSchedulable), which both keeps those nodes out of scale-down
+// and stops a scale-up for them; consumers are taken out of that path
+// (PodsFilter), so GangRoom packs them instead. Without it, scale-down
+// removed the empty nodes a waiting gang was counting on, its shortfall
+// grew back, and the request's own pods could be found in that same room.
+//
+// Consumers of a request that no longer exists (a launcher held out of
+// scale-up until its workers are provisioned, a request being replaced)
+// are all packed; consumers of a Failed request (no pool can ever hold the
+// gang) hold nothing, so no node idles for a gang that cannot run.
+type GangRoom struct {
+	client *Client
+	sim    *scheduling.HintingSimulator
+}
+
+// NewGangRoom returns a GangRoom.
+func NewGangRoom(c *Client) *GangRoom {
+	return &GangRoom{client: c, sim: scheduling.NewHintingSimulator()}
+}
+
+// Process implements pods.PodListProcessor. It leaves the pod list
+// unchanged.
+func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
+	if ctx.ListerRegistry == nil {
+		return pending, nil
+	}
+	all, err := ctx.AllPodLister().List()
+	if err != nil {
+		return pending, fmt.Errorf("listing pods to keep the room gangs count on: %w", err)
+	}
+	counted := CountedOn(all, g.client.Request)
+	if len(counted) == 0 {
+		return pending, nil
+	}
+	placed, _, err := g.sim.TrySchedulePods(ctx.ClusterSnapshot, counted, scheduling.ScheduleAnywhere, false)
+	if err != nil {
+		return pending, fmt.Errorf("keeping the room gangs count on: %w", err)
+	}
+	g.sim.DropOldHints()
+	klog.V(2).InfoS("Kept the room waiting gangs count on", "members", len(counted), "placed", len(placed))
+	return pending, nil
+}
+
+// CleanUp implements pods.PodListProcessor.
+func (g *GangRoom) CleanUp() {}
+
+// CountedOn returns copies of the pending pods that consume a
+// ProvisioningRequest and count on existing room: per request, its
+// consumers beyond the request's count (by name, so the choice is stable),
+// or all of them when the request is gone, none when it Failed. They are
+// ordered as the scheduler serves gangs: priority, then age.
+func CountedOn(pods []*apiv1.Pod, request func(namespace, name string) (*v1.ProvisioningRequest, bool)) []*apiv1.Pod {
+	byRequest := map[string][]*apiv1.Pod{}
+	for _, p := range pods {
+		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		if name, ok := ConsumedRequest(p); ok {
+			key := p.Namespace + "/" + name
+			byRequest[key] = append(byRequest[key], p)
+		}
+	}
+	var out []*apiv1.Pod
+	for _, consumers := range byRequest {
+		p0 := consumers[0]
+		name, _ := ConsumedRequest(p0)
+		skip := 0
+		if pr, ok := request(p0.Namespace, name); ok {
+			if isTrue(pr, v1.Failed) {
+				continue
+			}
+			for _, ps := range pr.Spec.PodSets {
+				skip += int(ps.Count)
+			}
+		}
+		if skip >= len(consumers) {
+			continue
+		}
+		sort.Slice(consumers, func(a, b int) bool { return consumers[a].Name < consumers[b].Name })
+		for _, p := range consumers[skip:] {
+			out = append(out, p.DeepCopy())
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		pa, pb := corev1helpers.PodPriority(out[a]), corev1helpers.PodPriority(out[b])
+		if pa != pb {
+			return pa > pb
+		}
+		if !out[a].CreationTimestamp.Equal(&out[b].CreationTimestamp) {
+			return out[a].CreationTimestamp.Before(&out[b].CreationTimestamp)
+		}
+		if out[a].Namespace != out[b].Namespace {
+			return out[a].Namespace < out[b].Namespace
+		}
+		return out[a].Name < out[b].Name
+	})
+	return out
+}

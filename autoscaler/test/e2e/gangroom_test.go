@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	apiv1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/muster-project/muster/autoscaler/armlocal"
+	provreqv1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+)
+
+// TestWaitingGangKeepsTheNodesItCountsOn: gang-w has 4 pending members and
+// its request names 1, its scheduler counting the other 3 on three empty
+// H100 nodes, while the heavy pool is at its max. Scale-down (unneeded
+// after 2 s) must not remove those nodes from under the waiting members,
+// and the requested member must not be found in them. Once gang-w is gone,
+// the nodes are scaled down.
+func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the autoscaler and runs a control plane")
+	}
+	bin := buildAutoscaler(t)
+	restCfg := startAPIServer(t)
+	kube := kubernetes.NewForConfigOrDie(restCfg)
+	dyn := dynamic.NewForConfigOrDie(restCfg)
+	installProvisioningRequestCRD(t, restCfg)
+	ctx := context.Background()
+
+	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(arm.Close)
+	addPools(t, arm, "3")
+	args := []string{
+		"--kubeconfig=" + writeKubeconfig(t, restCfg),
+		"--cloud-config=" + writeCloudConfig(t, arm, "2s", "10m"),
+		"--leader-elect=false",
+		"--address=127.0.0.1:0",
+		"--scan-interval=1s",
+		"--expander=price",
+		"--scale-down-enabled=true",
+		"--scale-down-unneeded-time=2s",
+		"--scale-down-delay-after-add=0s",
+		"--scale-down-delay-after-delete=0s",
+		"--scale-down-delay-after-failure=0s",
+		"--max-node-provision-time=10m",
+		"--new-pod-scale-up-delay=0s",
+		"--provisioning-request-initial-backoff-time=1s",
+		"--provisioning-request-max-backoff-time=2s",
+		"--v=2",
+	}
+	proc := startAutoscalerProcess(t, bin, args, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
+	instances := func() map[string]bool {
+		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+		live := map[string]bool{}
+		for _, in := range insts {
+			live[in.ComputerName] = true
+		}
+		return live
+	}
+	removeGang := func(name string, members int) {
+		t.Helper()
+		for i := range members {
+			if err := kube.CoreV1().Pods("default").Delete(ctx, fmt.Sprintf("%s-%d", name, i), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dyn.Resource(provreqv1.Resource).Namespace("default").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Three empty H100 nodes, registered, the pool at its max: gang-a's,
+	// provisioned for it.
+	gang{name: "gang-a", count: 3}.create(t, kube, dyn)
+	if p := condition(waitCondition(t, dyn, "gang-a", provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
+		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
+	}
+	waitFor(t, "gang-a's instances to provision", func() bool {
+		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+		for _, in := range insts {
+			if in.State != armlocal.StateSucceeded {
+				return false
+			}
+		}
+		return len(insts) == 3
+	})
+	_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+	var nodes []string
+	for _, in := range insts {
+		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
+			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
+		nodes = append(nodes, in.ComputerName)
+	}
+
+	// gang-w asks for the one member the three nodes leave short; then
+	// gang-a goes, and its nodes are the room gang-w counts on.
+	gang{name: "gang-w", count: 1, members: 4}.create(t, kube, dyn)
+	removeGang("gang-a", 3)
+	waitFor(t, "gang-w to be Provisioned=False", func() bool {
+		p := condition(getRequest(t, dyn, "gang-w"), provreqv1.Provisioned)
+		return p != nil && p.Status == metav1.ConditionFalse
+	})
+	deadline := time.Now().Add(12 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := condition(getRequest(t, dyn, "gang-w"), provreqv1.Provisioned); p != nil && p.Status == metav1.ConditionTrue {
+			t.Fatalf("gang-w Provisioned %q: %q; the pool is at its max and the free nodes are its other members' room", p.Reason, p.Message)
+		}
+		live := instances()
+		for _, name := range nodes {
+			if !live[name] {
+				t.Fatalf("instance %s, which gang-w's waiting members count on, was scaled down", name)
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// With gang-w gone, nothing counts on the nodes: they go.
+	removeGang("gang-w", 4)
+	waitFor(t, "the empty nodes to be scaled down", func() bool { return len(instances()) == 0 })
+	proc.checkRunning(t)
+}
