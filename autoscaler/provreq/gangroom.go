@@ -24,10 +24,11 @@ import (
 // removed the empty nodes a waiting gang was counting on, its shortfall
 // grew back, and the request's own pods could be found in that same room.
 //
-// Consumers of a request that no longer exists (a launcher held out of
-// scale-up until its workers are provisioned, a request being replaced)
-// are all packed; consumers of a Failed request (no pool can ever hold the
-// gang) hold nothing, so no node idles for a gang that cannot run.
+// Only a live request's consumers count: members that consume a name no
+// request has (muster-<gang>-held: a launcher waiting for its workers'
+// nodes, a gang new nodes would not help, a request being replaced) and
+// consumers of a Failed request (no pool can hold the gang) hold nothing,
+// so no node idles for a gang the scheduler does not expect to run.
 type GangRoom struct {
 	client *Client
 	sim    *scheduling.HintingSimulator
@@ -66,8 +67,8 @@ func (g *GangRoom) CleanUp() {}
 
 // CountedOn returns copies of the pending pods that consume a
 // ProvisioningRequest and count on existing room: per request, its
-// consumers beyond the request's count (by name, so the choice is stable),
-// or all of them when the request is gone, none when it Failed. They are
+// consumers beyond the request's count (by name, so the choice is stable);
+// none of a request that is gone or Failed. They are
 // ordered as the scheduler serves gangs: priority, then age.
 func CountedOn(pods []*apiv1.Pod, request func(namespace, name string) (*v1.ProvisioningRequest, bool)) []*apiv1.Pod {
 	byRequest := map[string][]*apiv1.Pod{}
@@ -84,14 +85,13 @@ func CountedOn(pods []*apiv1.Pod, request func(namespace, name string) (*v1.Prov
 	for _, consumers := range byRequest {
 		p0 := consumers[0]
 		name, _ := ConsumedRequest(p0)
+		pr, ok := request(p0.Namespace, name)
+		if !ok || isTrue(pr, v1.Failed) {
+			continue
+		}
 		skip := 0
-		if pr, ok := request(p0.Namespace, name); ok {
-			if isTrue(pr, v1.Failed) {
-				continue
-			}
-			for _, ps := range pr.Spec.PodSets {
-				skip += int(ps.Count)
-			}
+		for _, ps := range pr.Spec.PodSets {
+			skip += int(ps.Count)
 		}
 		if skip >= len(consumers) {
 			continue

@@ -13,8 +13,8 @@ import (
 )
 
 // TestCountedOn: per request, the pending consumers beyond its count are the
-// room its gang counts on; all of a vanished request's, none of a Failed
-// one's; bound and terminating pods are not pending; higher priority, then
+// room its gang counts on; none of a held or vanished request's, nor of a
+// Failed one's; bound and terminating pods are not pending; higher priority, then
 // older gangs first.
 func TestCountedOn(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -53,7 +53,7 @@ func TestCountedOn(t *testing.T) {
 	for _, p := range CountedOn(pods, lookup) {
 		got = append(got, p.Name)
 	}
-	want := []string{"urgent-1", "launcher", "w-1", "w-2", "w-3"}
+	want := []string{"urgent-1", "w-1", "w-2", "w-3"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("CountedOn = %v, want %v", got, want)
 	}

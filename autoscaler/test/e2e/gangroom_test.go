@@ -58,14 +58,6 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 		"--v=2",
 	}
 	proc := startAutoscalerProcess(t, bin, args, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
-	instances := func() map[string]bool {
-		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
-		live := map[string]bool{}
-		for _, in := range insts {
-			live[in.ComputerName] = true
-		}
-		return live
-	}
 	removeGang := func(name string, members int) {
 		t.Helper()
 		for i := range members {
@@ -84,18 +76,8 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	if p := condition(waitCondition(t, dyn, "gang-a", provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
 		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
 	}
-	waitFor(t, "gang-a's instances to provision", func() bool {
-		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
-		for _, in := range insts {
-			if in.State != armlocal.StateSucceeded {
-				return false
-			}
-		}
-		return len(insts) == 3
-	})
-	_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
 	var nodes []string
-	for _, in := range insts {
+	for _, in := range waitProvisioned(t, arm, "gpu-heavy", 3) {
 		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
 			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
 		nodes = append(nodes, in.ComputerName)
@@ -114,7 +96,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 		if p := condition(getRequest(t, dyn, "gang-w"), provreqv1.Provisioned); p != nil && p.Status == metav1.ConditionTrue {
 			t.Fatalf("gang-w Provisioned %q: %q; the pool is at its max and the free nodes are its other members' room", p.Reason, p.Message)
 		}
-		live := instances()
+		live := liveInstances(arm, "gpu-heavy")
 		for _, name := range nodes {
 			if !live[name] {
 				t.Fatalf("instance %s, which gang-w's waiting members count on, was scaled down", name)
@@ -125,6 +107,6 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 
 	// With gang-w gone, nothing counts on the nodes: they go.
 	removeGang("gang-w", 4)
-	waitFor(t, "the empty nodes to be scaled down", func() bool { return len(instances()) == 0 })
+	waitFor(t, "the empty nodes to be scaled down", func() bool { return len(liveInstances(arm, "gpu-heavy")) == 0 })
 	proc.checkRunning(t)
 }

@@ -150,6 +150,33 @@ func addPools(t *testing.T, arm *armlocal.Server, heavyMax string) {
 	}
 }
 
+// waitProvisioned waits until pool has n instances, all provisioned, and
+// returns them.
+func waitProvisioned(t *testing.T, arm *armlocal.Server, pool string, n int) []armlocal.InstanceView {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d instances of %s to provision", n, pool), func() bool {
+		_, insts, _ := arm.ScaleSet(rg, pool)
+		for _, in := range insts {
+			if in.State != armlocal.StateSucceeded {
+				return false
+			}
+		}
+		return len(insts) == n
+	})
+	_, insts, _ := arm.ScaleSet(rg, pool)
+	return insts
+}
+
+// liveInstances returns the computer names of pool's instances.
+func liveInstances(arm *armlocal.Server, pool string) map[string]bool {
+	_, insts, _ := arm.ScaleSet(rg, pool)
+	live := map[string]bool{}
+	for _, in := range insts {
+		live[in.ComputerName] = true
+	}
+	return live
+}
+
 // barriers pass CPU barrier pods: each pending pod needs one more CPU node,
 // so once the CPU pool has grown for it the autoscaler has run whole loops
 // with everything created before it in place. The CPU pool's first instance

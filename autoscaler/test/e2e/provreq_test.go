@@ -427,16 +427,7 @@ func TestProvisioningRequests(t *testing.T) {
 	// The new instances register as empty nodes; gang-a's members stay
 	// pending (their scheduler has not bound them yet).
 	var aNodes []string
-	waitFor(t, "gang-a's instances to provision", func() bool {
-		_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
-		for _, in := range insts {
-			if in.State != armlocal.StateSucceeded {
-				return false
-			}
-		}
-		return len(insts) == 3
-	})
-	_, insts, _ := arm.ScaleSet(rg, "gpu-heavy")
+	insts := waitProvisioned(t, arm, "gpu-heavy", 3)
 	// The request records exactly the instances added for it, which the
 	// scheduler keeps for gang-a.
 	aRecorded := waitRecorded(t, dyn, "gang-a", 3)
@@ -563,11 +554,7 @@ func TestProvisioningRequests(t *testing.T) {
 			t.Fatalf("gang-a's node %s: %v", name, err)
 		}
 	}
-	_, insts, _ = arm.ScaleSet(rg, "gpu-heavy")
-	live := map[string]bool{}
-	for _, in := range insts {
-		live[in.ComputerName] = true
-	}
+	live := liveInstances(arm, "gpu-heavy")
 	for _, name := range aNodes {
 		if !live[name] {
 			t.Fatalf("gang-a's instance %s was removed; booked nodes must not be scaled down", name)
