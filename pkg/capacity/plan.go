@@ -21,6 +21,10 @@ type Waiting struct {
 	// only then is room held for it before it fits (new nodes, not held
 	// room, serve a gang larger than the cluster).
 	CouldFit bool
+	// InDomain, when set, is the one topology domain the quorum's GPU
+	// members must share (a required level): room is promised and held for
+	// it there only.
+	InDomain func(*v1.Node) bool
 }
 
 // Plan is the free room promised to waiting quorums, in the order they are
@@ -69,7 +73,7 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[st
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
 		p.held = append(p.held, snapshot(base, nodes))
-		taken, fits := packTaken(logger, g.Quorum, nodes, base, p.admitFor(g.Key, nil))
+		taken, fits := packTaken(logger, g.Quorum, nodes, base, p.admitFor(g.Key, g.InDomain))
 		if !fits && (g.Waited < starvationBound || !g.CouldFit) {
 			continue
 		}

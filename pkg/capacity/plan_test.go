@@ -65,6 +65,17 @@ func TestPlan(t *testing.T) {
 	if PackAround(logger, q(1), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("a gang starved past the bound was overtaken by a younger one")
 	}
+	// Confined to its required domain (n0, n1, n2), the starved gang's
+	// held room is there only: n3 stays the younger gang's.
+	inDomain := func(n *v1.Node) bool { return n.Name != "n3" }
+	confined := Waiting{Key: "big", Since: t0, Quorum: q(3), Waited: bound, CouldFit: true, InDomain: inDomain}
+	plan = MakePlan(logger, []Waiting{confined, small}, nodes, nil, bound)
+	if !plan.Ahead("small").Admits(w8, &nodes[3]) {
+		t.Error("room outside its required domain was held for a starved gang")
+	}
+	if plan.Ahead("small").Admits(w8, &nodes[1]) || plan.Ahead("small").Admits(w8, &nodes[2]) {
+		t.Error("a starved gang's room in its required domain went to a younger gang")
+	}
 	big.CouldFit = false // larger than the cluster: new nodes serve it, held room would idle
 	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
 	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {

@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/plugins/gputopology"
@@ -246,4 +247,60 @@ func TestScoringOrder(t *testing.T) {
 	if len(got) != 2 || got[0] != got[1] || !strings.HasPrefix(got[0], "free") {
 		t.Errorf("duo members on %v, want both on one whole free node", got)
 	}
+}
+
+// A gang whose required rack has no room for its quorum, though the cluster
+// as a whole has, is waiting for room all the same: once it has waited past
+// the starvation bound (0 here), room freed in the rack that can hold it is
+// kept for it, not taken by younger gangs, while room in a rack too small
+// for it stays theirs. Without this a required-domain gang held nothing and
+// could wait for ever behind younger gangs (found by make chaos, seed 5).
+func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	gpuNodes(t, ctx, env, "a0:"+h100+":x:r1:z1", "a1:"+h100+":x:r1:z1", "a2:"+h100+":x:r1:z1", "b0:"+h100+":y:r2:z1", "b1:"+h100+":y:r2:z1")
+	for _, n := range []string{"a0", "a1", "a2", "b0", "b1"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
+	topoGang(t, ctx, env, "big", 3, 8, 3, 3, topology.RequiredLevelAnnotation, "rack")
+	waitPod(t, ctx, env, "big-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/big"))
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	smalls := []string{"small-1", "small-2", "small-3"}
+	for _, name := range smalls {
+		topoGang(t, ctx, env, name, 1, 8, 1, 1)
+	}
+	waitPod(t, ctx, env, "small-3-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
+
+	// Three nodes free up: the cluster could hold big, rack r1 cannot yet,
+	// rack r2 never can. The younger gangs get r2's two nodes, not a0.
+	zero := int64(0)
+	free := func(nodes ...string) {
+		t.Helper()
+		for _, n := range nodes {
+			if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+n+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	free("a0", "b0", "b1")
+	onNodes := func() []string {
+		var out []string
+		for _, name := range smalls {
+			out = append(out, nodesOf(t, ctx, env, name)...)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return len(onNodes()) == 2, nil
+	}); err != nil {
+		t.Fatalf("waiting for two younger gangs to bind: on %v: %v", onNodes(), err)
+	}
+	stays(t, 1500*time.Millisecond, "younger gangs on r2 only", func() (bool, error) {
+		got := onNodes()
+		return len(got) == 2 && got[0] == "b0" && got[1] == "b1", nil
+	})
+
+	free("a1", "a2")
+	waitBound(t, env, gang.GroupLabel, "big", 3)
+	expectNodes(t, nodesOf(t, ctx, env, "big"), "a0", "a1", "a2")
 }

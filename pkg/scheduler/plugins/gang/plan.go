@@ -72,10 +72,37 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 		if empty == nil {
 			empty = nodefit.Empty(nodes)
 		}
-		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), waiting[i].Quorum, empty, nil).Fits()
+		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), waiting[i].Quorum, empty, waiting[i].InDomain).Fits()
 	}
 	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, nodefit.Rooms(nodes), booked, pl.starvationBound)
 	return c.plan
+}
+
+// domains hands each profile's MusterGang the required topology domain a
+// gang with no room in any domain of its level may have room held in, as
+// MusterTopology names it: fwk.Handle to
+// func(gang.Key) (label, value string, ok bool).
+var domains sync.Map
+
+// ShareDomains makes domain, MusterTopology's answer to "in which domain may
+// room be held for this gang", part of the capacity plan of the profile with
+// handle h.
+func ShareDomains(h fwk.Handle, domain func(gang.Key) (string, string, bool)) {
+	domains.Store(h, domain)
+}
+
+// heldDomain is the node test of the domain room may be held in for gang
+// k, nil when MusterTopology names none.
+func (pl *Gang) heldDomain(k gang.Key) func(*v1.Node) bool {
+	f, ok := domains.Load(pl.handle)
+	if !ok {
+		return nil
+	}
+	label, value, ok := f.(func(gang.Key) (string, string, bool))(k)
+	if !ok {
+		return nil
+	}
+	return func(n *v1.Node) bool { v, ok := n.Labels[label]; return ok && v == value }
 }
 
 // bookings hands each profile's MusterGang the nodes booked per gang, as
@@ -132,10 +159,13 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 		if err != nil {
 			continue
 		}
-		if short, failed := pl.roomShort.Load(k); failed && short != true {
+		inDomain := pl.heldDomain(k)
+		if short, failed := pl.roomShort.Load(k); failed && short != true && inDomain == nil {
 			// Its last attempt failed for a reason the plan does not see
-			// (GPU class, topology, affinity): room held for it could go
-			// unused, and keep others waiting.
+			// (GPU class, affinity, a required level no domain of which
+			// could hold it): room held for it could go unused, and keep
+			// others waiting. A required domain short of room is room:
+			// MusterTopology names the domain to hold it in.
 			continue
 		}
 		members := pl.members(k)
@@ -156,7 +186,7 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 			continue
 		}
 		out = append(out, capacity.Waiting{Key: k.String(), Priority: corev1helpers.PodPriority(p), Since: spec.Created, Waited: time.Since(spec.Created),
-			Quorum: capacity.QuorumOf(need, ready, nil, config.DefaultGPUResourceName)})
+			Quorum: capacity.QuorumOf(need, ready, nil, config.DefaultGPUResourceName), InDomain: inDomain})
 	}
 	return out
 }

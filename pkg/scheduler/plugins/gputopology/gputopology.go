@@ -16,6 +16,7 @@ package gputopology
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,10 @@ type Topology struct {
 	leading       *gangplugin.Leadership // whether this replica may write
 	hinted        map[gang.Key]time.Time
 	provisionable map[string]bool
+	// starving names, for a gang whose required level has no domain with
+	// room for its quorum, the domain the capacity plan may hold room in
+	// for it (holdDomain); MusterGang reads it (ShareDomains).
+	starving map[gang.Key]labelValue
 }
 
 // placement is one gang's domain and the members it has placed (reserved or
@@ -127,15 +132,17 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	pl := &Topology{
-		handle:  h,
-		levels:  levels,
-		gpu:     v1.ResourceName(args.GPUResourceName),
-		index:   topology.NewIndex(levels),
-		synced:  map[string]int64{},
-		gangs:   map[gang.Key]*placement{},
-		shapes:  newShapeWindow(int(*args.ShapeWindow)),
-		leading: gangplugin.LeadershipOf(h),
+		handle:   h,
+		levels:   levels,
+		gpu:      v1.ResourceName(args.GPUResourceName),
+		index:    topology.NewIndex(levels),
+		synced:   map[string]int64{},
+		gangs:    map[gang.Key]*placement{},
+		shapes:   newShapeWindow(int(*args.ShapeWindow)),
+		leading:  gangplugin.LeadershipOf(h),
+		starving: map[gang.Key]labelValue{},
 	}
+	gangplugin.ShareDomains(h, pl.starvingDomain)
 	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	if err := gangplugin.EnsureGangIndex(podInformer); err != nil {
@@ -299,8 +306,10 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		pl.decisions++
 		if !ok {
 			domainDecisions.WithLabelValues("unschedulable", topology.LevelName(pl.levels, req.Required)).Inc()
+			pl.holdDomain(klog.FromContext(ctx), key, req, quorum, nodes)
 			return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s %s", displayKey(key), why))
 		}
+		delete(pl.starving, key)
 		domainDecisions.WithLabelValues("chosen", topology.LevelName(pl.levels, choice.Level)).Inc()
 		p.choice, p.decided = choice, true
 		s.domain = pl.choiceLabel(choice)
@@ -492,6 +501,55 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 		excluded[lv] = true
 	}
 	return topology.Choice{}, fmt.Sprintf("needs %s (%s) in one domain; no domain with the GPUs also passes the members' other requirements (CPU, memory, taints, node selection)", quorum, req.Class), false
+}
+
+// holdDomain records, for a gang no domain of its required level has room
+// for, where the capacity plan may hold room for it once it has waited past
+// the starvation bound: the roomiest domain of that level that holds the
+// whole quorum when empty. Without it such a gang held nothing, and younger
+// gangs could take every node that freed in its domain, for ever. A gang no
+// domain could ever hold gets none: new nodes, not held room, serve it.
+// pl.mu must be held.
+func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo) {
+	delete(pl.starving, key)
+	if req.Required == topology.Anywhere || req.Required >= len(pl.levels) || strings.HasPrefix(key.Name, "pod:") {
+		return
+	}
+	_, fewestGPUs := quorum.GPUMembers()
+	match := func(k *topology.Kind) bool { return req.Class.Matches(k.Product, k.MemoryMiB) }
+	type candidate struct {
+		value string
+		room  int64
+	}
+	var candidates []candidate
+	for _, v := range pl.index.DomainsOf(req.Required) {
+		if d, ok := pl.index.Domain(req.Required, v); ok {
+			candidates = append(candidates, candidate{value: v, room: d.Room(fewestGPUs, match)})
+		}
+	}
+	sort.SliceStable(candidates, func(a, b int) bool { return candidates[a].room > candidates[b].room })
+	var empty []capacity.Node
+	for _, c := range candidates {
+		lv := labelValue{label: pl.levels[req.Required].Label, value: c.value}
+		if empty == nil {
+			empty = nodefit.Empty(nodes)
+		}
+		if capacity.Pack(logger, quorum, empty, func(n *v1.Node) bool {
+			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
+		}).Fits() {
+			pl.starving[key] = lv
+			return
+		}
+	}
+}
+
+// starvingDomain is what ShareDomains hands MusterGang: the node label and
+// value of the domain room may be held in for the gang, if any.
+func (pl *Topology) starvingDomain(k gang.Key) (string, string, bool) {
+	pl.mu.RLock()
+	defer pl.mu.RUnlock()
+	lv, ok := pl.starving[k]
+	return lv.label, lv.value, ok
 }
 
 // membersOf lists a gang's pods; nil for a lone pod, or a gang whose members
@@ -693,7 +751,7 @@ func (pl *Topology) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.P
 // muster_scheduler_state_entries gauge.
 func (pl *Topology) stateEntries() map[string]int {
 	pl.mu.RLock()
-	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced)}
+	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving)}
 	pl.mu.RUnlock()
 	if pl.hints != nil {
 		for k, v := range pl.hints.StateEntries() {
@@ -713,6 +771,7 @@ func (pl *Topology) forgetIfEmpty(p *placement) {
 func (pl *Topology) forgetHinted(k gang.Key) {
 	if objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, k.String()); len(objs) == 0 {
 		delete(pl.hinted, k)
+		delete(pl.starving, k)
 	}
 }
 

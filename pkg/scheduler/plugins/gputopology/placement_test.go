@@ -55,13 +55,14 @@ func newTestPlugin() *Topology {
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	return &Topology{
-		levels: levels,
-		gpu:    "nvidia.com/gpu",
-		pods:   cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
-		index:  topology.NewIndex(levels),
-		synced: map[string]int64{},
-		gangs:  map[gang.Key]*placement{},
-		shapes: newShapeWindow(64),
+		levels:   levels,
+		gpu:      "nvidia.com/gpu",
+		pods:     cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
+		index:    topology.NewIndex(levels),
+		synced:   map[string]int64{},
+		gangs:    map[gang.Key]*placement{},
+		shapes:   newShapeWindow(64),
+		starving: map[gang.Key]labelValue{},
 	}
 }
 
