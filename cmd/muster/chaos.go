@@ -174,15 +174,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 		defer os.RemoveAll(dir)
 	}
 	tb := harness.NewProcessTB(fmt.Sprintf("muster-chaos-%d", seed))
-	defer func() {
-		silenceLogging()
-		tb.Close()
-	}()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("control plane: %v", r)
-		}
-	}()
+	defer endControlPlane(tb, &err)
 	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, harness.MusterProfile)
 	if err != nil {
 		return run, err

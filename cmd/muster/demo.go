@@ -91,17 +91,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	begin := time.Now()
 
 	tb := harness.NewProcessTB("muster-demo")
-	defer func() {
-		silenceLogging()
-		tb.Close()
-	}()
-	defer func() {
-		// The upstream test servers report fatal setup errors by panicking
-		// through the TB.
-		if r := recover(); r != nil {
-			err = fmt.Errorf("control plane: %v", r)
-		}
-	}()
+	defer endControlPlane(tb, &err)
 
 	p.printf("Starting etcd, kube-apiserver and muster-scheduler in-process...\n")
 	env, err := harness.Start(tb)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
+
+	"github.com/muster-project/muster/test/harness"
 )
 
 func main() {
@@ -81,6 +83,17 @@ func silenceLogging() {
 	logs.mu.Lock()
 	logs.quiet = true
 	logs.mu.Unlock()
+}
+
+// endControlPlane is deferred by each run of the embedded control plane: a
+// panic through tb (the upstream test servers report fatal set-up errors so)
+// becomes *err, then the control plane is shut down quietly.
+func endControlPlane(tb *harness.ProcessTB, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("control plane: %v", r)
+	}
+	silenceLogging()
+	tb.Close()
 }
 
 // keptErrors is how many of the latest errors are kept.

@@ -228,15 +228,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 		return run, err
 	}
 	tb := harness.NewProcessTB("muster-simulate-" + name)
-	defer func() {
-		silenceLogging()
-		tb.Close()
-	}()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("control plane: %v", r)
-		}
-	}()
+	defer endControlPlane(tb, &err)
 	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, schedulerFor(muster))
 	if err != nil {
 		return run, err
