@@ -222,3 +222,45 @@ func TestMixedGangRequestPinsNoDomainForItsLauncher(t *testing.T) {
 		}
 	}
 }
+
+// A launcher with no CPU node to run on does not make its gang larger than
+// the cluster: the autoscaler adds a CPU node for it once the GPUs come. So
+// once the gang has waited past the starvation bound (0 here), GPU room that
+// frees up is kept for it, not taken by a younger gang. Without this such a
+// gang held nothing and could wait for ever (found by make chaos, seeds 4
+// and 5, where the CPU pool had scaled to zero).
+func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
+	createPodGroup(t, env, 3, 0, 0, "mpi")
+	launcher, workers := mpiJob("mpi", 2)
+	launcher.Spec.NodeSelector = map[string]string{"pool": "cpu"}
+	createPods(t, ctx, env, append(workers, launcher)...)
+	waitPod(t, ctx, env, "mpi-launcher", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/mpi"))
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	topoGang(t, ctx, env, "young", 1, 8, 1, 1)
+	waitPod(t, ctx, env, "young-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
+
+	zero := int64(0)
+	free := func(node string) {
+		t.Helper()
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+node+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	free("gpu-0")
+	stayBound(t, env, gang.GroupLabel, "young", 0, 1500*time.Millisecond)
+
+	free("gpu-1")
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 3)
+	free("gpu-2")
+	waitBound(t, env, gang.GroupLabel, "young", 1)
+}

@@ -72,7 +72,12 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 		if empty == nil {
 			empty = nodefit.Empty(nodes)
 		}
-		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), waiting[i].Quorum, empty, waiting[i].InDomain).Fits()
+		// Members without GPUs (a launcher) do not count: the autoscaler's
+		// ordinary scale-up adds a CPU node for them once the GPUs come, so
+		// a cluster without a free CPU node does not make the gang larger
+		// than the cluster (it did, and such a gang was starved for ever).
+		gpuPart, _ := waiting[i].Quorum.Split()
+		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), gpuPart, empty, waiting[i].InDomain).Fits()
 	}
 	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, nodefit.Rooms(nodes), booked, pl.starvationBound)
 	return c.plan

@@ -506,7 +506,7 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 // holdDomain records, for a gang no domain of its required level has room
 // for, where the capacity plan may hold room for it once it has waited past
 // the starvation bound: the roomiest domain of that level that holds the
-// whole quorum when empty. Without it such a gang held nothing, and younger
+// quorum's GPU members when empty. Without it such a gang held nothing, and younger
 // gangs could take every node that freed in its domain, for ever. A gang no
 // domain could ever hold gets none: new nodes, not held room, serve it.
 // pl.mu must be held.
@@ -516,6 +516,9 @@ func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Re
 		return
 	}
 	_, fewestGPUs := quorum.GPUMembers()
+	// Only the GPU members must fit the domain: members without GPUs get a
+	// node of their own from the autoscaler once the GPUs come.
+	gpuPart, _ := quorum.Split()
 	match := func(k *topology.Kind) bool { return req.Class.Matches(k.Product, k.MemoryMiB) }
 	type candidate struct {
 		value string
@@ -534,7 +537,7 @@ func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Re
 		if empty == nil {
 			empty = nodefit.Empty(nodes)
 		}
-		if capacity.Pack(logger, quorum, empty, func(n *v1.Node) bool {
+		if capacity.Pack(logger, gpuPart, empty, func(n *v1.Node) bool {
 			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
 		}).Fits() {
 			pl.starving[key] = lv
