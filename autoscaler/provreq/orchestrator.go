@@ -174,6 +174,15 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 			fmt.Sprintf("scale-up for %s failed: %v; will retry", countPods(len(rest)), aerr))
 		return st, aerr
 	}
+	if never, why := o.gangNeverFits(ns, name, pods, nodeInfos); never {
+		// The members counted on existing nodes keep those nodes (GangRoom)
+		// only while the request lives: a gang no pool size could ever hold
+		// must not keep them idle.
+		msg := fmt.Sprintf("the gang can never run: %s", why)
+		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
+		o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
+		return st, nil
+	}
 	if never, why := o.neverFits(rest, nodeInfos); never {
 		msg := fmt.Sprintf("no node pool can hold %s even at its max size: %s", countPods(len(rest)), why)
 		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
@@ -360,6 +369,52 @@ func (o *Orchestrator) neverFits(pods []*apiv1.Pod, nodeInfos map[string]*framew
 		}
 	}
 	return true, strings.Join(why, "; ")
+}
+
+// gangNeverFits says whether a request's gang, its pods plus the members its
+// scheduler counts on existing nodes, exceeds what all the pools together
+// hold at their max sizes: the request alone may look merely "not now"
+// while the gang is larger than the cluster can ever be.
+func (o *Orchestrator) gangNeverFits(ns, name string, pods []*apiv1.Pod, nodeInfos map[string]*framework.NodeInfo) (bool, string) {
+	if o.ctx == nil || o.ctx.ListerRegistry == nil {
+		return false, ""
+	}
+	all, err := o.ctx.AllPodLister().List()
+	if err != nil {
+		return false, ""
+	}
+	var consumers []*apiv1.Pod
+	for _, p := range all {
+		if c, ok := ConsumedRequest(p); ok && c == name && p.Namespace == ns {
+			consumers = append(consumers, p)
+		}
+	}
+	others := CountedOn(consumers, o.client.Request)
+	if len(others) == 0 {
+		return false, ""
+	}
+	gang := append(append([]*apiv1.Pod(nil), pods...), others...)
+	groups := o.ctx.CloudProvider.NodeGroups()
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Id() < groups[j].Id() })
+	total := 0
+	var parts []string
+	for _, ng := range groups {
+		tmpl, ok := nodeInfos[ng.Id()]
+		if !ok || tmpl == nil || tmpl.Node() == nil {
+			return false, "" // unknown: do not fail the request
+		}
+		held, _, err := o.holds(gang, tmpl, ng.Id(), ng.MaxSize())
+		if err != nil {
+			return false, ""
+		}
+		total += held
+		parts = append(parts, fmt.Sprintf("%s: %d nodes at max hold %d", ng.Id(), ng.MaxSize(), held))
+	}
+	if total >= len(gang) {
+		return false, ""
+	}
+	return true, fmt.Sprintf("its %s (%d counted on existing nodes) exceed what every pool holds at its max size (%s)",
+		countPods(len(gang)), len(others), strings.Join(parts, "; "))
 }
 
 // holds returns how many of pods fit on max fresh nodes made from tmpl.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,10 +19,11 @@ import (
 
 // TestWaitingGangKeepsTheNodesItCountsOn: gang-w has 4 pending members and
 // its request names 1, its scheduler counting the other 3 on three empty
-// H100 nodes, while the heavy pool is at its max. Scale-down (unneeded
+// H100 nodes, while the GPU quota allows no fourth. Scale-down (unneeded
 // after 2 s) must not remove those nodes from under the waiting members,
 // and the requested member must not be found in them. Once gang-w is gone,
-// the nodes are scaled down.
+// a gang that counts on them but could never run does not keep them: its
+// request fails and the nodes are scaled down.
 func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the autoscaler and runs a control plane")
@@ -33,12 +35,15 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	installProvisioningRequestCRD(t, restCfg)
 	ctx := context.Background()
 
-	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 2000})
+	// The heavy pool's max is 4, the GPU family's quota 3 of its VMs (96
+	// vCPUs each): a fourth node cannot come now, yet a 4-member gang fits
+	// the pool at its max.
+	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(arm.Close)
-	addPools(t, arm, "3")
+	addPools(t, arm, "4")
 	args := []string{
 		"--kubeconfig=" + writeKubeconfig(t, restCfg),
 		"--cloud-config=" + writeCloudConfig(t, arm, "2s", "10m"),
@@ -70,7 +75,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 		}
 	}
 
-	// Three empty H100 nodes, registered, the pool at its max: gang-a's,
+	// Three empty H100 nodes, registered, the quota used up: gang-a's,
 	// provisioned for it.
 	gang{name: "gang-a", count: 3}.create(t, kube, dyn)
 	if p := condition(waitCondition(t, dyn, "gang-a", provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
@@ -94,7 +99,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	deadline := time.Now().Add(12 * time.Second)
 	for time.Now().Before(deadline) {
 		if p := condition(getRequest(t, dyn, "gang-w"), provreqv1.Provisioned); p != nil && p.Status == metav1.ConditionTrue {
-			t.Fatalf("gang-w Provisioned %q: %q; the pool is at its max and the free nodes are its other members' room", p.Reason, p.Message)
+			t.Fatalf("gang-w Provisioned %q: %q; no node can be added and the free nodes are its other members' room", p.Reason, p.Message)
 		}
 		live := liveInstances(arm, "gpu-heavy")
 		for _, name := range nodes {
@@ -105,8 +110,15 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	// With gang-w gone, nothing counts on the nodes: they go.
+	// gang-w goes; gang-huge has 6 members, asks for 3 and counts 3 on the
+	// empty nodes, but the pool holds 4 at its max: it can never run. Its
+	// request fails, and the nodes are not kept for it: they go.
 	removeGang("gang-w", 4)
+	gang{name: "gang-huge", count: 3, members: 6}.create(t, kube, dyn)
+	pr := waitCondition(t, dyn, "gang-huge", provreqv1.Failed)
+	if f := condition(pr, provreqv1.Failed); f.Reason != "NoNodeGroupCanHold" || !strings.Contains(f.Message, "the gang can never run: its 6 pods (3 counted on existing nodes)") {
+		t.Fatalf("gang-huge Failed %q: %q; want NoNodeGroupCanHold for the whole gang", f.Reason, f.Message)
+	}
 	waitFor(t, "the empty nodes to be scaled down", func() bool { return len(liveInstances(arm, "gpu-heavy")) == 0 })
 	proc.checkRunning(t)
 }
