@@ -340,32 +340,55 @@ func appendUnique(s []string, add ...string) []string {
 	return s
 }
 
+// poolHold is how many of a set of pods one pool holds at its max size.
+type poolHold struct {
+	id          string
+	max, held   int
+	reason      string // why no pod fits, when none does
+	hasTemplate bool
+}
+
+// atMax packs the pods onto each pool's template nodes at its max size,
+// pools in id order; an error means the answer is unknown.
+func (o *Orchestrator) atMax(pods []*apiv1.Pod, nodeInfos map[string]*framework.NodeInfo) ([]poolHold, error) {
+	groups := o.ctx.CloudProvider.NodeGroups()
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Id() < groups[j].Id() })
+	out := make([]poolHold, 0, len(groups))
+	for _, ng := range groups {
+		h := poolHold{id: ng.Id(), max: ng.MaxSize()}
+		if tmpl, ok := nodeInfos[ng.Id()]; ok && tmpl != nil && tmpl.Node() != nil {
+			held, reason, err := o.holds(pods, tmpl, ng.Id(), ng.MaxSize())
+			if err != nil {
+				return nil, err
+			}
+			h.held, h.reason, h.hasTemplate = held, reason, true
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
 // neverFits says whether no pool, empty and at its max size, could hold
 // all the pods; then retrying cannot help. It packs the pods onto fresh
 // copies of each pool's template node in a fork of the snapshot.
 func (o *Orchestrator) neverFits(pods []*apiv1.Pod, nodeInfos map[string]*framework.NodeInfo) (bool, string) {
-	groups := o.ctx.CloudProvider.NodeGroups()
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Id() < groups[j].Id() })
+	pools, err := o.atMax(pods, nodeInfos)
+	if err != nil {
+		// Unknown: do not fail the request permanently.
+		klog.ErrorS(err, "Could not check whether a pool could ever hold a ProvisioningRequest")
+		return false, ""
+	}
 	var why []string
-	for _, ng := range groups {
-		tmpl, ok := nodeInfos[ng.Id()]
-		if !ok || tmpl == nil || tmpl.Node() == nil {
-			why = append(why, fmt.Sprintf("%s: no node template", ng.Id()))
-			continue
-		}
-		held, reason, err := o.holds(pods, tmpl, ng.Id(), ng.MaxSize())
-		if err != nil {
-			// Unknown: do not fail the request permanently.
-			klog.ErrorS(err, "Could not check whether a pool could ever hold a ProvisioningRequest", "pool", ng.Id())
+	for _, h := range pools {
+		switch {
+		case !h.hasTemplate:
+			why = append(why, fmt.Sprintf("%s: no node template", h.id))
+		case h.held == len(pods):
 			return false, ""
-		}
-		if held == len(pods) {
-			return false, ""
-		}
-		if held == 0 {
-			why = append(why, fmt.Sprintf("%s: no pod fits its nodes (%s)", ng.Id(), reason))
-		} else {
-			why = append(why, fmt.Sprintf("%s: %d nodes at max hold %d", ng.Id(), ng.MaxSize(), held))
+		case h.held == 0:
+			why = append(why, fmt.Sprintf("%s: no pod fits its nodes (%s)", h.id, h.reason))
+		default:
+			why = append(why, fmt.Sprintf("%s: %d nodes at max hold %d", h.id, h.max, h.held))
 		}
 	}
 	return true, strings.Join(why, "; ")
@@ -394,21 +417,18 @@ func (o *Orchestrator) gangNeverFits(ns, name string, pods []*apiv1.Pod, nodeInf
 		return false, ""
 	}
 	gang := append(append([]*apiv1.Pod(nil), pods...), others...)
-	groups := o.ctx.CloudProvider.NodeGroups()
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Id() < groups[j].Id() })
+	pools, err := o.atMax(gang, nodeInfos)
+	if err != nil {
+		return false, ""
+	}
 	total := 0
 	var parts []string
-	for _, ng := range groups {
-		tmpl, ok := nodeInfos[ng.Id()]
-		if !ok || tmpl == nil || tmpl.Node() == nil {
+	for _, h := range pools {
+		if !h.hasTemplate {
 			return false, "" // unknown: do not fail the request
 		}
-		held, _, err := o.holds(gang, tmpl, ng.Id(), ng.MaxSize())
-		if err != nil {
-			return false, ""
-		}
-		total += held
-		parts = append(parts, fmt.Sprintf("%s: %d nodes at max hold %d", ng.Id(), ng.MaxSize(), held))
+		total += h.held
+		parts = append(parts, fmt.Sprintf("%s: %d nodes at max hold %d", h.id, h.max, h.held))
 	}
 	if total >= len(gang) {
 		return false, ""
