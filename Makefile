@@ -21,7 +21,7 @@ build:
 ## test: every unit and integration test (real kube-apiserver in-process), of
 ## the scheduler and of the autoscaler's nested module
 test:
-	$(GO) test -p $(TEST_P) -timeout 80m $(PKGS)
+	GO=$(GO) hack/gotest.sh -p $(TEST_P) -timeout 80m $(PKGS)
 	$(MAKE) -C autoscaler test TEST_P=$(TEST_P)
 
 ## demo: the embedded default — API server, GPU nodes, muster-scheduler, a burst of gangs
