@@ -264,3 +264,98 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 	free("gpu-2")
 	waitBound(t, env, gang.GroupLabel, "young", 1)
 }
+
+// A mixed gang whose GPU room frees up while it waits for new GPU nodes:
+// its request is withdrawn (the workers fit), and its launcher, held out of
+// the autoscaler's one-by-one scale-up while the request was pending, is
+// left to it again, so a CPU node is bought for it. Held, the launcher had
+// nothing to ask for its node and the gang waited for ever while younger
+// gangs took its GPUs (found by make chaos, seed 5, with the CPU pool at
+// zero).
+func TestLauncherLeftToScaleUpOnceItsWorkersFit(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"gpu-0", "gpu-1"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
+	createPodGroup(t, env, 3, 0, 0, "mpi")
+	launcher, workers := mpiJob("mpi", 2)
+	launcher.Spec.NodeSelector = map[string]string{"pool": "cpu"}
+	createPods(t, ctx, env, append(workers, launcher)...)
+	waitProvReqs(t, ctx, env, "mpi", "for the 2 workers", oneRequestFor(2))
+	held := hints.HoldName(gang.Key{Namespace: ns, Name: "mpi"})
+	waitPod(t, ctx, env, "mpi-launcher", "held while the workers' request is pending", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
+	})
+
+	zero := int64(0)
+	for _, n := range []string{"gpu-0", "gpu-1"} {
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+n+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitProvReqs(t, ctx, env, "mpi", "withdrawn once the workers fit", noRequest)
+	waitPod(t, ctx, env, "mpi-launcher", "left to the ordinary scale-up once its workers fit", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == ""
+	})
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 3)
+}
+
+// The chaos run's seed 5 in small: an MPI-style gang (launcher + six 8-GPU
+// workers) that requires one placement group waits, past the starvation
+// bound, for GPUs and for a CPU node. A younger elastic gang that requires
+// nothing takes none of the GPUs freed in the placement group, whether they
+// are fewer than the older gang needs or all of it, and the older gang binds
+// once its CPU node comes.
+func TestStarvingMixedGangInARequiredDomainKeepsItsGPUs(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	var gpuNodes []string
+	for i := range 6 {
+		name := fmt.Sprintf("pg-a-%d", i)
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(name, 8, topology.PlacementGroupLabel, "pg-a")); err != nil {
+			t.Fatal(err)
+		}
+		holdGPUs(t, ctx, env, name, 8)
+		gpuNodes = append(gpuNodes, name)
+	}
+	members := harness.LabelMembers(ns, "mpi", 7, 8, 7, 7)
+	members[6].Name, members[6].GPUs = "mpi-launcher", 0
+	for i := range members {
+		members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
+	}
+	pods := make([]*v1.Pod, len(members))
+	for i := range members {
+		pods[i] = members[i].Pod()
+	}
+	pods[6].Spec.NodeSelector = map[string]string{"pool": "cpu"}
+	pods[6].Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("2")
+	createPods(t, ctx, env, pods...)
+	waitPod(t, ctx, env, "mpi-launcher", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/mpi"))
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	topoGang(t, ctx, env, "young", 6, 8, 3, 6)
+	waitPod(t, ctx, env, "young-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
+
+	zero := int64(0)
+	free := func(nodes ...string) {
+		t.Helper()
+		for _, node := range nodes {
+			if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+node+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	free(gpuNodes[:3]...)
+	stayBound(t, env, gang.GroupLabel, "young", 0, 2*time.Second)
+	free(gpuNodes[3:]...)
+	stayBound(t, env, gang.GroupLabel, "young", 0, 2*time.Second)
+
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "mpi", 7)
+}

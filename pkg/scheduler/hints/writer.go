@@ -356,10 +356,16 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		// there, the request and its booking keep other pods off them (and
 		// the autoscaler from removing them as empty); the autoscaler's
 		// booking time bounds the wait.
+		w.leaveToScaleUp(members)
 		return
 	case !want.Verdict.Hint:
 		w.drop(ctx, k, live, want.Verdict.NoReason)
-		if want.Verdict.NoReason != hint.NoHintFits {
+		if want.Verdict.NoReason == hint.NoHintFits {
+			// Its GPU members fit: a launcher still without a node is
+			// the ordinary scale-up's to serve, as once a request is
+			// provisioned.
+			w.leaveToScaleUp(members)
+		} else {
 			// Members fit now is a passing state; every other reason
 			// means no nodes should be added for these members, by
 			// Muster's request or one by one.
@@ -849,23 +855,39 @@ func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, p
 		w.annotate(members, name)
 		return
 	}
+	if provisioned {
+		w.leaveToScaleUp(members)
+	}
 	var gpuMembers, others []*v1.Pod
 	for _, p := range members {
-		if q, ok := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})[w.gpu]; ok && !q.IsZero() {
+		if w.asksGPUs(p) {
 			gpuMembers = append(gpuMembers, p)
-			continue
-		}
-		if !provisioned {
+		} else if !provisioned {
 			others = append(others, p)
-			continue
 		}
-		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
+	}
+	w.annotate(gpuMembers, name)
+	w.annotate(others, HoldName(k))
+}
+
+// leaveToScaleUp lifts the consume mark of the unplaced members that ask for
+// no GPUs (a launcher), so the autoscaler's ordinary scale-up serves them.
+// With no GPU resource set every member is the request's.
+func (w *Writer) leaveToScaleUp(members []*v1.Pod) {
+	if w.gpu == "" {
+		return
+	}
+	for _, p := range members {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" || w.asksGPUs(p) {
 			continue
 		}
 		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil})
 	}
-	w.annotate(gpuMembers, name)
-	w.annotate(others, HoldName(k))
+}
+
+func (w *Writer) asksGPUs(p *v1.Pod) bool {
+	q, ok := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})[w.gpu]
+	return ok && !q.IsZero()
 }
 
 // mirror turns the request's conditions into the gang's CapacityRequested
