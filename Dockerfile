@@ -3,7 +3,10 @@
 # Build from the repository root (dependencies come from vendor/):
 #   docker build -t muster-scheduler:latest .
 
-FROM golang:1.26 AS builder
+# Base images are pinned by digest (the tag stays for readers): a rebuild
+# gets the same bases until someone moves the pin on purpose. To move it:
+#   crane digest golang:1.26; crane digest gcr.io/distroless/static:nonroot
+FROM golang:1.26@sha256:3aff6657219a4d9c14e27fb1d8976c49c29fddb70ba835014f477e1c70636647 AS builder
 WORKDIR /src
 # Never download another toolchain or module: everything is vendored.
 ENV GOTOOLCHAIN=local GOFLAGS=-mod=vendor GOPROXY=off
@@ -18,7 +21,7 @@ RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
     go build -mod=vendor -trimpath -ldflags='-s -w' \
       -o /out/muster-scheduler ./cmd/muster-scheduler
 
-FROM gcr.io/distroless/static:nonroot
+FROM gcr.io/distroless/static:nonroot@sha256:e2e927ec666bae08560abb3c55d0659eceabb657f56b6782ab500a9fc7f555e3
 COPY --from=builder /out/muster-scheduler /muster-scheduler
 USER 65532:65532
 ENTRYPOINT ["/muster-scheduler"]
