@@ -266,13 +266,15 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 }
 
 // A mixed gang whose GPU room frees up while it waits for new GPU nodes:
-// its request is withdrawn (the workers fit), and its launcher, held out of
-// the autoscaler's one-by-one scale-up while the request was pending, is
-// left to it again, so a CPU node is bought for it. Held, the launcher had
-// nothing to ask for its node and the gang waited for ever while younger
-// gangs took its GPUs (found by make chaos, seed 5, with the CPU pool at
-// zero).
-func TestLauncherLeftToScaleUpOnceItsWorkersFit(t *testing.T) {
+// its request is withdrawn (the workers fit), and no member stays marked as
+// consuming it. The launcher, held out of the autoscaler's one-by-one
+// scale-up while the request was pending, is left to it again, so a CPU
+// node is bought for it; the workers become ordinary pending pods, which
+// the autoscaler counts into the room they fit in. Held, the launcher had
+// nothing to ask for its node, the workers' room counted for nothing and
+// was scaled down, and the gang waited for ever while younger gangs took
+// its GPUs (found by make chaos, seed 5, with the CPU pool at zero).
+func TestFittingGangConsumesNoRequest(t *testing.T) {
 	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
@@ -297,9 +299,12 @@ func TestLauncherLeftToScaleUpOnceItsWorkersFit(t *testing.T) {
 		}
 	}
 	waitProvReqs(t, ctx, env, "mpi", "withdrawn once the workers fit", noRequest)
-	waitPod(t, ctx, env, "mpi-launcher", "left to the ordinary scale-up once its workers fit", func(p *v1.Pod) bool {
-		return p.Annotations[autoscalingv1.ConsumeAnnotation] == ""
-	})
+	for _, p := range append(workers, launcher) {
+		waitPod(t, ctx, env, p.Name, "no consume mark once the workers fit", func(p *v1.Pod) bool {
+			_, marked := p.Annotations[autoscalingv1.ConsumeAnnotation]
+			return !marked
+		})
+	}
 	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}

@@ -356,15 +356,21 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		// there, the request and its booking keep other pods off them (and
 		// the autoscaler from removing them as empty); the autoscaler's
 		// booking time bounds the wait.
-		w.leaveToScaleUp(members)
+		w.leaveToScaleUp(members, false)
 		return
 	case !want.Verdict.Hint:
 		w.drop(ctx, k, live, want.Verdict.NoReason)
 		if want.Verdict.NoReason == hint.NoHintFits {
-			// Its GPU members fit: a launcher still without a node is
-			// the ordinary scale-up's to serve, as once a request is
-			// provisioned.
-			w.leaveToScaleUp(members)
+			// Its GPU members fit in room that exists, and no request is
+			// left for them to consume: they are ordinary pending pods
+			// again. The autoscaler then counts them into that room, so
+			// it does not remove those nodes as empty while the gang is
+			// still placing (or waits for its launcher's node: a
+			// launcher without a node is the ordinary scale-up's to
+			// serve, as once a request is provisioned). Left marked,
+			// they consumed no live request, counted for nothing, and
+			// the room they fit in was scaled down under them.
+			w.leaveToScaleUp(members, true)
 		} else {
 			// Members fit now is a passing state; every other reason
 			// means no nodes should be added for these members, by
@@ -856,7 +862,7 @@ func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, p
 		return
 	}
 	if provisioned {
-		w.leaveToScaleUp(members)
+		w.leaveToScaleUp(members, false)
 	}
 	var gpuMembers, others []*v1.Pod
 	for _, p := range members {
@@ -871,14 +877,15 @@ func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, p
 }
 
 // leaveToScaleUp lifts the consume mark of the unplaced members that ask for
-// no GPUs (a launcher), so the autoscaler's ordinary scale-up serves them.
-// With no GPU resource set every member is the request's.
-func (w *Writer) leaveToScaleUp(members []*v1.Pod) {
-	if w.gpu == "" {
-		return
-	}
+// no GPUs (a launcher), or of all of them with gpuToo, so the autoscaler
+// treats them as ordinary pending pods. With no GPU resource set every
+// member asks for what the request asks for.
+func (w *Writer) leaveToScaleUp(members []*v1.Pod, gpuToo bool) {
 	for _, p := range members {
-		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" || w.asksGPUs(p) {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
+			continue
+		}
+		if !gpuToo && (w.gpu == "" || w.asksGPUs(p)) {
 			continue
 		}
 		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil})
