@@ -42,8 +42,13 @@ const (
 	// not a number of requests: a count outlives a component that is down.
 	chaosStormWindow = 5 * time.Minute
 	chaosOvertime    = 120 * time.Minute
-	chaosHeavyPool   = "gpu-heavy"
-	chaosLease       = "muster-chaos"
+	// chaosWorkFactor scales the time a trace's gangs need on the GPU pool
+	// at its max, packed perfectly, into the time a run gives them: faults
+	// undo runs (a lost node or a preemption restarts a gang), new nodes
+	// boot for minutes, and the quota cut stops scale-up for a while.
+	chaosWorkFactor = 2
+	chaosHeavyPool  = "gpu-heavy"
+	chaosLease      = "muster-chaos"
 )
 
 type chaosOptions struct {
@@ -72,7 +77,9 @@ members for longer than its timeout allows (partial gangs), no VM stays
 unprovisioned or unused past the autoscaler's delays (leaked VMs), the
 autoscaler never deletes a VM its pods run on (VMs deleted unasked), no pool
 goes past its max, and every gang (each fits the cluster alone) runs min
-members by the end (starved gangs). It prints a table per seed and the line
+members and finishes its run by the end (starved gangs). The run ends when
+every job has, or at the latest at the trace's span plus two hours, or
+twice the time its gangs need on the GPU pool at its max if that is later. It prints a table per seed and the line
 "chaos: runs N, partial gangs 0, ...", and exits 1 naming the seeds to replay
 when any figure is not 0.
 
@@ -257,7 +264,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 
 	next, nextFault := 0, 0
 	var tailFrom time.Duration
-	hardStop := trace.Span() + chaosOvertime
+	hardStop := chaosHardStop(trace, cloud.pools)
 	lastCheck, lastReport := time.Time{}, time.Time{}
 	for {
 		if ctx.Err() != nil {
@@ -770,4 +777,31 @@ func (c *chaos) clearFaults(ctx context.Context) {
 	if err := c.postFault(ctx, map[string]any{"kind": "clear"}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(c.progress, "[chaos minute %3.0f] clearing faults: %v\n", c.clk.now().Minutes(), err)
 	}
+}
+
+// chaosHardStop is the trace time a run ends at even if jobs are left: the
+// trace's span plus the overtime, or, for a trace whose gangs ask more of
+// the GPU pool than that allows, from the first arrival chaosWorkFactor
+// times their node time on the pool at its max. A gang left unfinished at
+// the stop counts as starved, so the stop must leave room for the work:
+// seed 5 asks about 1060 node-minutes of an 8-node pool (132 minutes
+// packed perfectly), and a span plus overtime of 182 minutes ended it with
+// a gang preempted and restarted still running.
+func chaosHardStop(trace simulate.Trace, pools []poolInfo) time.Duration {
+	stop := trace.Span() + chaosOvertime
+	var pool poolInfo
+	for _, p := range pools {
+		if p.GPUs > pool.GPUs {
+			pool = p
+		}
+	}
+	if pool.Max <= 0 || len(trace.Jobs) == 0 {
+		return stop
+	}
+	first := trace.Jobs[0].At
+	for _, j := range trace.Jobs {
+		first = min(first, j.At)
+	}
+	work := trace.GangNodeMinutes(int64(pool.GPUs)) / float64(pool.Max) * chaosWorkFactor
+	return max(stop, first+time.Duration(work*float64(time.Minute)))
 }

@@ -211,3 +211,25 @@ func TestPlainJobDoneOnceItsReplacementsRan(t *testing.T) {
 		t.Fatalf("job etl not done after every current pod ran: %v", w.current["etl"])
 	}
 }
+
+// The chaos run's stop leaves a heavy trace time for its work: seed 5's
+// gangs ask about 1060 node-minutes of the 8-node heavy pool.
+func TestChaosHardStopFollowsTheWork(t *testing.T) {
+	pools := []poolInfo{{Name: "cpu", Max: 10}, {Name: "gpu-light", Max: 8, GPUs: 1}, {Name: "gpu-heavy", Max: 8, GPUs: 8}}
+	heavy := simulate.Random(5)
+	work := heavy.GangNodeMinutes(8)
+	if work < 1000 {
+		t.Fatalf("seed 5 asks %v node-minutes, want the heavy trace this test is about", work)
+	}
+	want := heavy.Jobs[0].At + time.Duration(work/8*chaosWorkFactor*float64(time.Minute))
+	if got := chaosHardStop(heavy, pools); got != want || got <= heavy.Span()+chaosOvertime {
+		t.Errorf("heavy trace: stop at %v, want %v (past span+overtime %v)", got, want, heavy.Span()+chaosOvertime)
+	}
+	light, err := simulate.ParseTrace(strings.NewReader("3 small gang 2 8 16 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := chaosHardStop(light, pools), light.Span()+chaosOvertime; got != want {
+		t.Errorf("light trace: stop at %v, want span+overtime %v", got, want)
+	}
+}

@@ -282,3 +282,25 @@ func TestRandomTraces(t *testing.T) {
 		t.Errorf("ten traces have %d launchers, %d elastic jobs, %d high-priority jobs; want some of each", launchers, elastic, priorities)
 	}
 }
+
+func TestGangNodeMinutes(t *testing.T) {
+	trace, err := ParseTrace(strings.NewReader(`
+0 mpi gang 6 8 16 21 launcher=2
+1 half gang 3 4 16 10 min=2
+2 big gang 2 16 16 30
+3 retrain gpu 1 1 2 7
+4 etl cpu 2 0 4 5
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mpi: six 8-GPU workers (the launcher takes no GPU node), 21 minutes;
+	// half: three 4-GPU members share two 8-GPU nodes, 10 minutes; big
+	// fits no 8-GPU node; retrain and etl are no gangs.
+	if got, want := trace.GangNodeMinutes(8), 6*21.0+2*10.0; got != want {
+		t.Errorf("GangNodeMinutes(8) = %v, want %v", got, want)
+	}
+	if got := trace.GangNodeMinutes(0); got != 0 {
+		t.Errorf("GangNodeMinutes(0) = %v, want 0", got)
+	}
+}

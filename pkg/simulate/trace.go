@@ -275,3 +275,27 @@ func (t Trace) Span() time.Duration {
 	}
 	return end
 }
+
+// GangNodeMinutes is the node time the trace's gangs ask of a pool whose
+// nodes have gpusPerNode GPUs, in node-minutes: each GPU member takes the
+// nodes its GPUs fill for its job's run. Jobs that ask for no GPUs, or for
+// more GPUs per member than such a node has, ask nothing of it.
+func (t Trace) GangNodeMinutes(gpusPerNode int64) float64 {
+	if gpusPerNode <= 0 {
+		return 0
+	}
+	var total float64
+	for _, j := range t.Jobs {
+		if j.Kind != KindGang || j.GPUs <= 0 || j.GPUs > gpusPerNode {
+			continue
+		}
+		workers := j.Members
+		if j.LauncherMilliCPU > 0 {
+			workers--
+		}
+		perNode := gpusPerNode / j.GPUs // members sharing one node
+		nodes := (int64(workers) + perNode - 1) / perNode
+		total += float64(nodes) * j.Run.Minutes()
+	}
+	return total
+}
