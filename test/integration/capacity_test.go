@@ -173,7 +173,7 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	waitProvReqs(t, ctx, env, "mpi", "deleted once placed", noRequest)
 	// The writer deletes the request, then its templates.
 	left := -1
-	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		templates, err := env.Client.CoreV1().PodTemplates(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err

@@ -649,7 +649,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	consumes := func(want string) {
 		t.Helper()
 		var wrong string
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 			wrong = ""
 			for _, p := range pods() {
 				if got := p.Annotations[autoscalingv1.ConsumeAnnotation]; got != want {
@@ -664,6 +664,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 			}
 		}
 	}
+	var retryingMessage string
 	// retried runs the writer until the request ended for why is replaced,
 	// checking what holds meanwhile; it returns the replacement and how
 	// long the backoff took.
@@ -674,6 +675,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		if last.Reason != hints.ReasonRetrying || !strings.Contains(last.Message, why) {
 			t.Fatalf("after %s %s: condition %s %q, want %s mentioning %q", ended, why, last.Reason, last.Message, hints.ReasonRetrying, why)
 		}
+		retryingMessage = last.Message
 		consumes(hints.HoldName(k))
 		for {
 			short()
@@ -720,12 +722,25 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		t.Errorf("second replacement after %s, want the doubled backoff of 2s", took)
 	}
 
-	// Served, then its booking expired: the backoff starts afresh.
+	// Served, then its booking expired: the backoff starts afresh. The
+	// replacement's due time, as the gang's condition gives it, says which
+	// backoff the writer chose (1s afresh, 4s had it doubled again), so a
+	// slow machine does not make the check fail, as timing the wait did.
 	setProvisioned(t, ctx, env, r2.Name, "gpu-heavy pool adding 2 nodes")
 	short()
 	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.BookingExpired, Status: metav1.ConditionTrue, Reason: "CapacityReservationTimeExpired", Message: "released"})
-	if _, took := retried(r2.Name, "ended its booking"); took > 2*time.Second {
-		t.Errorf("replacement after a served request took %s, want the first backoff of 1s", took)
+	noticed := time.Now()
+	retried(r2.Name, "ended its booking")
+	_, dueText, ok := strings.Cut(retryingMessage, "a new request follows at ")
+	if !ok {
+		t.Fatalf("Retrying condition %q names no due time", retryingMessage)
+	}
+	due, err := time.Parse(time.RFC3339, dueText)
+	if err != nil {
+		t.Fatalf("Retrying condition %q: %v", retryingMessage, err)
+	}
+	if wait := due.Sub(noticed); wait >= 3*time.Second {
+		t.Errorf("replacement after a served request due %s after its end, want the first backoff of 1s", wait.Round(time.Second))
 	}
 }
 

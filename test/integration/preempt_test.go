@@ -45,7 +45,7 @@ func startKubelet(t *testing.T, ctx context.Context, env *harness.Env) *kubelet 
 						said = strings.HasPrefix(c.Message, "muster-scheduler:")
 					}
 				}
-				if !said && time.Since(p.DeletionTimestamp.Add(-30*time.Second)) < 2*time.Second {
+				if !said && time.Since(p.DeletionTimestamp.Add(-30*time.Second)) < 10*time.Second {
 					continue // the scheduler says why right after evicting; give it a moment
 				}
 				_ = env.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})

@@ -45,7 +45,7 @@ func TestPodWriterCoalesces(t *testing.T) {
 		t.Fatalf("pending pods %d, want 3", got)
 	}
 	go w.Run(ctx, 1)
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		return w.Pending() == 0 && w.Writes() == 4, nil
 	}); err != nil {
 		t.Fatalf("pending %d, writes %d; want 0 pending and 4 writes (a: annotations and status, b: annotations, gone: one try)", w.Pending(), w.Writes())
@@ -82,7 +82,7 @@ func TestPodWriterCoalesces(t *testing.T) {
 	five := "5"
 	w.Annotate(a, map[string]*string{"muster.test/x": &five})
 	w.Annotate(a, map[string]*string{"muster.test/x": &two})
-	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		return w.Pending() == 0 && w.Writes() == 5, nil
 	}); err != nil {
 		t.Fatalf("pending %d, writes %d; want the change back to 2 written once", w.Pending(), w.Writes())
