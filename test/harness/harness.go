@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -113,6 +114,24 @@ func (e *Env) installCRDs(ctx context.Context) error {
 		})
 		if err != nil {
 			return fmt.Errorf("CRD %s not established: %w", crd.Name, err)
+		}
+		// Established is not served yet: discovery learns of a CRD a little
+		// later, and a scheduler that looks before then runs without
+		// PodGroups (a flaky test, found on a loaded CI machine).
+		err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			for _, v := range crd.Spec.Versions {
+				if !v.Served {
+					continue
+				}
+				list, err := cs.Discovery().ServerResourcesForGroupVersion(crd.Spec.Group + "/" + v.Name)
+				if err != nil || !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == crd.Spec.Names.Plural }) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s not in discovery: %w", crd.Name, err)
 		}
 	}
 	return nil

@@ -106,7 +106,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, err
 	}
 	if pl.podGroups == nil {
-		logger.Info("PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not served; only CRD-free gangs (label " + gang.GroupLabel + ") can be scheduled")
+		logger.Info("PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not served; only CRD-free gangs (label " + gang.GroupLabel + ") can be scheduled until muster-scheduler restarts with it installed")
 	}
 
 	pl.preemption = newPreemption(ctx, h, args.Preemption)
@@ -212,7 +212,7 @@ func (pl *Gang) podGroupSpec(pod *v1.Pod, key gang.Key) (gang.Spec, error) {
 	field := "metadata.labels[" + gang.PodGroupLabel + "]"
 	if pl.podGroups == nil {
 		return gang.Spec{}, &gang.FieldError{Object: "Pod " + pod.Namespace + "/" + pod.Name, Field: field,
-			Detail: "names PodGroup " + key.Name + " but the PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not installed; install manifests/crds or use the " + gang.GroupLabel + " label"}
+			Detail: "names PodGroup " + key.Name + " but the PodGroup CRD (scheduling.x-k8s.io/v1alpha1) was not served when muster-scheduler started; install manifests/crds and restart it, or use the " + gang.GroupLabel + " label"}
 	}
 	pg, err := pl.podGroups.PodGroups(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
