@@ -246,13 +246,7 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 	topoGang(t, ctx, env, "young", 1, 8, 1, 1)
 	waitPod(t, ctx, env, "young-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
 
-	zero := int64(0)
-	free := func(node string) {
-		t.Helper()
-		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+node+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	free := func(node string) { t.Helper(); unholdGPUs(t, ctx, env, 8, node) }
 	free("gpu-0")
 	stayBound(t, env, gang.GroupLabel, "young", 0, 1500*time.Millisecond)
 
@@ -292,12 +286,7 @@ func TestFittingGangConsumesNoRequest(t *testing.T) {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
 	})
 
-	zero := int64(0)
-	for _, n := range []string{"gpu-0", "gpu-1"} {
-		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+n+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	unholdGPUs(t, ctx, env, 8, "gpu-0", "gpu-1")
 	waitProvReqs(t, ctx, env, "mpi", "withdrawn once the workers fit", noRequest)
 	for _, p := range append(workers, launcher) {
 		waitPod(t, ctx, env, p.Name, "no consume mark once the workers fit", func(p *v1.Pod) bool {
@@ -345,18 +334,9 @@ func TestStarvingMixedGangInARequiredDomainKeepsItsGPUs(t *testing.T) {
 	topoGang(t, ctx, env, "young", 6, 8, 3, 6)
 	waitPod(t, ctx, env, "young-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
 
-	zero := int64(0)
-	free := func(nodes ...string) {
-		t.Helper()
-		for _, node := range nodes {
-			if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+node+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	free(gpuNodes[:3]...)
+	unholdGPUs(t, ctx, env, 8, gpuNodes[:3]...)
 	stayBound(t, env, gang.GroupLabel, "young", 0, 2*time.Second)
-	free(gpuNodes[3:]...)
+	unholdGPUs(t, ctx, env, 8, gpuNodes[3:]...)
 	stayBound(t, env, gang.GroupLabel, "young", 0, 2*time.Second)
 
 	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {

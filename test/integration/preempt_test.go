@@ -257,17 +257,10 @@ func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
 	}
 	waitCondition("rigid-0", "gang team-a/rigid")
 
-	zero := int64(0)
-	for _, n := range []string{"gpu-1", "gpu-2"} {
-		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+n+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	unholdGPUs(t, ctx, env, 8, "gpu-1", "gpu-2")
 	waitBound(t, env, gang.GroupLabel, "rigid", 2)
 	stayBound(t, env, gang.GroupLabel, "elastic", 1, time.Second)
 
-	if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-gpu-3-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-		t.Fatal(err)
-	}
+	unholdGPUs(t, ctx, env, 8, "gpu-3")
 	waitBound(t, env, gang.GroupLabel, "elastic", 2)
 }

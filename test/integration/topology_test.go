@@ -93,6 +93,18 @@ func holdGPUs(t *testing.T, ctx context.Context, env *harness.Env, node string, 
 	}
 }
 
+// unholdGPUs deletes the pods holdGPUs bound with gpus GPUs to nodes.
+func unholdGPUs(t *testing.T, ctx context.Context, env *harness.Env, gpus int64, nodes ...string) {
+	t.Helper()
+	zero := int64(0)
+	for _, node := range nodes {
+		name := "hold-" + node + "-" + strconv.FormatInt(gpus, 10)
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func expectNodes(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -272,15 +284,7 @@ func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
 
 	// Three nodes free up: the cluster could hold big, rack r1 cannot yet,
 	// rack r2 never can. The younger gangs get r2's two nodes, not a0.
-	zero := int64(0)
-	free := func(nodes ...string) {
-		t.Helper()
-		for _, n := range nodes {
-			if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "hold-"+n+"-8", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	free := func(nodes ...string) { t.Helper(); unholdGPUs(t, ctx, env, 8, nodes...) }
 	free("a0", "b0", "b1")
 	onNodes := func() []string {
 		var out []string
