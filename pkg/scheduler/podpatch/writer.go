@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
@@ -227,6 +228,9 @@ func (w *Writer) Writes() int64 { return w.writes.Load() }
 // Run writes with the given number of workers until ctx ends.
 func (w *Writer) Run(ctx context.Context, workers int) {
 	go func() { <-ctx.Done(); w.queue.ShutDown() }()
+	// A value written for a pod as it was deleted is remembered after the
+	// pod was forgotten; with no further writes nothing would drop it.
+	go wait.Until(func() { w.sweep(time.Now()) }, rememberFor, ctx.Done())
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -310,16 +314,27 @@ func (w *Writer) remember(key types.NamespacedName, annotations map[string]*stri
 		m[k] = writtenValue{value: v, at: now}
 	}
 	if len(w.written) > 1024 && now.Sub(w.swept) > rememberFor {
-		w.swept = now
-		for k, vals := range w.written {
-			for a, v := range vals {
-				if now.Sub(v.at) >= rememberFor {
-					delete(vals, a)
-				}
+		w.sweepLocked(now)
+	}
+}
+
+// sweep drops the values remembered for rememberFor or longer.
+func (w *Writer) sweep(now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sweepLocked(now)
+}
+
+func (w *Writer) sweepLocked(now time.Time) {
+	w.swept = now
+	for k, vals := range w.written {
+		for a, v := range vals {
+			if now.Sub(v.at) >= rememberFor {
+				delete(vals, a)
 			}
-			if len(vals) == 0 {
-				delete(w.written, k)
-			}
+		}
+		if len(vals) == 0 {
+			delete(w.written, k)
 		}
 	}
 }
