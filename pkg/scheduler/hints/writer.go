@@ -235,6 +235,7 @@ func (b Booking) Holds(providerID string) bool { return providerID != "" && b.No
 // NewWriter builds a Writer. members lists a gang's pods from an informer,
 // synced says whether that informer has synced.
 func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpatch.Writer, members func(gang.Key) []*v1.Pod, synced func() bool, report ReportFunc, period time.Duration) *Writer {
+	registerMetrics()
 	return &Writer{client: client, dyn: dyn, marks: marks, members: members, synced: synced, report: report, period: period,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{},
@@ -338,6 +339,12 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		w.forget(k)
 		return
 	case wanted && bound >= want.Min:
+		w.mu.Lock()
+		_, wasBooked := w.booked[k]
+		w.mu.Unlock()
+		if live != "" && wasBooked {
+			requestOutcomes.WithLabelValues(OutcomeBound).Inc()
+		}
 		w.drop(ctx, k, live, "quorum placed")
 		w.annotate(members, HoldName(k))
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
@@ -392,8 +399,8 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	// the shortfall changed since: a failure is not retried at once under
 	// another name.
 	if live != "" {
-		if why := w.ended(ctx, k, live); why != "" {
-			next, due := w.replace(k, requestName(want), why)
+		if why, outcome := w.ended(ctx, k, live); why != "" {
+			next, due := w.replace(k, requestName(want), why, outcome)
 			if !due {
 				// Until then the members consume no request: held out of
 				// the autoscaler's one-by-one scale-up, as the request had
@@ -422,21 +429,22 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	w.annotateConsumers(k, members, name, provisioned)
 }
 
-// ended says why the gang's live request can no longer bring it capacity:
-// deleted, Failed, BookingExpired or CapacityRevoked; "" while it can.
-func (w *Writer) ended(ctx context.Context, k gang.Key, live string) string {
+// ended says why the gang's live request can no longer bring it capacity
+// (deleted, Failed, BookingExpired or CapacityRevoked; "" while it can), and
+// that outcome's metric label.
+func (w *Writer) ended(ctx context.Context, k gang.Key, live string) (string, string) {
 	_, conds, err := w.read(ctx, k.Namespace, live)
 	switch {
 	case apierrors.IsNotFound(err):
-		return "was deleted"
+		return "was deleted", OutcomeDeleted
 	case err != nil:
-		return ""
+		return "", ""
 	case isTrue(conds, autoscalingv1.Failed):
-		return "failed: " + conds[autoscalingv1.Failed].Message
+		return "failed: " + conds[autoscalingv1.Failed].Message, OutcomeFailed
 	case isTrue(conds, autoscalingv1.BookingExpired):
-		return "ended its booking: " + conds[autoscalingv1.BookingExpired].Message
+		return "ended its booking: " + conds[autoscalingv1.BookingExpired].Message, OutcomeExpired
 	case isTrue(conds, autoscalingv1.CapacityRevoked):
-		return "had its capacity revoked: " + conds[autoscalingv1.CapacityRevoked].Message
+		return "had its capacity revoked: " + conds[autoscalingv1.CapacityRevoked].Message, OutcomeRevoked
 	case isTrue(conds, autoscalingv1.Provisioned):
 		// Served: the next end starts the backoff afresh.
 		w.mu.Lock()
@@ -445,13 +453,13 @@ func (w *Writer) ended(ctx context.Context, k gang.Key, live string) string {
 		}
 		w.mu.Unlock()
 	}
-	return ""
+	return "", ""
 }
 
 // replace notes that the gang's request ended for why and says whether its
 // replacement is due, and under which name. The first end of a generation
 // starts the backoff; each replacement doubles it, up to the ceiling.
-func (w *Writer) replace(k gang.Key, base, why string) (string, bool) {
+func (w *Writer) replace(k gang.Key, base, why, outcome string) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.replaced[k]
@@ -465,6 +473,7 @@ func (w *Writer) replace(k gang.Key, base, why string) (string, bool) {
 			r.wait = w.retryFirst
 		}
 		r.due, r.why = now.Add(r.wait), why
+		requestOutcomes.WithLabelValues(outcome).Inc() // once per end noticed
 	}
 	if now.Before(r.due) {
 		return "", false
@@ -693,8 +702,16 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.requests(x.Key.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	_, err = w.requests(x.Key.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+	case err != nil:
 		return fmt.Errorf("creating ProvisioningRequest %s/%s: %w", x.Key.Namespace, name, err)
+	default:
+		requestsWritten.WithLabelValues("created").Inc()
+		for _, ps := range podSets {
+			membersRequested.Add(float64(ps.Count))
+		}
 	}
 	return nil
 }
@@ -739,9 +756,13 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	if name == "" {
 		return
 	}
-	if err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	switch err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
 		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
 		return
+	default:
+		requestsWritten.WithLabelValues("withdrawn").Inc()
 	}
 	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}); err != nil {
 		klog.FromContext(ctx).Error(err, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))

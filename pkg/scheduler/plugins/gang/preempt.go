@@ -156,6 +156,7 @@ func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, condReason, msg st
 		pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeWarning, "EvictionFailed", "Evicting", "could not evict (%v): %s", err, msg)
 		return
 	}
+	evictions.WithLabelValues(reason).Inc()
 	pl.handle.EventRecorder().Eventf(p, nil, v1.EventTypeNormal, reason, "Evicting", "%s", msg)
 	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []v1.PodCondition{{
 		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: condReason,

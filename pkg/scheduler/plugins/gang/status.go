@@ -60,6 +60,11 @@ type statusWriter struct {
 	// extra holds conditions other components report on a gang (the
 	// autoscaler hints), written with the gang's own in one patch.
 	extra map[gang.Key]map[string]metav1.Condition
+	// phase is each gang's phase as last written, for the muster_gangs
+	// gauge (read at scrape time, so not owned by the loop).
+	phase map[gang.Key]string
+	// started: quorums bound before it are not this writer's to time.
+	started time.Time
 }
 
 // writers finds a profile's status writer from its framework handle, so that
@@ -125,7 +130,9 @@ func conditionsSignature(cs []metav1.Condition) string {
 func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
-		placed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}}
+		placed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{},
+		phase: map[gang.Key]string{}, started: time.Now()}
+	registerMetrics()
 	writers.Store(h, w)
 	if cfg := h.KubeConfig(); cfg != nil && pl.podGroups != nil {
 		w.pgs, _ = podGroupClient(cfg)
@@ -268,9 +275,15 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		failure := w.pl.tracker.LastFailure(k)
 		sum = spec.Summarize(obs, w.placed[k], failure)
 		if spec.QuorumPlaced(obs.Counts) {
+			if !w.placed[k] {
+				w.timeQuorum(spec, members)
+			}
 			w.placed[k] = true
 		}
 	}
+	w.mu.Lock()
+	w.phase[k] = sum.Phase
+	w.mu.Unlock()
 
 	if err == nil {
 		w.protect(members, spec.MinMember)
@@ -420,6 +433,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	w.mu.Lock()
 	out := map[string]int{
 		"status-gated-pods": len(w.gate), "status-told-pods": len(w.told), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
+		"status-phase-gangs": len(w.phase),
 	}
 	w.mu.Unlock()
 	// last and placed belong to the writer's loop, which reads them unlocked.
@@ -441,6 +455,7 @@ func (w *statusWriter) forget(k gang.Key) {
 	delete(w.stranded, k)
 	w.mu.Lock()
 	delete(w.extra, k)
+	delete(w.phase, k)
 	w.mu.Unlock()
 	delete(w.placed, k)
 	w.pl.forgetGang(k)
@@ -457,4 +472,30 @@ func (w *statusWriter) podGone(obj any) {
 	delete(w.gate, pod.UID)
 	w.mu.Unlock()
 	w.marks.Forget(pod.Namespace, pod.Name)
+}
+
+// timeQuorum records how long a gang waited for the quorum it now has,
+// unless the quorum was bound before this writer started (a restart, or a
+// standby taking over, finds quorums it did not see bind).
+func (w *statusWriter) timeQuorum(spec gang.Spec, members []*v1.Pod) {
+	at := quorumBoundAt(members, spec.MinMember)
+	if at.IsZero() || at.Before(w.started.Truncate(time.Second)) {
+		return
+	}
+	source := "labels"
+	if spec.Source == gang.SourcePodGroup {
+		source = "podgroup"
+	}
+	quorumWait.WithLabelValues(source).Observe(max(0, at.Sub(firstCreated(members)).Seconds()))
+}
+
+// phaseCounts counts the gangs by the phase last written.
+func (w *statusWriter) phaseCounts() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for _, p := range w.phase {
+		out[p]++
+	}
+	return out
 }
