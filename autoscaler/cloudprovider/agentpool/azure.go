@@ -104,6 +104,7 @@ func newCredential(c *Config, transport policy.Transporter) (azcore.TokenCredent
 // 429 goes to the throttle gate, which fails calls fast until Retry-After has
 // passed instead of sleeping in the SDK).
 func newClients(c *Config, cred azcore.TokenCredential, transport policy.Transporter) (*clients, error) {
+	registerMetrics()
 	gate := &throttleGate{fallback: c.ThrottleBackoff.or(DefaultThrottleBackoff), ceiling: c.MaxRetryAfter.or(DefaultMaxRetryAfter)}
 	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{
 		Cloud:     c.cloudConfig(),
@@ -116,7 +117,7 @@ func newClients(c *Config, cred azcore.TokenCredential, transport policy.Transpo
 			StatusCodes: []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
 				http.StatusServiceUnavailable, http.StatusGatewayTimeout},
 		},
-		PerRetryPolicies: []policy.Policy{gate},
+		PerRetryPolicies: []policy.Policy{countCalls{}, gate},
 	}}
 	if c.MaxRetries == 0 {
 		opts.Retry.MaxRetries = DefaultMaxRetries
@@ -171,6 +172,7 @@ func (g *throttleGate) Do(req *policy.Request) (*http.Response, error) {
 			klog.InfoS("Azure asked for a Retry-After beyond the cap; calling again at the cap", "retryAfter", d, "cap", g.ceiling)
 			d = g.ceiling
 		}
+		armRetryAfter.Observe(d.Seconds())
 		g.mu.Lock()
 		if u := time.Now().Add(d); u.After(g.until) {
 			g.until = u

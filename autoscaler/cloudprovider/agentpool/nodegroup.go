@@ -409,6 +409,16 @@ func (g *nodeGroup) finishScaleUp(ctx context.Context, u *scaleUp, outcome error
 		g.lowerOwedTarget(ctx)
 	}
 	g.writeMu.Unlock()
+	result := "succeeded"
+	if outcome != nil {
+		result = "failed"
+		if u.atomic && len(remove) > 0 {
+			atomicRollbacks.WithLabelValues(g.id).Inc()
+		}
+	}
+	if !u.began.IsZero() {
+		scaleUpDuration.WithLabelValues(g.id, result).Observe(time.Since(u.began).Seconds())
+	}
 	g.retryLocked(ctx, "removing a scale-up's record from the pool", func() error { return g.untag(ctx, u) })
 	g.invalidate()
 }

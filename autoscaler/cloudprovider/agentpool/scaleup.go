@@ -27,6 +27,9 @@ type scaleUp struct {
 	// then its instances are worked out by claimInstances.
 	owned map[string]bool
 	ended bool
+	// began is when its write was issued; zero for a scale-up taken up
+	// from the pool's tag after a restart.
+	began time.Time
 }
 
 // claimInstances works out which instances each scale-up created, in issue
@@ -104,7 +107,7 @@ func (g *nodeGroup) newScaleUp(before map[string]bool, delta int, atomic bool, d
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.scaleUpSeq++
-	return &scaleUp{seq: g.scaleUpSeq, before: before, delta: delta, atomic: atomic, deadline: deadline}
+	return &scaleUp{seq: g.scaleUpSeq, before: before, delta: delta, atomic: atomic, deadline: deadline, began: time.Now()}
 }
 
 // beginScaleUp records a scale-up whose capacity write Azure accepted.
