@@ -12,10 +12,11 @@ TEST_P    ?= 2
 
 all: build
 
-## build: the scheduler and the muster / muster-bench tools into bin/, and the
-## autoscaler (nested module autoscaler/) into autoscaler/bin/
+## build: the scheduler, the muster / muster-bench tools and the kubectl-muster
+## plugin into bin/, and the autoscaler (nested module autoscaler/) into
+## autoscaler/bin/
 build:
-	$(GO) build -o $(BIN)/ ./cmd/muster-scheduler ./cmd/muster ./cmd/muster-bench
+	$(GO) build -o $(BIN)/ ./cmd/muster-scheduler ./cmd/muster ./cmd/muster-bench ./cmd/kubectl-muster
 	$(MAKE) -C autoscaler build
 
 ## test: every unit and integration test (real kube-apiserver in-process), of
