@@ -1,6 +1,9 @@
 package integration
 
 import (
+	"encoding/json"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -135,12 +138,59 @@ func TestGangMetricsMove(t *testing.T) {
 		t.Errorf("members shed: %v more, want 1", got)
 	}
 	waitFor(t, "muster_gangs to count the three gangs", func() bool { return metric(t, "muster_gangs", nil) == 3 })
-	var names []string
-	families, _ := legacyregistry.DefaultGatherer.Gather()
+	// Every scheduler metric the shipped Grafana dashboard queries exists.
+	served := map[string]bool{}
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range families {
-		if strings.HasPrefix(f.GetName(), "muster_") {
-			names = append(names, f.GetName())
+		served[f.GetName()] = true
+	}
+	for _, name := range dashboardMetrics(t, "../../manifests/grafana/muster-dashboard.json") {
+		if !strings.HasPrefix(name, "muster_autoscaler_") && !served[name] {
+			t.Errorf("the Grafana dashboard queries %s, which the scheduler does not serve", name)
 		}
 	}
-	t.Logf("muster metrics: %v", names)
+}
+
+// dashboardMetrics lists the metric families a Grafana dashboard's queries
+// name (histogram series folded into their family).
+func dashboardMetrics(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range d.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("%s: panel %q has no query", path, p.Title)
+		}
+		for _, tg := range p.Targets {
+			for _, m := range regexp.MustCompile(`muster_[a-z_]+`).FindAllString(tg.Expr, -1) {
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					m = strings.TrimSuffix(m, suffix)
+				}
+				if !seen[m] {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s queries no muster_ metric", path)
+	}
+	return out
 }
