@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -779,4 +780,80 @@ func podWriter(ctx context.Context, env *harness.Env) *podpatch.Writer {
 	w := podpatch.NewForClient(env.Client)
 	go w.Run(ctx, 1)
 	return w
+}
+
+// A standby that becomes the leader adopts the requests the previous leader
+// wrote since the standby started, so replacing the gang's request leaves
+// one, not orphans the autoscaler would go on serving (make chaos, seed 13:
+// a leader killed just after asking for a gang's nodes; its request later
+// booked four idle nodes past the leak bound). Of two requests of one gang
+// found on taking over (the old leader wrote a replacement and died before
+// deleting the first), the newest is kept, the other withdrawn.
+func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
+	ctx, env := controlPlane(t)
+	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	var pods []*v1.Pod
+	for _, m := range members {
+		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods = append(pods, p)
+	}
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := gang.Key{Namespace: ns, Name: "llm"}
+	var leader atomic.Int32
+	leader.Store(1)
+	writer := func(id int32) *hints.Writer {
+		w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
+			func(gang.Key, metav1.Condition) {}, time.Hour)
+		w.SetLeading(func() bool { return leader.Load() == id })
+		return w
+	}
+	short := func(w *hints.Writer, n int64) {
+		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
+			Sets:    []hints.Set{{Member: pods[0], Count: n, GPUs: 8, Shape: "8 GPUs"}},
+			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})})
+		w.Sync(ctx)
+	}
+	old, standby := writer(1), writer(2)
+	standby.Sync(ctx) // a standby writes nothing and knows nothing yet
+	short(old, 2)
+	first := waitProvReqs(t, ctx, env, "llm", "the old leader's request", oneRequestFor(2))[0]
+	// The old leader's replacement, written just before it died.
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	u, err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).Get(ctx, first.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.SetName(first.Name + "-next")
+	u.SetResourceVersion("")
+	u.SetUID("")
+	unstructured.RemoveNestedField(u.Object, "status")
+	if _, err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The standby takes over, with another shortfall.
+	leader.Store(2)
+	short(standby, 1)
+	prs := provReqs(t, ctx, env)
+	if len(prs) != 1 {
+		var names []string
+		for name := range prs {
+			names = append(names, name)
+		}
+		t.Fatalf("requests after the takeover: %v, want only the new leader's", names)
+	}
+	for name := range prs {
+		if name == first.Name || name == first.Name+"-next" {
+			t.Fatalf("request %s kept for a changed shortfall", name)
+		}
+	}
 }

@@ -148,6 +148,9 @@ type Writer struct {
 	client kubernetes.Interface
 	// leading, when set, says whether this replica may write.
 	leading func() bool
+	// led says Sync last ran as the leader: a replica that becomes leader
+	// adopts the requests the previous leader left before it writes.
+	led bool
 	// marks writes members' consume annotations, coalesced, on its own
 	// rate-limited client.
 	marks   *podpatch.Writer
@@ -264,22 +267,47 @@ func (w *Writer) requests(ns string) dynamic.ResourceInterface {
 	return w.dyn.Resource(autoscalingv1.Resource).Namespace(ns)
 }
 
-// adopt lists the requests Muster manages.
+// adopt lists the requests Muster manages and takes each gang's newest as
+// its live one; older requests of the same gang (a leader that died between
+// creating a request and deleting the one it replaced, or one whose view a
+// standby never had) are withdrawn, or the autoscaler would go on serving
+// them and booking nodes for a shortfall nobody has.
 func (w *Writer) adopt(ctx context.Context) error {
 	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + ManagedBy})
 	if err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, u := range list.Items {
-		if g := u.GetLabels()[GangLabel]; g != "" {
-			k := gang.Key{Namespace: u.GetNamespace(), Name: g}
-			w.live[k] = u.GetName()
-			if min, err := strconv.ParseInt(u.GetAnnotations()[MinAnnotation], 10, 64); err == nil {
-				w.adoptedMin[k] = min
-			}
+	items := list.Items
+	sort.SliceStable(items, func(i, j int) bool {
+		ti, tj := items[i].GetCreationTimestamp(), items[j].GetCreationTimestamp()
+		if !ti.Equal(&tj) {
+			return ti.Before(&tj)
 		}
+		return items[i].GetName() < items[j].GetName()
+	})
+	type stale struct {
+		k    gang.Key
+		name string
+	}
+	var stales []stale
+	w.mu.Lock()
+	for _, u := range items { // oldest first: the newest ends up live
+		g := u.GetLabels()[GangLabel]
+		if g == "" || u.GetDeletionTimestamp() != nil {
+			continue
+		}
+		k := gang.Key{Namespace: u.GetNamespace(), Name: g}
+		if old := w.live[k]; old != "" && old != u.GetName() {
+			stales = append(stales, stale{k, old})
+		}
+		w.live[k] = u.GetName()
+		if min, err := strconv.ParseInt(u.GetAnnotations()[MinAnnotation], 10, 64); err == nil {
+			w.adoptedMin[k] = min
+		}
+	}
+	w.mu.Unlock()
+	for _, s := range stales {
+		w.drop(ctx, s.k, s.name, "superseded by a newer request of the gang")
 	}
 	return nil
 }
@@ -287,8 +315,18 @@ func (w *Writer) adopt(ctx context.Context) error {
 // Sync reconciles every gang with a verdict or a live request once.
 func (w *Writer) Sync(ctx context.Context) {
 	if !w.synced() || (w.leading != nil && !w.leading()) {
+		w.led = false
 		return
 	}
+	if !w.led && w.leading != nil {
+		// Just became the leader: the previous leader may have written
+		// requests since this replica last looked.
+		if err := w.adopt(ctx); err != nil {
+			klog.FromContext(ctx).Error(err, "Could not list ProvisioningRequests on taking over; adopting on the next sync")
+			return
+		}
+	}
+	w.led = true
 	w.mu.Lock()
 	keys := map[gang.Key]struct{}{}
 	for k := range w.want {
