@@ -542,30 +542,13 @@ func TestTwoBookingsBothBind(t *testing.T) {
 // runs alone here, against the API server, with verdicts set by the test.
 func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	ctx, env := controlPlane(t)
-	// Members no scheduler serves: they stay pending.
-	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
-		t.Fatal(err)
-	}
-	var pods []*v1.Pod
-	for _, m := range members {
-		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pods = append(pods, p)
-	}
-	dyn, err := dynamic.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	read, dyn := unservedPair(t, ctx, env)
+	pods := read()
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
 		func(gang.Key, metav1.Condition) {}, time.Hour)
 	verdict := func(room int64) {
-		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
-			Sets:    []hints.Set{{Member: pods[0], Count: 2 - room, GPUs: 8, Shape: "8 GPUs"}},
-			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": room}})})
+		w.Set(shortPair(k, pods[0], 2-room))
 		w.Sync(ctx)
 	}
 	booked := func() bool {
@@ -608,35 +591,14 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 // collector does not take it with one. The writer runs alone here.
 func TestEndedRequestIsReplaced(t *testing.T) {
 	ctx, env := controlPlane(t)
-	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
-		t.Fatal(err)
-	}
-	pods := func() []*v1.Pod {
-		var out []*v1.Pod
-		for _, m := range members {
-			p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p)
-		}
-		return out
-	}
-	dyn, err := dynamic.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pods, dyn := unservedPair(t, ctx, env)
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	var last metav1.Condition
 	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
 		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
 	w.SetRetryBackoff(time.Second, 4*time.Second)
 	shortOf := func(n int64) {
-		first := pods()[0]
-		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
-			Sets:    []hints.Set{{Member: first, Count: n, GPUs: 8, Shape: "8 GPUs"}},
-			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})})
+		w.Set(shortPair(k, pods()[0], n))
 		w.Sync(ctx)
 	}
 	short := func() { shortOf(2) }
@@ -791,22 +753,8 @@ func podWriter(ctx context.Context, env *harness.Env) *podpatch.Writer {
 // deleting the first), the newest is kept, the other withdrawn.
 func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 	ctx, env := controlPlane(t)
-	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
-		t.Fatal(err)
-	}
-	var pods []*v1.Pod
-	for _, m := range members {
-		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pods = append(pods, p)
-	}
-	dyn, err := dynamic.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	read, dyn := unservedPair(t, ctx, env)
+	pods := read()
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	var leader atomic.Int32
 	leader.Store(1)
@@ -817,9 +765,7 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 		return w
 	}
 	short := func(w *hints.Writer, n int64) {
-		w.Set(hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
-			Sets:    []hints.Set{{Member: pods[0], Count: n, GPUs: 8, Shape: "8 GPUs"}},
-			Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})})
+		w.Set(shortPair(k, pods[0], n))
 		w.Sync(ctx)
 	}
 	old, standby := writer(1), writer(2)
@@ -856,4 +802,39 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 			t.Fatalf("request %s kept for a changed shortfall", name)
 		}
 	}
+}
+
+// unservedPair creates the CRD-free gang llm of two 8-GPU members that no
+// scheduler serves (they stay pending), for tests that drive the hint writer
+// alone; it returns a function reading the members afresh, and a dynamic
+// client for the writer.
+func unservedPair(t *testing.T, ctx context.Context, env *harness.Env) (func() []*v1.Pod, dynamic.Interface) {
+	t.Helper()
+	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() []*v1.Pod {
+		var out []*v1.Pod
+		for _, m := range members {
+			p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		return out
+	}, dyn
+}
+
+// shortPair is the writer's input for unservedPair's gang with n of its two
+// members short of room.
+func shortPair(k gang.Key, member *v1.Pod, n int64) hints.Want {
+	return hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
+		Sets:    []hints.Set{{Member: member, Count: n, GPUs: 8, Shape: "8 GPUs"}},
+		Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})}
 }
