@@ -48,7 +48,8 @@
 // IncreaseSize returns once Azure has accepted the new target; a watcher
 // follows the operation to its end. When it fails (or outlives the pool's
 // provisioning timeout) and the scale-up was atomic, every instance it added
-// is deleted by name; without atomicity only the failed ones are. Either way
+// is deleted by name, except those whose node already runs pods
+// (Options.NodeInUse); without atomicity only the failed ones are. Either way
 // the failed instances stay in Nodes() as InstanceCreating with an
 // InstanceErrorInfo (OutOfResourcesErrorClass for allocation and quota
 // failures, OtherErrorClass otherwise) until the core deletes them or the

@@ -27,6 +27,11 @@ type Options struct {
 	// certificate).
 	Credential azcore.TokenCredential
 	Transport  policy.Transporter
+	// NodeInUse reports whether the node of the instance with this provider
+	// ID runs workload pods. A failed all-or-nothing scale-up keeps such
+	// instances: the pods on them are worth more than the rollback, and the
+	// node is scaled down like any other once it is idle. Nil: none is.
+	NodeInUse func(providerID string) bool
 }
 
 // manager owns the SDK clients, the caches and the pools.
@@ -36,6 +41,7 @@ type manager struct {
 	skus           *skuCatalog
 	pricing        *pricing
 	kubeReserved   apiv1.ResourceList
+	nodeInUse      func(providerID string) bool
 	requestTimeout time.Duration
 	pollInterval   time.Duration
 	cacheTTL       time.Duration
@@ -70,6 +76,7 @@ func newManager(cfg *Config, opts Options) (*manager, error) {
 		pollInterval:   cfg.PollInterval.or(DefaultPollInterval),
 		cacheTTL:       cfg.CacheTTL.or(DefaultCacheTTL),
 		groups:         map[string]*nodeGroup{},
+		nodeInUse:      opts.NodeInUse,
 	}
 	m.skus = &skuCatalog{c: c, location: cfg.Location, ttl: cfg.SKUCacheTTL.or(DefaultSKUCacheTTL), timeout: m.requestTimeout}
 	for k, v := range cfg.KubeReserved {

@@ -448,8 +448,15 @@ func (g *nodeGroup) retryLocked(ctx context.Context, what string, f func() error
 	return false
 }
 
+// inUse reports whether a healthy instance's node runs workload pods.
+func (g *nodeGroup) inUse(v vm) bool {
+	return v.failCode == "" && g.m.nodeInUse != nil && g.m.nodeInUse(v.providerID)
+}
+
 // deleteRemaining deletes those of keys the pool still has and is not
-// already deleting. writeMu must be held.
+// already deleting, sparing an instance whose node took pods meanwhile (a
+// retried cleanup can run long after the scale-up failed). writeMu must be
+// held.
 func (g *nodeGroup) deleteRemaining(ctx context.Context, keys []string) error {
 	st, err := g.fresh()
 	if err != nil {
@@ -461,9 +468,17 @@ func (g *nodeGroup) deleteRemaining(ctx context.Context, keys []string) error {
 	}
 	var left []string
 	for _, v := range st.instances {
-		if want[v.key] && v.state != cloudprovider.InstanceDeleting {
-			left = append(left, v.key)
+		if !want[v.key] || v.state == cloudprovider.InstanceDeleting {
+			continue
 		}
+		if g.inUse(v) {
+			klog.InfoS("Keeping an instance of a failed scale-up: its node runs pods", "pool", g.id, "instance", v.key)
+			g.mu.Lock()
+			delete(g.failed, strings.ToLower(v.providerID))
+			g.mu.Unlock()
+			continue
+		}
+		left = append(left, v.key)
 	}
 	if len(left) == 0 {
 		return nil
@@ -488,7 +503,12 @@ func (g *nodeGroup) reportFailed(u *scaleUp, owned []vm, outcome error) []vm {
 		if v.state == cloudprovider.InstanceDeleting {
 			continue
 		}
-		if u.atomic || v.failCode != "" {
+		switch {
+		case v.failCode != "":
+			remove = append(remove, v)
+		case u.atomic && g.inUse(v):
+			klog.InfoS("Keeping an instance of a failed scale-up: its node runs pods", "pool", g.id, "instance", v.key)
+		case u.atomic:
 			remove = append(remove, v)
 		}
 	}

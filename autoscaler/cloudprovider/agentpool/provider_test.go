@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -294,6 +295,78 @@ func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
 			}
 			if withErr != tc.wantFailedCount {
 				t.Fatalf("%d instances reported failed, want %d (the first scale-up's): %+v", withErr, tc.wantFailedCount, insts)
+			}
+		})
+	}
+}
+
+// A failed all-or-nothing scale-up removes what it created, except an
+// instance whose node already runs pods: the rollback must not break them
+// (the chaos run caught it deleting such a VM). The failure is still
+// reported for the instances that did not come.
+func TestFailedAtomicScaleUpKeepsInstancesInUse(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		inUse    bool
+		wantSize int
+	}{
+		{name: "the instance that came up runs pods", inUse: true, wantSize: 2},
+		{name: "the instance that came up is empty", inUse: false, wantSize: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 200*time.Millisecond)
+			var asked []string
+			var mu sync.Mutex
+			p, err := New(e.cfg, Options{Credential: e.srv.Credential(), Transport: e.srv.HTTPClient(),
+				NodeInUse: func(providerID string) bool {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, providerID)
+					return tc.inUse
+				}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = p.Cleanup() })
+			g := group(t, p, "cpu")
+			e.srv.InjectPartialProvisioning("cpu", 1, "AllocationFailed")
+			if err := g.AtomicIncreaseSize(3); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "the scale-up to settle", func() bool { return settled(e, "cpu") })
+			p.m.wg.Wait()
+			eventually(t, "the cleanup's deletions to finish", func() bool { return settled(e, "cpu") })
+			c, st := states(e, "cpu")
+			if c != tc.wantSize || len(st) != tc.wantSize {
+				t.Fatalf("capacity %d, instances %v; want %d", c, st, tc.wantSize)
+			}
+			for id, s := range st {
+				if s != armlocal.StateSucceeded {
+					t.Fatalf("instance %s is %s; instances %v", id, s, st)
+				}
+			}
+			mu.Lock()
+			if len(asked) == 0 {
+				t.Fatal("the rollback never asked whether a node was in use")
+			}
+			for _, id := range asked {
+				if !strings.Contains(id, "/virtualMachines/") || strings.HasSuffix(id, "/virtualMachines/0") {
+					t.Fatalf("asked about %s: only the scale-up's healthy instances are in question", id)
+				}
+			}
+			mu.Unlock()
+			insts, err := g.Nodes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for _, i := range insts {
+				if i.Status != nil && i.Status.ErrorInfo != nil {
+					failed++
+				}
+			}
+			if want := 3 - (tc.wantSize - 1); failed != want {
+				t.Fatalf("%d instances reported failed, want %d: %+v", failed, want, insts)
 			}
 		})
 	}

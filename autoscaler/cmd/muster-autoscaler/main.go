@@ -128,14 +128,6 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	if err != nil {
 		return nil, nil, err
 	}
-	cloudProvider, err := agentpool.New(cloudConfig, agentpool.Options{
-		NodeGroupSpecs:     autoscalingOptions.NodeGroups,
-		AutoDiscoverySpecs: autoscalingOptions.NodeGroupAutoDiscovery,
-	}, ca_context.NewResourceLimiterFromAutoscalingOptions(autoscalingOptions))
-	if err != nil {
-		return nil, nil, fmt.Errorf("building the %s cloud provider: %w", agentpool.ProviderName, err)
-	}
-
 	kubeClient := kube_util.CreateKubeClient(autoscalingOptions.KubeClientOpts)
 
 	// Informer transform to trim ManagedFields for memory efficiency.
@@ -146,6 +138,18 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		return obj, nil
 	}
 	informerFactory := informers.NewSharedInformerFactoryWithOptions(kubeClient, 0, informers.WithTransform(trim))
+
+	// Muster: the provider asks the informers' caches whether a node runs
+	// pods before a failed all-or-nothing scale-up removes it.
+	cloudProvider, err := agentpool.New(cloudConfig, agentpool.Options{
+		NodeGroupSpecs:     autoscalingOptions.NodeGroups,
+		AutoDiscoverySpecs: autoscalingOptions.NodeGroupAutoDiscovery,
+		NodeInUse: agentpool.NodeInUseFromListers(informerFactory.Core().V1().Nodes().Lister(),
+			informerFactory.Core().V1().Pods().Lister()),
+	}, ca_context.NewResourceLimiterFromAutoscalingOptions(autoscalingOptions))
+	if err != nil {
+		return nil, nil, fmt.Errorf("building the %s cloud provider: %w", agentpool.ProviderName, err)
+	}
 
 	fwHandle, err := framework.NewHandle(informerFactory, autoscalingOptions.SchedulerConfig, autoscalingOptions.DynamicResourceAllocationEnabled)
 	if err != nil {
