@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,10 +38,14 @@ func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 		_, err := c.CoreV1().Pods(ns).Patch(ctx, pod.Name, types.MergePatchType, []byte(body), metav1.PatchOptions{}, sub...)
 		return err
 	}
-	// The policy takes a moment to be loaded: wait until it denies.
+	// The policy takes a moment to be loaded: wait until it denies. Each
+	// probe changes the label anew: a patch that changes nothing skips
+	// admission, so repeating one that got in before the policy never would.
 	denied := `{"metadata":{"labels":{"team":"b"}}}`
+	probes := 0
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		return patch(sched, denied) != nil, nil
+		probes++
+		return patch(sched, fmt.Sprintf(`{"metadata":{"labels":{"probe":"%d"}}}`, probes)) != nil, nil
 	}); err != nil {
 		t.Fatal("the scheduler could still change a pod's labels after 30s")
 	}
