@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: image-autoscaler all build test demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: image-autoscaler all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -20,9 +20,10 @@ build:
 	$(MAKE) -C autoscaler build
 
 ## test: every unit and integration test (real kube-apiserver in-process), of
-## the scheduler and of the autoscaler's nested module
+## the scheduler and of the autoscaler's nested module; the Helm chart's tests
+## use Helm's binary, built once from the module proxy (hack/install-helm.sh)
 test:
-	GO=$(GO) hack/gotest.sh -p $(TEST_P) -timeout 80m $(PKGS)
+	HELM="$$(hack/install-helm.sh)" GO=$(GO) hack/gotest.sh -p $(TEST_P) -timeout 80m $(PKGS)
 	$(MAKE) -C autoscaler test TEST_P=$(TEST_P)
 
 ## demo: the embedded default — API server, GPU nodes, muster-scheduler, a burst of gangs
@@ -96,6 +97,11 @@ verify-codegen:
 
 verify-manifests:
 	hack/verify-manifests.sh
+
+## chart: lint the Helm chart and print what it renders with its defaults
+chart:
+	HELM="$$(hack/install-helm.sh)" && "$$HELM" lint --strict manifests/charts/muster && \
+	  "$$HELM" template muster manifests/charts/muster --namespace muster-system --kube-version 1.37.0
 
 ## image: the muster-scheduler container image (needs a Docker engine)
 image:
