@@ -426,3 +426,29 @@ func TestAuthentication(t *testing.T) {
 		t.Fatalf("anonymous request: %d", resp.StatusCode)
 	}
 }
+
+// A scale set's own provisioning delay wins over the server's: a GPU size
+// boots slower than a CPU one.
+func TestScaleSetProvisioningDelay(t *testing.T) {
+	s := start(t, armlocal.Options{ProvisioningDelay: time.Hour})
+	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "fast", SKU: "Standard_D16s_v5", ProvisioningDelay: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "slow", SKU: "Standard_D16s_v5"}); err != nil {
+		t.Fatal(err)
+	}
+	ss, vms := vmssClients(t, s)
+	ctx := context.Background()
+	if err := scaleTo(ctx, ss, "fast", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ss.BeginUpdate(ctx, rg, "slow", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](1)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := listVMs(t, vms, "fast"); st["0"] != armlocal.StateSucceeded {
+		t.Fatalf("fast pool's instance: %v", st)
+	}
+	if st := listVMs(t, vms, "slow"); st["0"] != armlocal.StateCreating {
+		t.Fatalf("slow pool's instance: %v, want Creating for the server's hour", st)
+	}
+}

@@ -24,6 +24,9 @@ type ScaleSetSpec struct {
 	Zones         []string
 	// ProximityPlacementGroup is the PPG's name (in the same resource group).
 	ProximityPlacementGroup string
+	// ProvisioningDelay is how long this scale set's new instances stay
+	// Creating (0: the server's ProvisioningDelay): GPU sizes boot slower.
+	ProvisioningDelay time.Duration
 }
 
 // InstanceView is an instance as tests see it.
@@ -49,7 +52,7 @@ func (s *Server) AddScaleSet(spec ScaleSetSpec) error {
 	if _, ok := s.scaleSets[key]; ok {
 		return fmt.Errorf("scale set %s/%s exists", spec.ResourceGroup, spec.Name)
 	}
-	ss := &scaleSet{pool: pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.SKU, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup}}
+	ss := &scaleSet{pool: pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.SKU, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup, provDelay: spec.ProvisioningDelay}}
 	past := time.Now().Add(-time.Minute)
 	for i := 0; i < spec.Capacity; i++ {
 		id := ss.nextID

@@ -522,7 +522,11 @@ func (s *Server) addInstancesLocked(now time.Time, p *pool, prefix string, n int
 	for k := 0; k < n; k++ {
 		id := p.nextID
 		p.nextID++
-		inst := &instance{id: id, computerName: computerName(prefix, id), created: now, readyAt: now.Add(s.provDelay)}
+		delay := s.provDelay
+		if p.provDelay > 0 {
+			delay = p.provDelay
+		}
+		inst := &instance{id: id, computerName: computerName(prefix, id), created: now, readyAt: now.Add(delay)}
 		if len(p.zones) > 0 {
 			inst.zone = p.zones[id%len(p.zones)]
 		}

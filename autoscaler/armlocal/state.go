@@ -49,7 +49,8 @@ type pool struct {
 	sku           string
 	tags          map[string]string
 	zones         []string
-	ppg           string // proximity placement group name, may be empty
+	ppg           string        // proximity placement group name, may be empty
+	provDelay     time.Duration // how long its new instances stay Creating; 0: the server's
 	nextID        int
 	instances     []*instance
 	lastOpFailed  bool

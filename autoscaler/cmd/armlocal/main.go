@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -58,6 +59,23 @@ type options struct {
 	gpuUnneeded, gpuProvTime time.Duration
 	cacheTTL, pollInterval   time.Duration
 	faultsAddress            string
+	poolsFile                string
+}
+
+// poolSpec is one pool of --pools-file (JSON; muster simulate --pools writes
+// it from the user's pools file).
+type poolSpec struct {
+	Name           string `json:"name"`
+	VMSize         string `json:"vmSize"`
+	Min            int    `json:"min"`
+	Max            int    `json:"max"`
+	PlacementGroup string `json:"placementGroup,omitempty"`
+	// ProvisioningDelay (a Go duration) overrides --provisioning-delay.
+	ProvisioningDelay string `json:"provisioningDelay,omitempty"`
+	// FamilyQuotaVCPUs sets the VM family's vCPU quota (0: the default).
+	FamilyQuotaVCPUs int `json:"familyQuotaVCPUs,omitempty"`
+	// HourlyPrice overrides the catalogue's price (0: the catalogue's).
+	HourlyPrice float64 `json:"hourlyPrice,omitempty"`
 }
 
 // pool is one scale set of the scenario, as the ready JSON reports it.
@@ -75,6 +93,8 @@ type pool struct {
 	// PlacementGroup is the proximity placement group, empty without one.
 	PlacementGroup string `json:"placementGroup,omitempty"`
 	tainted        bool
+	delay          time.Duration
+	familyQuota    int
 }
 
 // readyInfo is the ARMLOCAL_READY JSON.
@@ -131,6 +151,7 @@ func main() {
 	flag.DurationVar(&o.gpuProvTime, "gpu-max-node-provision-time", 0, "cloud-config gpuPools.maxNodeProvisionTime (0: the provider's default, 30m)")
 	flag.DurationVar(&o.cacheTTL, "cloud-config-cache-ttl", time.Second, "cloud-config cacheTTL: how long muster-autoscaler reuses pool reads")
 	flag.StringVar(&o.faultsAddress, "faults-address", "", "serve the fault endpoint (POST /faults, GET /state; plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, for chaos runs; its URL is the ready JSON's faultsURL (default: off)")
+	flag.StringVar(&o.poolsFile, "pools-file", "", "with --scenario simulate: a JSON list of pools {name, vmSize, min, max, placementGroup, provisioningDelay, familyQuotaVCPUs, hourlyPrice} replacing the three default scale sets and their --*-max/--*-sku flags")
 	flag.DurationVar(&o.pollInterval, "cloud-config-poll-interval", 500*time.Millisecond, "cloud-config pollInterval: how often muster-autoscaler polls scale operations")
 	klog.InitFlags(nil)
 	flag.Usage = func() {
@@ -204,17 +225,34 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		{Name: "gpu-light", SKU: o.lightSKU, Max: o.lightMax, tainted: true},
 		{Name: "gpu-heavy", SKU: o.heavySKU, Max: o.heavyMax, PlacementGroup: "ppg-ib", tainted: true},
 	}
+	if o.poolsFile != "" {
+		if o.scenario != "simulate" {
+			return usageError("--pools-file needs --scenario simulate")
+		}
+		if pools, err = readPools(o.poolsFile); err != nil {
+			return usageError(err.Error())
+		}
+	}
 	catalogue := map[string]armlocal.SKU{}
+	var known []string
 	for _, k := range armlocal.DefaultSKUs() {
 		catalogue[strings.ToLower(k.Name)] = k
+		known = append(known, k.Name)
 	}
 	for i := range pools {
 		k, ok := catalogue[strings.ToLower(pools[i].SKU)]
 		if !ok {
-			return usageError(fmt.Sprintf("pool %s: VM size %s is not in armlocal's catalogue", pools[i].Name, pools[i].SKU))
+			return usageError(fmt.Sprintf("pool %s: vmSize %s is not in armlocal's catalogue (%s)", pools[i].Name, pools[i].SKU, strings.Join(known, ", ")))
 		}
 		p := &pools[i]
-		p.Type, p.SKU, p.VCPUs, p.MemoryGB, p.GPUs, p.Family, p.HourlyPrice = agentpool.PoolTypeVMSS, k.Name, k.VCPUs, k.MemoryGB, k.GPUs, k.Family, k.HourlyPrice
+		price := k.HourlyPrice
+		if p.HourlyPrice > 0 {
+			price = p.HourlyPrice
+		}
+		p.Type, p.SKU, p.VCPUs, p.MemoryGB, p.GPUs, p.Family, p.HourlyPrice = agentpool.PoolTypeVMSS, k.Name, k.VCPUs, k.MemoryGB, k.GPUs, k.Family, price
+		if o.poolsFile != "" {
+			p.tainted = k.GPUs > 0
+		}
 	}
 
 	s, err := armlocal.New(armlocal.Options{
@@ -233,13 +271,18 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 			}
 		}
 	}
+	for _, p := range pools {
+		if p.familyQuota > 0 {
+			s.SetQuota(p.Family, p.familyQuota)
+		}
+	}
 	var refs []nodeagent.ScaleSet
 	for _, p := range pools {
 		tags := map[string]string{discoveryTag: "true", agentpool.DefaultMinTag: fmt.Sprint(p.Min), agentpool.DefaultMaxTag: fmt.Sprint(p.Max)}
 		if p.tainted {
 			tags[gpuTaintTag] = "present:NoSchedule"
 		}
-		if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: o.rg, Name: p.Name, SKU: p.SKU, Capacity: p.Min, Tags: tags, ProximityPlacementGroup: p.PlacementGroup}); err != nil {
+		if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: o.rg, Name: p.Name, SKU: p.SKU, Capacity: p.Min, Tags: tags, ProximityPlacementGroup: p.PlacementGroup, ProvisioningDelay: p.delay}); err != nil {
 			return err
 		}
 		refs = append(refs, nodeagent.ScaleSet{ResourceGroup: o.rg, Name: p.Name})
@@ -313,6 +356,54 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	<-ctx.Done()
 	<-agentDone
 	return nil
+}
+
+// readPools reads --pools-file.
+func readPools(path string) ([]pool, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--pools-file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var specs []poolSpec
+	if err := dec.Decode(&specs); err != nil {
+		return nil, fmt.Errorf("--pools-file %s: %w", path, err)
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("--pools-file %s: no pools", path)
+	}
+	seen := map[string]bool{}
+	var out []pool
+	for i, sp := range specs {
+		bad := func(field, format string, args ...any) error {
+			return fmt.Errorf("--pools-file %s: pool %d (%s): %s: %s", path, i, sp.Name, field, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case sp.Name == "":
+			return nil, bad("name", "empty")
+		case seen[sp.Name]:
+			return nil, bad("name", "used twice")
+		case sp.VMSize == "":
+			return nil, bad("vmSize", "empty")
+		case sp.Min < 0 || sp.Max < sp.Min || sp.Max == 0:
+			return nil, bad("max", "want 0 <= min (%d) <= max (%d), max > 0", sp.Min, sp.Max)
+		case sp.FamilyQuotaVCPUs < 0:
+			return nil, bad("familyQuotaVCPUs", "negative")
+		case sp.HourlyPrice < 0:
+			return nil, bad("hourlyPrice", "negative")
+		}
+		seen[sp.Name] = true
+		p := pool{Name: sp.Name, SKU: sp.VMSize, Min: sp.Min, Max: sp.Max, PlacementGroup: sp.PlacementGroup,
+			HourlyPrice: sp.HourlyPrice, familyQuota: sp.FamilyQuotaVCPUs}
+		if sp.ProvisioningDelay != "" {
+			if p.delay, err = time.ParseDuration(sp.ProvisioningDelay); err != nil || p.delay < 0 {
+				return nil, bad("provisioningDelay", "want a duration such as 3m, got %q", sp.ProvisioningDelay)
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // cloudConfig is the muster-autoscaler cloud-config of the scenario's scale

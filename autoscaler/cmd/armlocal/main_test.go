@@ -201,3 +201,58 @@ func readyStatus(n *apiv1.Node) apiv1.ConditionStatus {
 	}
 	return ""
 }
+
+// --pools-file replaces the simulate scenario's three scale sets with the
+// user's, prices and boot delays included; a bad file is refused naming the
+// pool and the field.
+func TestPoolsFile(t *testing.T) {
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secretFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := options{scenario: "simulate", rg: "rg-sim", delay: time.Minute, clientID: "muster-autoscaler", secretFile: secretFile,
+		cpuMin: 0, cpuMax: 1, lightMax: 1, heavyMax: 1, cpuSKU: "Standard_D4s_v5", lightSKU: "Standard_NC4as_T4_v3", heavySKU: "Standard_ND96isr_H100_v5",
+		familyQuota: 1000, regionalQuota: 10000, cacheTTL: time.Second, pollInterval: time.Second,
+		cloudConfigPath: filepath.Join(dir, "cloud-config.yaml")}
+	o := base
+	o.poolsFile = write("pools.json", `[
+	  {"name": "cpu", "vmSize": "Standard_D16s_v5", "min": 1, "max": 4, "provisioningDelay": "10ms"},
+	  {"name": "h100", "vmSize": "Standard_ND96isr_H100_v5", "min": 0, "max": 2, "placementGroup": "ppg-a", "familyQuotaVCPUs": 192, "hourlyPrice": 50}
+	]`)
+	var info readyInfo
+	if err := json.Unmarshal([]byte(runArmlocal(t, o)), &info); err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Pools) != 2 || info.Pools[0].Name != "cpu" || info.Pools[0].Min != 1 || info.Pools[1].GPUs != 8 ||
+		info.Pools[1].HourlyPrice != 50 || info.Pools[1].PlacementGroup != "ppg-a" || info.Pools[0].HourlyPrice <= 0 {
+		t.Fatalf("pools %+v", info.Pools)
+	}
+	cfg, err := os.ReadFile(o.cloudConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cfg), "Standard_ND96isr_H100_v5: 50") {
+		t.Errorf("the cloud-config does not price the pool as the file says:\n%s", cfg)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`[{"name": "a", "vmSize": "Standard_Nope", "max": 1}]`, "pool a: vmSize Standard_Nope is not in armlocal's catalogue"},
+		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "min": 2, "max": 1}]`, "pool 0 (a): max: want 0 <= min (2) <= max (1)"},
+		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "max": 1, "provisioningDelay": "soon"}]`, `provisioningDelay: want a duration such as 3m, got "soon"`},
+		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "max": 1, "spot": true}]`, `unknown field "spot"`},
+		{`[]`, "no pools"},
+	} {
+		bad := base
+		bad.poolsFile = write("bad.json", tc.body)
+		if err := run(context.Background(), bad, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want one saying %q", tc.body, err, tc.want)
+		}
+	}
+}
