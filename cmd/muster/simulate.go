@@ -52,6 +52,9 @@ type simOptions struct {
 	seed      int64 // first generated trace's seed
 	// faults turns on armlocal's fault endpoint (chaos runs).
 	faults bool
+	// poolsPath is the user's pools file (--pools); pools what it holds.
+	poolsPath string
+	pools     *simulate.PoolsFile
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -71,8 +74,15 @@ stock autoscaler, and prints both side by side: waits to min and max, nodes per
 pool (also drawn to --chart), GPU-hours provisioned and used, partial gangs,
 excess nodes, nodes withdrawn while being created and failed scale-ups.
 
+With --pools FILE it plans the user's own pools: each run's cost in $ (the
+nodes' hours at the pools' prices), GPU-hours paid, used and idle, and
+GPU-hours held by gangs that never started, side by side.
+
 One trace minute takes --minute of wall time. Trace format (--trace FILE):
-` + "\n" + simulate.DefaultTrace,
+` + "\n" + simulate.DefaultTrace + `
+Pools format (--pools FILE), the shipped example:
+
+` + simulate.ExamplePools,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -82,9 +92,10 @@ One trace minute takes --minute of wall time. Trace format (--trace FILE):
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.tracePath, "trace", "", "trace file (default: the built-in trace shown above)")
+	f.StringVar(&o.poolsPath, "pools", "", "pools file: the cluster to plan, VM sizes, bounds, boot times and prices (default: the built-in pools, pkg/simulate/pools.example.yaml; format below)")
 	f.StringVar(&o.binDir, "bin-dir", o.binDir, "directory holding the muster-autoscaler and armlocal binaries (make -C autoscaler build)")
 	f.DurationVar(&o.minute, "minute", o.minute, "wall time one trace minute takes")
-	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the nodes-per-pool chart")
+	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the chart of GPUs paid for and used over time, both runs")
 	f.DurationVar(&o.grace, "grace", o.grace, "trace time to keep running after the last job could have ended")
 	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
 	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
@@ -164,6 +175,18 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 			return trace, nil, fmt.Errorf("--trace %s: %w", o.tracePath, err)
 		}
 	}
+	if o.poolsPath != "" && o.pools == nil {
+		f, err := os.Open(o.poolsPath)
+		if err != nil {
+			return trace, nil, fmt.Errorf("--pools: %w", err)
+		}
+		pf, err := simulate.ParsePools(f)
+		f.Close()
+		if err != nil {
+			return trace, nil, fmt.Errorf("--pools %s: %w", o.poolsPath, err)
+		}
+		o.pools = &pf
+	}
 	for _, bin := range []string{"armlocal", "muster-autoscaler"} {
 		if _, err := os.Stat(filepath.Join(o.binDir, bin)); err != nil {
 			return trace, nil, fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.binDir, err)
@@ -201,7 +224,7 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 		if err != nil {
 			return trace, nil, fmt.Errorf("--chart: %w", err)
 		}
-		fmt.Fprintf(progress, "nodes per pool drawn to %s\n", o.chart)
+		fmt.Fprintf(progress, "GPUs paid for and used drawn to %s\n", o.chart)
 	}
 	if o.keepLogs {
 		fmt.Fprintf(progress, "component logs in %s\n", logDir)
@@ -268,6 +291,10 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	case <-time.After(time.Until(warm)):
 	}
 	rec := simulate.NewRecord()
+	rec.Prices = map[string]float64{}
+	for _, p := range cloud.pools {
+		rec.Prices[p.Name] = p.HourlyPrice
+	}
 	clk := clock{start: time.Now(), minute: o.minute}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}

@@ -32,6 +32,8 @@ type poolInfo struct {
 	Min  int    `json:"min"`
 	Max  int    `json:"max"`
 	GPUs int    `json:"gpus"`
+	// HourlyPrice is $ per node-hour (the pools file's, or the size's).
+	HourlyPrice float64 `json:"hourlyPrice"`
 }
 
 // freshLog names a log file in dir that no earlier start of the same
@@ -70,12 +72,24 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 		"--write-ready=" + ready,
 		"--provisioning-delay=" + wallOf(o, simProvisioningDelay).String(),
 		"--deletion-delay=0s",
-		"--cpu-max=10", "--light-max=8", "--heavy-max=8",
-		// Eight 96-vCPU H100 nodes: the heavy pool's max is also its quota.
-		fmt.Sprintf("--gpu-family-quota-vcpus=%d", heavyQuotaVCPUs), "--regional-quota-vcpus=2000",
 		"--gpu-scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
 		"--gpu-max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
 		"--cloud-config-cache-ttl=500ms", "--cloud-config-poll-interval=250ms",
+	}
+	if o.pools == nil {
+		args = append(args, "--cpu-max=10", "--light-max=8", "--heavy-max=8",
+			// Eight 96-vCPU H100 nodes: the heavy pool's max is also its quota.
+			fmt.Sprintf("--gpu-family-quota-vcpus=%d", heavyQuotaVCPUs), "--regional-quota-vcpus=2000")
+	} else {
+		file, err := writeArmlocalPools(o, dir)
+		if err != nil {
+			return nil, err
+		}
+		quota := o.pools.RegionalQuotaVCPUs
+		if quota == 0 {
+			quota = 10000
+		}
+		args = append(args, "--pools-file="+file, fmt.Sprintf("--regional-quota-vcpus=%d", quota))
 	}
 	if o.faults {
 		args = append(args, "--faults-address=127.0.0.1:0")
@@ -104,6 +118,33 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 	}
 	p.cloudConfig, p.caFile, p.faultsURL, p.pools = cloud, info.CAFile, info.FaultsURL, info.Pools
 	return p, nil
+}
+
+// writeArmlocalPools writes the user's pools as armlocal's --pools-file,
+// boot times turned into wall time.
+func writeArmlocalPools(o simOptions, dir string) (string, error) {
+	type spec struct {
+		Name              string  `json:"name"`
+		VMSize            string  `json:"vmSize"`
+		Min               int     `json:"min"`
+		Max               int     `json:"max"`
+		PlacementGroup    string  `json:"placementGroup,omitempty"`
+		ProvisioningDelay string  `json:"provisioningDelay"`
+		FamilyQuotaVCPUs  int     `json:"familyQuotaVCPUs,omitempty"`
+		HourlyPrice       float64 `json:"hourlyPrice,omitempty"`
+	}
+	var specs []spec
+	for _, p := range o.pools.Pools {
+		specs = append(specs, spec{Name: p.Name, VMSize: p.VMSize, Min: p.Min, Max: p.Max, PlacementGroup: p.PlacementGroup,
+			ProvisioningDelay: wallOf(o, time.Duration(p.BootMinutes*float64(time.Minute))).String(),
+			FamilyQuotaVCPUs:  p.FamilyQuotaVCPUs, HourlyPrice: p.PricePerHour})
+	}
+	b, err := json.Marshal(specs)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "pools.json")
+	return path, os.WriteFile(path, b, 0o600)
 }
 
 // startAutoscaler runs muster-autoscaler against the API server and armlocal,

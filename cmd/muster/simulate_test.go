@@ -40,7 +40,13 @@ func TestSimulateSmoke(t *testing.T) {
 	if err := os.WriteFile(tracePath, []byte(smokeTrace), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := simOptions{tracePath: tracePath, binDir: binDir, minute: time.Second, chart: filepath.Join(dir, "chart.svg"), grace: 8 * time.Minute}
+	// The user's pools, as the default ones but priced by the file.
+	poolsPath := filepath.Join(dir, "pools.yaml")
+	pools := strings.NewReplacer("pricePerHour: 98.32", "pricePerHour: 50", "bootMinutes: 10", "bootMinutes: 3", "bootMinutes: 5", "bootMinutes: 3").Replace(simulate.ExamplePools)
+	if err := os.WriteFile(poolsPath, []byte(pools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := simOptions{tracePath: tracePath, poolsPath: poolsPath, binDir: binDir, minute: time.Second, chart: filepath.Join(dir, "chart.svg"), grace: 8 * time.Minute}
 	var progress bytes.Buffer
 	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
@@ -82,13 +88,26 @@ func TestSimulateSmoke(t *testing.T) {
 		t.Errorf("muster: no failed scale-up says the huge gang can never fit: %+v", m.Failures)
 	}
 
+	// The cost is the nodes' hours at the file's prices.
+	var want float64
+	for _, n := range runs[0].Record.Nodes {
+		end := n.Down
+		if end == 0 {
+			end = runs[0].Record.End
+		}
+		want += map[string]float64{"cpu": 0.768, "gpu-light": 0.526, "gpu-heavy": 50}[n.Pool] * (end - n.Up).Hours()
+	}
+	if want == 0 || m.Cost < want-1e-6 || m.Cost > want+1e-6 {
+		t.Errorf("muster: cost $%.4f, want $%.4f from the pools file's prices", m.Cost, want)
+	}
+
 	var out bytes.Buffer
 	if err := simulate.WriteReport(&out, trace, runs[0], runs[1]); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	last := regexp.MustCompile(`^muster: partial gangs 0, excess nodes 0, idle GPU-hours [0-9.]+; baseline: partial gangs [0-9]+, excess nodes [0-9]+, idle GPU-hours [0-9.]+$`)
+	last := regexp.MustCompile(`^muster: partial gangs 0, excess nodes 0, idle GPU-hours [0-9.]+, cost \$[0-9.]+; baseline: partial gangs [0-9]+, excess nodes [0-9]+, idle GPU-hours [0-9.]+, cost \$[0-9.]+$`)
 	if !last.MatchString(lines[len(lines)-1]) {
 		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
 	}

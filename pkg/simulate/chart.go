@@ -3,67 +3,87 @@ package simulate
 import (
 	"fmt"
 	"io"
-	"sort"
+	"math"
 	"strings"
 	"time"
 )
 
-// WriteChart draws nodes per pool over time as an SVG step chart, one panel
-// per run, so the two runs can be compared at a glance.
+// WriteChart draws, for each run, the GPUs paid for (on nodes that are up)
+// and the GPUs used over trace time as SVG step charts, one panel per run
+// on the same scales, with labelled axes and ticks: the gap between the two
+// lines is what idle GPUs cost.
 func WriteChart(w io.Writer, runs ...Run) error {
 	const (
-		width, panelH, left, top, bottom = 760, 220, 50, 30, 30
+		width, panelH, left, right, top, bottom = 760, 220, 64, 20, 36, 48
 	)
 	var end time.Duration
-	most := 1
-	poolSet := map[string]bool{}
-	for _, r := range runs {
+	var most int64 = 1
+	type series struct{ provisioned, used []Level }
+	data := make([]series, len(runs))
+	for i, r := range runs {
 		end = max(end, r.Record.End)
-		for pool, pts := range r.Record.PoolSeries() {
-			poolSet[pool] = true
-			for _, p := range pts {
-				most = max(most, p.Nodes)
-			}
+		p, u := r.Record.GPUSeries()
+		data[i] = series{p, u}
+		for _, l := range append(p, u...) {
+			most = max(most, l.Value)
 		}
 	}
 	if end <= 0 {
 		end = time.Minute
 	}
-	pools := make([]string, 0, len(poolSet))
-	for p := range poolSet {
-		pools = append(pools, p)
-	}
-	sort.Strings(pools)
-	colors := []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"}
-	height := len(runs)*(panelH+top+bottom) + 20
+	yStep := niceStep(float64(most) / 5)
+	yMax := math.Ceil(float64(most)/yStep) * yStep
+	xStep := niceStep(end.Minutes() / 8)
+	plotW := float64(width - left - right)
+	height := len(runs)*(panelH+top+bottom) + 10
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
-	plotW := float64(width - left - 20)
+	lines := []struct{ name, color string }{{"GPUs paid for (nodes up)", "#1f77b4"}, {"GPUs used", "#2ca02c"}}
 	for i, r := range runs {
 		y0 := i*(panelH+top+bottom) + top
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s: nodes per pool</text>`+"\n", left, y0-10, r.Name)
+		x := func(t time.Duration) float64 { return float64(left) + plotW*float64(t)/float64(end) }
+		y := func(v float64) float64 { return float64(y0+panelH) - float64(panelH)*v/yMax }
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s: GPUs over time (cost $%.2f, idle GPU-hours %.1f)</text>`+"\n",
+			left, y0-14, r.Name, r.Figures.Cost, r.Figures.IdleGPUHours)
+		// Grid and y ticks.
+		for v := 0.0; v <= yMax+yStep/2; v += yStep {
+			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#e5e5e5"/>`+"\n", left, y(v), float64(left)+plotW, y(v))
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", left-6, y(v)+4, v)
+		}
+		// x ticks.
+		for m := 0.0; m <= end.Minutes()+xStep/100; m += xStep {
+			xv := x(time.Duration(m * float64(time.Minute)))
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#999"/>`+"\n", xv, y0+panelH, xv, y0+panelH+5)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", xv, y0+panelH+18, m)
+		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="%d" fill="none" stroke="#999"/>`+"\n", left, y0, plotW, panelH)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%d</text><text x="%d" y="%d" text-anchor="end">0</text>`+"\n", left-5, y0+10, most, left-5, y0+panelH)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end">minute %.0f</text>`+"\n", float64(left)+plotW, y0+panelH+15, end.Minutes())
-		series := r.Record.PoolSeries()
-		for ci, pool := range pools {
-			pts := series[pool]
-			if len(pts) == 0 {
-				continue
-			}
-			x := func(t time.Duration) float64 { return float64(left) + plotW*float64(t)/float64(end) }
-			y := func(n int) float64 { return float64(y0+panelH) - float64(panelH)*float64(n)/float64(most) }
+		fmt.Fprintf(&b, `<text x="%.0f" y="%d" text-anchor="end">trace minute</text>`+"\n", float64(left)+plotW, y0+panelH+34)
+		fmt.Fprintf(&b, `<text transform="translate(%d,%d) rotate(-90)" text-anchor="middle">GPUs</text>`+"\n", left-40, y0+panelH/2)
+		for li, pts := range [][]Level{data[i].provisioned, data[i].used} {
 			var path strings.Builder
-			fmt.Fprintf(&path, "M%.1f,%.1f", x(pts[0].At), y(pts[0].Nodes))
+			fmt.Fprintf(&path, "M%.1f,%.1f", x(pts[0].At), y(float64(pts[0].Value)))
 			for k := 1; k < len(pts); k++ {
-				fmt.Fprintf(&path, " H%.1f V%.1f", x(pts[k].At), y(pts[k].Nodes))
+				fmt.Fprintf(&path, " H%.1f V%.1f", x(pts[k].At), y(float64(pts[k].Value)))
 			}
-			color := colors[ci%len(colors)]
-			fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", path.String(), color)
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">%s</text>`+"\n", left+10+ci*150, y0+panelH+15, color, pool)
+			fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", path.String(), lines[li].color)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s">%s</text>`+"\n", left+li*200, y0+panelH+34, lines[li].color, lines[li].name)
 		}
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// niceStep rounds a rough tick step up to 1, 2 or 5 times a power of ten.
+func niceStep(rough float64) float64 {
+	if rough <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(rough)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= rough {
+			return max(m*p, 1)
+		}
+	}
+	return 10 * p
 }

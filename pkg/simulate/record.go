@@ -18,6 +18,9 @@ type Record struct {
 	// their pods having gone elsewhere; they never became nodes.
 	WithdrawnNodes int
 	End            time.Duration
+	// Prices are $ per node-hour by pool, for the run's cost; a node of a
+	// pool without one costs nothing (the system node).
+	Prices map[string]float64
 }
 
 // JobRecord follows one job.
@@ -151,9 +154,15 @@ type Figures struct {
 	// pod ever running on them.
 	ExcessNodes int
 	Excess      []string // their names
-	// GPU-hours, trace time.
+	// GPU-hours, trace time: paid for (nodes up), used by jobs that had
+	// started, idle (the difference).
 	ProvisionedGPUHours, UsedGPUHours, IdleGPUHours float64
-	Failures                                        []Failure
+	// PartialGangGPUHours are GPU-hours held by members of gangs that never
+	// started.
+	PartialGangGPUHours float64
+	// Cost is $ for the nodes' hours at Record.Prices.
+	Cost     float64
+	Failures []Failure
 	// NodesAdded by pool.
 	NodesAdded map[string]int
 	// WithdrawnNodes: see Record.
@@ -213,8 +222,15 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		f.Jobs = append(f.Jobs, jf)
 	}
 	for _, jr := range r.Jobs {
-		for pod := range jr.Bound {
+		for pod, at := range jr.Bound {
 			f.UsedGPUHours += r.usedGPUSeconds(jr, pod) / 3600
+			if jr.Job.Kind == KindGang && jr.Started == 0 {
+				to, done := jr.Done[pod]
+				if !done {
+					to = r.End
+				}
+				f.PartialGangGPUHours += float64(jr.Job.PodGPUs(pod)) * max(0, to-at).Hours()
+			}
 		}
 	}
 	for _, n := range r.Nodes {
@@ -223,6 +239,7 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 			end = r.End
 		}
 		f.ProvisionedGPUHours += float64(n.GPUs) * (end - n.Up).Hours()
+		f.Cost += r.Prices[n.Pool] * (end - n.Up).Hours()
 		if initial[n.Name] {
 			continue
 		}
@@ -269,6 +286,67 @@ func (r *Record) PoolSeries() map[string][]Point {
 		out[pool] = pts
 	}
 	return out
+}
+
+// GPUSeries is the GPUs paid for (on nodes that are up) and the GPUs used
+// (by members of jobs that have started, as UsedGPUHours counts them) over
+// time, one point per change.
+func (r *Record) GPUSeries() (provisioned, used []Level) {
+	type ev struct {
+		at    time.Duration
+		delta int64
+	}
+	var pe, ue []ev
+	for _, n := range r.Nodes {
+		pe = append(pe, ev{n.Up, n.GPUs})
+		if n.Down != 0 {
+			pe = append(pe, ev{n.Down, -n.GPUs})
+		}
+	}
+	for _, jr := range r.Jobs {
+		for pod, at := range jr.Bound {
+			g := jr.Job.PodGPUs(pod)
+			from := at
+			if jr.Job.Kind == KindGang {
+				if jr.Started == 0 {
+					continue
+				}
+				from = max(from, jr.Started)
+			}
+			to, done := jr.Done[pod]
+			if !done {
+				to = r.End
+			}
+			if g == 0 || to <= from {
+				continue
+			}
+			ue = append(ue, ev{from, g}, ev{to, -g})
+		}
+	}
+	series := func(evs []ev) []Level {
+		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
+		var v int64
+		out := []Level{{At: 0}}
+		for _, e := range evs {
+			if e.at >= r.End {
+				break // the run's end closes every series at its last value
+			}
+			v += e.delta
+			if last := &out[len(out)-1]; last.At == e.at {
+				last.Value = v
+			} else {
+				out = append(out, Level{At: e.at, Value: v})
+			}
+		}
+		return append(out, Level{At: r.End, Value: v})
+	}
+	return series(pe), series(ue)
+}
+
+// Level is a value from At on.
+type Level struct {
+	At    time.Duration
+	Value int64
 }
 
 // Point is a pool's node count from At on.

@@ -42,9 +42,11 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 	row("partial gangs (GPUs held, never started)", func(f Figures) string { return fmt.Sprint(f.PartialGangs) })
 	row("excess nodes (added, never used)", func(f Figures) string { return fmt.Sprint(f.ExcessNodes) })
 	row("nodes withdrawn while being created", func(f Figures) string { return fmt.Sprint(f.WithdrawnNodes) })
-	row("GPU-hours provisioned", func(f Figures) string { return fmt.Sprintf("%.1f", f.ProvisionedGPUHours) })
+	row("GPU-hours paid (nodes up)", func(f Figures) string { return fmt.Sprintf("%.1f", f.ProvisionedGPUHours) })
 	row("GPU-hours used", func(f Figures) string { return fmt.Sprintf("%.1f", f.UsedGPUHours) })
 	row("GPU-hours idle", func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) })
+	row("GPU-hours held by gangs that never started", func(f Figures) string { return fmt.Sprintf("%.1f", f.PartialGangGPUHours) })
+	row("cost ($, nodes' hours at the pools' prices)", func(f Figures) string { return fmt.Sprintf("%.2f", f.Cost) })
 	row("failed scale-ups", func(f Figures) string { return fmt.Sprint(len(f.Failures)) })
 	row("longest wait of a gang after the capacity it needed existed", func(f Figures) string {
 		if f.LongestWaitGang == "" {
@@ -71,7 +73,7 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 // SummaryLine is the report's last line.
 func SummaryLine(muster, baseline Run) string {
 	one := func(r Run) string {
-		return fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f", r.Name, r.Figures.PartialGangs, r.Figures.ExcessNodes, r.Figures.IdleGPUHours)
+		return fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f, cost $%.2f", r.Name, r.Figures.PartialGangs, r.Figures.ExcessNodes, r.Figures.IdleGPUHours, r.Figures.Cost)
 	}
 	return one(muster) + "; " + one(baseline)
 }

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"encoding/xml"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +216,7 @@ func TestReportAndChart(t *testing.T) {
 			r.JobStarted("g", 2*m)
 		}
 		r.End = 40 * m
+		r.Prices = map[string]float64{"gpu-heavy": 98.32}
 		return Run{Name: name, Record: r, Figures: r.Figures(nil)}
 	}
 	mu, base := mk("muster", 2), mk("baseline", 1)
@@ -224,7 +226,8 @@ func TestReportAndChart(t *testing.T) {
 	}
 	out := sb.String()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4"
+	// Two H100 nodes for 39 minutes at $98.32 an hour each: $127.82.
+	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3, cost $127.82; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4, cost $127.82"
 	if lines[len(lines)-1] != wantLast {
 		t.Errorf("last line %q, want %q", lines[len(lines)-1], wantLast)
 	}
@@ -238,8 +241,34 @@ func TestReportAndChart(t *testing.T) {
 	if err := xml.Unmarshal([]byte(svg.String()), new(struct{})); err != nil {
 		t.Errorf("chart is not well-formed XML: %v", err)
 	}
-	if c := strings.Count(svg.String(), "<path "); c != 2 {
-		t.Errorf("chart has %d series, want 2 (one pool in each run)", c)
+	if c := strings.Count(svg.String(), "<path "); c != 4 {
+		t.Errorf("chart has %d series, want 4 (GPUs paid for and used, in each run)", c)
+	}
+	for _, want := range []string{">trace minute<", ">GPUs<", ">20<", ">40<", "cost $127.82"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("chart lacks %q (axis labels, ticks up to 20 GPUs and minute 40, the cost)", want)
+		}
+	}
+	// The baseline's gang held one node's 8 GPUs from minute 2 and never
+	// started: 8 x 38 minutes.
+	if !near(base.Figures.PartialGangGPUHours, 8*38.0/60) || mu.Figures.PartialGangGPUHours != 0 {
+		t.Errorf("GPU-hours held by gangs that never started: muster %.2f, baseline %.2f, want 0 and %.2f",
+			mu.Figures.PartialGangGPUHours, base.Figures.PartialGangGPUHours, 8*38.0/60)
+	}
+	paid, used := mu.Record.GPUSeries()
+	if want := []Level{{0, 0}, {m, 16}, {40 * m, 16}}; fmt.Sprint(paid) != fmt.Sprint(want) {
+		t.Errorf("GPUs paid %v, want %v", paid, want)
+	}
+	if want := []Level{{0, 0}, {2 * m, 16}, {40 * m, 16}}; fmt.Sprint(used) != fmt.Sprint(want) {
+		t.Errorf("GPUs used %v, want %v", used, want)
+	}
+}
+
+func TestNiceStep(t *testing.T) {
+	for rough, want := range map[float64]float64{0: 1, 0.3: 1, 3: 5, 12: 20, 45: 50, 160: 200} {
+		if got := niceStep(rough); got != want {
+			t.Errorf("niceStep(%v) = %v, want %v", rough, got, want)
+		}
 	}
 }
 
