@@ -21,6 +21,9 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	kubectlmuster "github.com/muster-project/muster/cmd/kubectl-muster/app"
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/demo"
 	"github.com/muster-project/muster/pkg/gang"
@@ -218,11 +221,28 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	}
 	p.printf("\nTimes run from a gang's last member creation until min / max members were bound\n" +
 		"(0.00s if that happened while its last members were still being created).\n")
+	// The same gangs as a user sees them on a real cluster: kubectl muster,
+	// run in-process against this API server.
+	p.printf("\n$ kubectl muster gangs -A -o wide\n")
+	p.mu.Lock()
+	kerr := kubectlMusterGangs(out, kubeconfig)
+	p.mu.Unlock()
+	if kerr != nil {
+		return fmt.Errorf("kubectl muster gangs: %w", kerr)
+	}
 	if problems := demo.Verdict(results); len(problems) > 0 {
 		return errors.New("demo failed: " + strings.Join(problems, "; "))
 	}
 	p.printf("OK: every gang that fits reached min (elastic gangs their max) inside the topology it asked for; the gang too big for the cluster bound nothing, says why and asked the autoscaler for exactly what it lacks.\n")
 	return nil
+}
+
+// kubectlMusterGangs runs `kubectl muster gangs -A -o wide` against the
+// demo's API server.
+func kubectlMusterGangs(out io.Writer, kubeconfig string) error {
+	cmd := kubectlmuster.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out})
+	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "gangs", "-A", "-o", "wide"})
+	return cmd.Execute()
 }
 
 func createNodes(ctx context.Context, env *harness.Env, scen demo.Scenario) error {
