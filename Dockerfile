@@ -2,6 +2,8 @@
 # muster-scheduler image: a static binary on distroless, running as nonroot.
 # Build from the repository root (dependencies come from vendor/):
 #   docker build -t muster-scheduler:latest .
+# Without Docker, `make images` builds the same image as an OCI archive (the
+# tested way; see the README).
 
 # Base images are pinned by digest (the tag stays for readers): a rebuild
 # gets the same bases until someone moves the pin on purpose. To move it:
@@ -18,7 +20,7 @@ COPY pkg/ pkg/
 ARG TARGETOS
 ARG TARGETARCH
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -mod=vendor -trimpath -ldflags='-s -w' \
+    go build -mod=vendor -trimpath -buildvcs=false -ldflags='-s -w -buildid=' \
       -o /out/muster-scheduler ./cmd/muster-scheduler
 
 FROM gcr.io/distroless/static:nonroot@sha256:e2e927ec666bae08560abb3c55d0659eceabb657f56b6782ab500a9fc7f555e3

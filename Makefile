@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: image-autoscaler all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -24,6 +24,7 @@ build:
 ## use Helm's binary, built once from the module proxy (hack/install-helm.sh)
 test:
 	HELM="$$(hack/install-helm.sh)" GO=$(GO) hack/gotest.sh -p $(TEST_P) -timeout 80m $(PKGS)
+	cd hack/image && GOFLAGS=-mod=mod GO=$(GO) ../gotest.sh ./...
 	$(MAKE) -C autoscaler test TEST_P=$(TEST_P)
 
 ## demo: the embedded default — API server, GPU nodes, muster-scheduler, a burst of gangs
@@ -83,10 +84,11 @@ verify: fmt vet
 	$(MAKE) -C autoscaler verify
 
 fmt:
-	@out=$$(gofmt -l cmd pkg test manifests); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd pkg test manifests hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet $(PKGS)
+	cd hack/image && GOFLAGS=-mod=mod $(GO) vet ./...
 
 ## codegen: regenerate deepcopy and CRDs with the pinned controller-gen
 codegen:
@@ -102,6 +104,17 @@ verify-manifests:
 chart:
 	HELM="$$(hack/install-helm.sh)" && "$$HELM" lint --strict manifests/charts/muster && \
 	  "$$HELM" template muster manifests/charts/muster --namespace muster-system --kube-version 1.37.0
+
+## images: the muster-scheduler and muster-autoscaler images as OCI archives in
+## images/, for linux/amd64 and linux/arm64, without a Docker engine
+## (hack/build-images.sh; IMAGE_BASE=offline needs no registry)
+images:
+	hack/build-images.sh
+
+## images-ci: what CI builds: both images for linux/amd64 on the offline base,
+## assembled twice (same archive), checked, each binary run with --help
+images-ci:
+	IMAGE_PLATFORMS=linux/amd64 IMAGE_BASE=offline IMAGE_REPRO=1 hack/build-images.sh
 
 ## image: the muster-scheduler container image (needs a Docker engine)
 image:
