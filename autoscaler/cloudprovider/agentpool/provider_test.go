@@ -234,6 +234,23 @@ func TestScaleUp(t *testing.T) {
 // a second scale-up of the same pool, issued while the first is still
 // under way, keeps its instance, and the first's cleanup lowers the target
 // by nothing the second still needs.
+// reportedFailed returns how many of g's instances Nodes() reports with an
+// error, and all of them for messages.
+func reportedFailed(t *testing.T, g cloudprovider.NodeGroup) (int, []cloudprovider.Instance) {
+	t.Helper()
+	insts, err := g.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, i := range insts {
+		if i.Status != nil && i.Status.ErrorInfo != nil {
+			n++
+		}
+	}
+	return n, insts
+}
+
 func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
@@ -283,16 +300,7 @@ func TestFailedScaleUpDeletesOnlyItsOwn(t *testing.T) {
 			if strings.Join(ok, ",") != strings.Join(tc.wantSucceeded, ",") || c != len(tc.wantSucceeded) {
 				t.Fatalf("capacity %d, instances %v; want %v (the second scale-up's instances kept)", c, st, tc.wantSucceeded)
 			}
-			insts, err := g.Nodes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			withErr := 0
-			for _, i := range insts {
-				if i.Status != nil && i.Status.ErrorInfo != nil {
-					withErr++
-				}
-			}
+			withErr, insts := reportedFailed(t, g)
 			if withErr != tc.wantFailedCount {
 				t.Fatalf("%d instances reported failed, want %d (the first scale-up's): %+v", withErr, tc.wantFailedCount, insts)
 			}
@@ -355,16 +363,7 @@ func TestFailedAtomicScaleUpKeepsInstancesInUse(t *testing.T) {
 				}
 			}
 			mu.Unlock()
-			insts, err := g.Nodes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			failed := 0
-			for _, i := range insts {
-				if i.Status != nil && i.Status.ErrorInfo != nil {
-					failed++
-				}
-			}
+			failed, insts := reportedFailed(t, g)
 			if want := 3 - (tc.wantSize - 1); failed != want {
 				t.Fatalf("%d instances reported failed, want %d: %+v", failed, want, insts)
 			}
@@ -407,16 +406,7 @@ func TestScaleUpSurvivesRestartAndRefusals(t *testing.T) {
 			return c == 1 && len(st) == 1 && st["0"] == armlocal.StateSucceeded && len(scaleUpRecords(e, "cpu")) == 0
 		})
 		second.m.wg.Wait()
-		insts, err := group(t, second, "cpu").Nodes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		failed := 0
-		for _, i := range insts {
-			if i.Status != nil && i.Status.ErrorInfo != nil {
-				failed++
-			}
-		}
+		failed, insts := reportedFailed(t, group(t, second, "cpu"))
 		if failed != 2 {
 			t.Fatalf("%d instances reported failed after the restart, want the scale-up's 2: %+v", failed, insts)
 		}
