@@ -306,6 +306,14 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	if err := w.watch(watchCtx); err != nil {
 		return run, err
 	}
+	// Nodes up before the trace starts (the system node, pools' min) count
+	// in cost and GPU-hours but were not added for the trace.
+	initial := map[string]bool{systemNode: true}
+	w.mu.Lock()
+	for n := range rec.Nodes {
+		initial[n] = true
+	}
+	w.mu.Unlock()
 
 	end := trace.Span() + o.grace
 	deadline := clk.start.Add(clk.wall(end))
@@ -342,7 +350,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	w.mu.Unlock()
 	stopWatch()
 	fmt.Fprintf(progress, "[%s minute %3.0f] done: %s\n", name, clk.now().Minutes(), w.status())
-	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(map[string]bool{systemNode: true})}, nil
+	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial)}, nil
 }
 
 // startCluster starts the run's API server with its namespace, system node,
