@@ -2,11 +2,23 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // fakeBinary is a script standing in for a binary: it prints usage.
@@ -105,5 +117,55 @@ func TestBadInput(t *testing.T) {
 		if err := build(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("build %v: err %v, want one mentioning %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// A registry base (here an in-memory registry on loopback, as a user's
+// would serve distroless) is pulled per platform by digest; the image keeps
+// its files and runs as nonroot.
+func TestRegistryBase(t *testing.T) {
+	dir := t.TempDir()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	layer, err := offlineBaseLayer(caBundle(t, dir), time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := runtime.GOOS + "/" + runtime.GOARCH
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	for _, p := range []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64"}, {OS: runtime.GOOS, Architecture: runtime.GOARCH}} {
+		img, err := mutate.AppendLayers(mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON), layer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, _ := img.ConfigFile()
+		cf = cf.DeepCopy()
+		cf.OS, cf.Architecture = p.OS, p.Architecture
+		if img, err = mutate.ConfigFile(img, cf); err != nil {
+			t.Fatal(err)
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &p}})
+	}
+	host127 := strings.TrimPrefix(srv.URL, "http://")
+	ref, err := name.ParseReference(host127 + "/distroless/static:nonroot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(ref, idx); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := idx.Digest()
+	bin := fakeBinary(t, dir, "Usage: muster-fake")
+	out := filepath.Join(dir, "img.tar")
+	if err := build([]string{"--name", "muster-fake", "--base", host127 + "/distroless/static@" + d.String(),
+		"--binary", host + "=" + bin, "--binary", "linux/arm64=" + bin, "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if err := check([]string{"--archive", out, "--entrypoint", "/muster-fake", "--platforms", host + ",linux/arm64"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := build([]string{"--name", "muster-fake", "--base", host127 + "/distroless/static@sha256:" + strings.Repeat("0", 64),
+		"--binary", host + "=" + bin, "--out", out}); err == nil || !strings.Contains(err.Error(), "muster-fake base for "+host) {
+		t.Fatalf("a base digest the registry lacks: err %v, want one naming the image and platform", err)
 	}
 }
