@@ -41,7 +41,7 @@ bench-go:
 
 ## simulate: the whole stack (API server, scheduler, armlocal with its node
 ## agent, muster-autoscaler) replays a bursty trace with Muster and with a
-## baseline; report on stdout, nodes-per-pool chart in simulate.svg
+## baseline; report on stdout, GPUs paid for and used in simulate.svg
 simulate:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate

@@ -21,7 +21,9 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/prometheus/common/expfmt"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	kubectlmuster "github.com/muster-project/muster/cmd/kubectl-muster/app"
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
@@ -39,6 +41,7 @@ const (
 
 func newDemoCommand() *cobra.Command {
 	nodes := 48
+	showMetrics := false
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run an in-process control plane and muster-scheduler and submit a bursty mix of gangs",
@@ -54,10 +57,17 @@ its max), or if the gang that cannot fit got any member bound.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runDemo(ctx, cmd.OutOrStdout(), nodes)
+			if err := runDemo(ctx, cmd.OutOrStdout(), nodes); err != nil {
+				return err
+			}
+			if showMetrics {
+				return writeMusterMetrics(cmd.OutOrStdout())
+			}
+			return nil
 		},
 	}
 	cmd.Flags().IntVar(&nodes, "nodes", nodes, fmt.Sprintf("number of simulated 8-GPU nodes (at least %d)", demo.MinNodes))
+	cmd.Flags().BoolVar(&showMetrics, "show-metrics", false, "then print the scheduler's muster_* metrics as its /metrics serves them")
 	return cmd
 }
 
@@ -234,6 +244,25 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 		return errors.New("demo failed: " + strings.Join(problems, "; "))
 	}
 	p.printf("OK: every gang that fits reached min (elastic gangs their max) inside the topology it asked for; the gang too big for the cluster bound nothing, says why and asked the autoscaler for exactly what it lacks.\n")
+	return nil
+}
+
+// writeMusterMetrics prints the muster_* series of the in-process
+// scheduler's registry (the one its /metrics serves), in the text format.
+func writeMusterMetrics(out io.Writer) error {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nmuster-scheduler /metrics, muster_* series:")
+	enc := expfmt.NewEncoder(out, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range families {
+		if strings.HasPrefix(mf.GetName(), "muster_") {
+			if err := enc.Encode(mf); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -52,6 +52,8 @@ type simOptions struct {
 	seed      int64 // first generated trace's seed
 	// faults turns on armlocal's fault endpoint (chaos runs).
 	faults bool
+	// progress is auto, always or never (--progress).
+	progress string
 	// poolsPath is the user's pools file (--pools); pools what it holds.
 	poolsPath string
 	pools     *simulate.PoolsFile
@@ -87,7 +89,14 @@ Pools format (--pools FILE), the shipped example:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runSimulate(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+			if o.progress != "auto" && o.progress != "always" && o.progress != "never" {
+				return fmt.Errorf("--progress %q: want auto, always or never", o.progress)
+			}
+			progress := cmd.ErrOrStderr()
+			if !showProgress(progress, o.progress) {
+				progress = io.Discard
+			}
+			return runSimulate(ctx, cmd.OutOrStdout(), progress, o)
 		},
 	}
 	f := cmd.Flags()
@@ -98,6 +107,7 @@ Pools format (--pools FILE), the shipped example:
 	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the chart of GPUs paid for and used over time, both runs")
 	f.DurationVar(&o.grace, "grace", o.grace, "trace time to keep running after the last job could have ended")
 	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
+	f.StringVar(&o.progress, "progress", "auto", "progress lines on stderr: auto (when stderr is a terminal), always or never")
 	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
 	f.Int64Var(&o.seed, "seed", 1, "seed of the first generated trace (--random); trace i uses seed+i")
 	return cmd
@@ -112,6 +122,23 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 		return err
 	}
 	return simulate.WriteReport(out, trace, runs[0], runs[1])
+}
+
+// showProgress says whether progress lines go to w: always, never, or
+// (auto) when w is a terminal, so a log or a pipe gets only the report.
+func showProgress(w io.Writer, mode string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // starvationBound is the capacity plan's starvation bound in trace time.

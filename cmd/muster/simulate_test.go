@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,5 +251,28 @@ func TestChaosHardStopFollowsTheWork(t *testing.T) {
 	}
 	if got, want := chaosHardStop(light, pools), light.Span()+chaosOvertime; got != want {
 		t.Errorf("light trace: stop at %v, want span+overtime %v", got, want)
+	}
+}
+
+func TestShowProgress(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	for _, tc := range []struct {
+		w    io.Writer
+		mode string
+		want bool
+	}{
+		{f, "auto", false}, // a file is no terminal
+		{&buf, "auto", false},
+		{f, "always", true},
+		{f, "never", false},
+	} {
+		if got := showProgress(tc.w, tc.mode); got != tc.want {
+			t.Errorf("showProgress(%T, %s) = %v, want %v", tc.w, tc.mode, got, tc.want)
+		}
 	}
 }
