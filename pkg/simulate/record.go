@@ -109,22 +109,34 @@ func (r *Record) PodDone(job, pod, node string, gpus int64, at time.Duration) {
 	jr.Done[pod] = at
 }
 
-// usedGPUSeconds is the GPU time a job's member spent working: from when it
-// was bound, or for a gang from when the gang started, until it finished
-// (or the run ended). Members of a gang that never started only held GPUs.
-func (r *Record) usedGPUSeconds(jr *JobRecord, pod string) float64 {
-	from := jr.Bound[pod]
-	if jr.Job.Kind == KindGang {
-		if jr.Started == 0 {
-			return 0
-		}
-		from = max(from, jr.Started)
-	}
+// heldSpan is when a job's member held its node: from its bind to its end,
+// or the run's end if it never ended.
+func (r *Record) heldSpan(jr *JobRecord, pod string) (from, to time.Duration) {
 	to, done := jr.Done[pod]
 	if !done {
 		to = r.End
 	}
-	if to <= from {
+	return jr.Bound[pod], to
+}
+
+// usedSpan is the part of a member's held span spent working: a gang's
+// members work only from the gang's start, so a gang that never started
+// used nothing. ok is false when the span is empty.
+func (r *Record) usedSpan(jr *JobRecord, pod string) (from, to time.Duration, ok bool) {
+	from, to = r.heldSpan(jr, pod)
+	if jr.Job.Kind == KindGang {
+		if jr.Started == 0 {
+			return 0, 0, false
+		}
+		from = max(from, jr.Started)
+	}
+	return from, to, to > from
+}
+
+// usedGPUSeconds is the GPU time a job's member spent working (usedSpan).
+func (r *Record) usedGPUSeconds(jr *JobRecord, pod string) float64 {
+	from, to, ok := r.usedSpan(jr, pod)
+	if !ok {
 		return 0
 	}
 	return float64(jr.Job.PodGPUs(pod)) * (to - from).Seconds()
@@ -222,14 +234,11 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		f.Jobs = append(f.Jobs, jf)
 	}
 	for _, jr := range r.Jobs {
-		for pod, at := range jr.Bound {
+		for pod := range jr.Bound {
 			f.UsedGPUHours += r.usedGPUSeconds(jr, pod) / 3600
 			if jr.Job.Kind == KindGang && jr.Started == 0 {
-				to, done := jr.Done[pod]
-				if !done {
-					to = r.End
-				}
-				f.PartialGangGPUHours += float64(jr.Job.PodGPUs(pod)) * max(0, to-at).Hours()
+				from, to := r.heldSpan(jr, pod)
+				f.PartialGangGPUHours += float64(jr.Job.PodGPUs(pod)) * max(0, to-from).Hours()
 			}
 		}
 	}
@@ -255,39 +264,6 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 	return f
 }
 
-// PoolSeries is the number of nodes of each pool over time, one point per
-// change.
-func (r *Record) PoolSeries() map[string][]Point {
-	type ev struct {
-		at    time.Duration
-		delta int
-	}
-	byPool := map[string][]ev{}
-	for _, n := range r.Nodes {
-		byPool[n.Pool] = append(byPool[n.Pool], ev{n.Up, +1})
-		if n.Down != 0 {
-			byPool[n.Pool] = append(byPool[n.Pool], ev{n.Down, -1})
-		}
-	}
-	out := map[string][]Point{}
-	for pool, evs := range byPool {
-		sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
-		count := 0
-		pts := []Point{{At: 0, Nodes: 0}}
-		for _, e := range evs {
-			count += e.delta
-			if last := &pts[len(pts)-1]; last.At == e.at {
-				last.Nodes = count
-			} else {
-				pts = append(pts, Point{At: e.at, Nodes: count})
-			}
-		}
-		pts = append(pts, Point{At: r.End, Nodes: count})
-		out[pool] = pts
-	}
-	return out
-}
-
 // GPUSeries is the GPUs paid for (on nodes that are up) and the GPUs used
 // (by members of jobs that have started, as UsedGPUHours counts them) over
 // time, one point per change.
@@ -304,23 +280,11 @@ func (r *Record) GPUSeries() (provisioned, used []Level) {
 		}
 	}
 	for _, jr := range r.Jobs {
-		for pod, at := range jr.Bound {
+		for pod := range jr.Bound {
 			g := jr.Job.PodGPUs(pod)
-			from := at
-			if jr.Job.Kind == KindGang {
-				if jr.Started == 0 {
-					continue
-				}
-				from = max(from, jr.Started)
+			if from, to, ok := r.usedSpan(jr, pod); ok && g > 0 {
+				ue = append(ue, ev{from, g}, ev{to, -g})
 			}
-			to, done := jr.Done[pod]
-			if !done {
-				to = r.End
-			}
-			if g == 0 || to <= from {
-				continue
-			}
-			ue = append(ue, ev{from, g}, ev{to, -g})
 		}
 	}
 	series := func(evs []ev) []Level {
@@ -347,12 +311,6 @@ func (r *Record) GPUSeries() (provisioned, used []Level) {
 type Level struct {
 	At    time.Duration
 	Value int64
-}
-
-// Point is a pool's node count from At on.
-type Point struct {
-	At    time.Duration
-	Nodes int
 }
 
 // LongestWaitAfterCapacity is the longest any gang waited to start after the

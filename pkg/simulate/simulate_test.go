@@ -129,8 +129,9 @@ func TestFigures(t *testing.T) {
 	if f.LongestWaitAfterCapacity != 3*m || f.LongestWaitGang != "good" {
 		t.Errorf("longest wait after capacity %s (%s), want 3m (good)", f.LongestWaitAfterCapacity, f.LongestWaitGang)
 	}
-	series := r.PoolSeries()["gpu-heavy"]
-	want := []Point{{0, 0}, {10 * m, 2}, {20 * m, 3}, {30 * m, 2}, {70 * m, 2}}
+	// GPUs paid for step with the heavy nodes: two at 10, a third 20-30.
+	series, _ := r.GPUSeries()
+	want := []Level{{0, 0}, {10 * m, 16}, {20 * m, 24}, {30 * m, 16}, {70 * m, 16}}
 	if len(series) != len(want) {
 		t.Fatalf("series %v, want %v", series, want)
 	}

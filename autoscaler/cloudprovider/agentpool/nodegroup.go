@@ -448,9 +448,14 @@ func (g *nodeGroup) retryLocked(ctx context.Context, what string, f func() error
 	return false
 }
 
-// inUse reports whether a healthy instance's node runs workload pods.
-func (g *nodeGroup) inUse(v vm) bool {
-	return v.failCode == "" && g.m.nodeInUse != nil && g.m.nodeInUse(v.providerID)
+// spared says whether a failed scale-up's rollback keeps a healthy
+// instance because its node runs workload pods, and logs it when so.
+func (g *nodeGroup) spared(v vm) bool {
+	if v.failCode != "" || g.m.nodeInUse == nil || !g.m.nodeInUse(v.providerID) {
+		return false
+	}
+	klog.InfoS("Keeping an instance of a failed scale-up: its node runs pods", "pool", g.id, "instance", v.key)
+	return true
 }
 
 // deleteRemaining deletes those of keys the pool still has and is not
@@ -471,8 +476,7 @@ func (g *nodeGroup) deleteRemaining(ctx context.Context, keys []string) error {
 		if !want[v.key] || v.state == cloudprovider.InstanceDeleting {
 			continue
 		}
-		if g.inUse(v) {
-			klog.InfoS("Keeping an instance of a failed scale-up: its node runs pods", "pool", g.id, "instance", v.key)
+		if g.spared(v) {
 			g.mu.Lock()
 			delete(g.failed, strings.ToLower(v.providerID))
 			g.mu.Unlock()
@@ -503,12 +507,7 @@ func (g *nodeGroup) reportFailed(u *scaleUp, owned []vm, outcome error) []vm {
 		if v.state == cloudprovider.InstanceDeleting {
 			continue
 		}
-		switch {
-		case v.failCode != "":
-			remove = append(remove, v)
-		case u.atomic && g.inUse(v):
-			klog.InfoS("Keeping an instance of a failed scale-up: its node runs pods", "pool", g.id, "instance", v.key)
-		case u.atomic:
+		if v.failCode != "" || u.atomic && !g.spared(v) {
 			remove = append(remove, v)
 		}
 	}
