@@ -54,6 +54,7 @@ func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 	}{
 		{name: "consume annotation", body: `{"metadata":{"annotations":{"autoscaling.x-k8s.io/consume-provisioning-request":"muster-vap-1","autoscaling.x-k8s.io/provisioning-class-name":"best-effort-atomic-scale-up.autoscaling.x-k8s.io"}}}`},
 		{name: "safe-to-evict", body: `{"metadata":{"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}}}`},
+		{name: "stranded since", body: `{"metadata":{"annotations":{"muster.dev/stranded-since":"2026-01-01T00:00:00.000Z"}}}`},
 		{name: "consume annotation removed", body: `{"metadata":{"annotations":{"autoscaling.x-k8s.io/consume-provisioning-request":null}}}`},
 		{name: "gated condition", sub: "status", body: `{"status":{"conditions":[{"type":"PodScheduled","status":"False","reason":"SchedulingGated","message":"gang waits"}]}}`},
 		{name: "nominated node", sub: "status", body: `{"status":{"nominatedNodeName":"gpu-0"}}`},

@@ -91,10 +91,47 @@ func TestStrandedMembersAreEvicted(t *testing.T) {
 				t.Fatalf("llm-0, bound alone in a gang of min 2, not evicted: %v", err)
 			}
 			msg := kubelet.evicted()["llm-0"]
-			if !strings.Contains(msg, "had 1 of min 2 members bound for 3s") {
+			if !strings.Contains(msg, "had 1 of min 2 members bound since ") || !strings.Contains(msg, "past its timeout of 3s") {
 				t.Errorf("llm-0 DisruptionTarget %q, want it to say why", msg)
 			}
 			waitEvent(t, ctx, env, "Pod", "llm-0", gang.ReasonStranded, "did not join")
 		})
+	}
+}
+
+// TestStrandedTimeoutSurvivesAFailover: the scheduler that saw a gang's
+// members fall below min stops before their timeout; the one that takes
+// over counts the timeout from when they fell, which the first wrote on the
+// members, not from when it first saw them, so a failover never stretches
+// how long GPUs sit under a partial gang.
+func TestStrandedTimeoutSurvivesAFailover(t *testing.T) {
+	ctx, env := controlPlane(t)
+	failBinds(t, ctx, env, "llm-1")
+	args := harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 6, StrandedMembers: "Evict"}
+	first := startScheduler(t, ctx, env, args)
+	kubelet := startKubelet(t, ctx, env)
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	topoGang(t, ctx, env, "llm", 2, 8, 2, 2)
+	p := waitPod(t, ctx, env, "llm-0", "the stranded-since mark", func(p *v1.Pod) bool {
+		return p.Spec.NodeName != "" && p.Annotations[gang.StrandedSinceAnnotation] != ""
+	})
+	since := p.Annotations[gang.StrandedSinceAnnotation]
+	first.Stop()
+	if _, ok := kubelet.evicted()["llm-0"]; ok {
+		t.Fatal("llm-0 evicted before its timeout")
+	}
+	time.Sleep(2 * time.Second) // no scheduler for a while, as during a handover
+
+	startScheduler(t, ctx, env, args)
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		_, ok := kubelet.evicted()["llm-0"]
+		return ok, nil
+	}); err != nil {
+		t.Fatalf("llm-0, bound alone in a gang of min 2, not evicted by the new scheduler: %v", err)
+	}
+	if msg := kubelet.evicted()["llm-0"]; !strings.Contains(msg, "members bound since "+since) {
+		t.Errorf("llm-0 DisruptionTarget %q, want the timeout counted from %s, when the first scheduler saw it stranded", msg, since)
 	}
 }

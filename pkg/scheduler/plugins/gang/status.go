@@ -350,9 +350,10 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 }
 
 // checkStranded applies the stranded-members policy (gang.Spec.Stranded):
-// it notes when a gang's bound members fell below min, looks again when the
-// gang's timeout has passed, and then evicts them, saying why on each pod
-// and on the gang.
+// it notes when a gang's bound members fell below min, on the members
+// themselves (gang.StrandedSinceAnnotation) so that a scheduler taking over
+// keeps counting from then, looks again when the gang's timeout has passed,
+// and then evicts them, saying why on each pod and on the gang.
 func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs gang.Observed, members []*v1.Pod, eventObj runtime.Object) {
 	k := spec.Key
 	var bound []*v1.Pod
@@ -363,14 +364,28 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 	}
 	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
 		delete(w.stranded, k)
+		for _, m := range members { // the quorum came back: a later fall starts afresh
+			if _, ok := m.Annotations[gang.StrandedSinceAnnotation]; ok && gang.Live(m) {
+				w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: nil})
+			}
+		}
 		return
 	}
 	now := time.Now()
 	since, seen := w.stranded[k]
 	if !seen {
-		since = now
-		w.stranded[k] = now
+		recorded := make([]string, 0, len(bound))
+		for _, m := range bound {
+			recorded = append(recorded, m.Annotations[gang.StrandedSinceAnnotation])
+		}
+		var ok bool
+		if since, ok = gang.StrandedSince(recorded, now); !ok {
+			since = now
+		}
+		since = since.Truncate(time.Millisecond) // as the annotation keeps it
+		w.stranded[k] = since
 	}
+	w.recordStranded(bound, since)
 	evict, left, msg := spec.StrandedVerdict(len(bound), since, now)
 	if !evict {
 		if !seen {
@@ -378,11 +393,24 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 		}
 		return
 	}
-	delete(w.stranded, k)
-	klog.FromContext(ctx).Info("Evicting a gang's stranded members", "gang", k, "bound", len(bound), "min", spec.MinMember)
+	// Evictions can be refused (a disruption budget): count a new timeout
+	// from now rather than retrying on every sync.
+	w.stranded[k] = now.Truncate(time.Millisecond)
+	time.AfterFunc(spec.Timeout+w.period, func() { w.touch(k) })
+	klog.FromContext(ctx).Info("Evicting a gang's stranded members", "gang", k, "bound", len(bound), "min", spec.MinMember, "strandedSince", since)
 	w.h.EventRecorder().Eventf(eventObj, nil, v1.EventTypeWarning, gang.ReasonStranded, "Evicting", "%s", msg)
 	for _, m := range bound {
 		w.pl.evict(ctx, m, gang.ReasonStranded, gang.ReasonStranded, msg)
+	}
+}
+
+// recordStranded writes since on the bound members that do not show it yet.
+func (w *statusWriter) recordStranded(bound []*v1.Pod, since time.Time) {
+	value := gang.FormatStrandedSince(since)
+	for _, m := range bound {
+		if m.Annotations[gang.StrandedSinceAnnotation] != value {
+			w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: &value})
+		}
 	}
 }
 
