@@ -30,6 +30,9 @@ type AgentPoolSpec struct {
 	ProximityPlacementGroup string
 	MaxPods                 int
 	Mode                    string // System or User (default User)
+	// Spot makes it a spot pool (scaleSetPriority Spot); AKS adds the spot
+	// label and NoSchedule taint to its nodes.
+	Spot *Spot
 }
 
 // AddAgentPool creates an agent pool (and its managed cluster, on first use)
@@ -53,6 +56,9 @@ func (s *Server) AddAgentPool(spec AgentPoolSpec) error {
 	if _, ok := s.pools[key]; ok {
 		return fmt.Errorf("agent pool %s exists", key)
 	}
+	if err := validSpot(spec.Spot); err != nil {
+		return fmt.Errorf("agent pool %s: %w", spec.Name, err)
+	}
 	h := fnv.New32a()
 	h.Write([]byte(key))
 	mode := spec.Mode
@@ -60,7 +66,7 @@ func (s *Server) AddAgentPool(spec AgentPoolSpec) error {
 		mode = "User"
 	}
 	ap := &agentPool{
-		pool:     pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.VMSize, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup},
+		pool:     pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.VMSize, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup, spot: spec.Spot},
 		cluster:  spec.Cluster,
 		nodeRG:   nodeRG,
 		vmssName: fmt.Sprintf("aks-%s-%08d-vmss", spec.Name, h.Sum32()%100000000),
@@ -155,6 +161,23 @@ func (s *Server) agentPoolModelLocked(ap *agentPool) armcontainerservice.AgentPo
 	}
 	if ap.ppg != "" {
 		p.ProximityPlacementGroupID = s.ppgRef(ap.resourceGroup, ap.ppg).ID
+	}
+	if ap.spot != nil {
+		// As AKS does: the priority, its settings, and the spot label and
+		// taint on the pool's nodes.
+		p.ScaleSetPriority = to.Ptr(armcontainerservice.ScaleSetPrioritySpot)
+		p.ScaleSetEvictionPolicy = to.Ptr(armcontainerservice.ScaleSetEvictionPolicy(ap.spot.policy(EvictDelete)))
+		p.SpotMaxPrice = to.Ptr(float32(ap.spot.maxPrice()))
+		labels := copyMap(ap.nodeLabels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[SpotLabel] = "spot"
+		p.NodeLabels = ptrMap(labels)
+		taint := SpotLabel + "=spot:NoSchedule"
+		if !containsString(ap.nodeTaints, taint) {
+			p.NodeTaints = append(p.NodeTaints, to.Ptr(taint))
+		}
 	}
 	return armcontainerservice.AgentPool{
 		ID: to.Ptr(s.agentPoolID(ap)), Name: to.Ptr(ap.name),

@@ -18,7 +18,84 @@ const (
 	// DeletionInjected: DeleteInstance took it (a lost host, a spot
 	// eviction), not a client.
 	DeletionInjected = "injected"
+	// DeletionSpotEviction: EvictSpot reclaimed a spot VM of a pool whose
+	// eviction policy is Delete.
+	DeletionSpotEviction = "spot-eviction"
 )
+
+// Spot eviction policies.
+const (
+	EvictDelete     = "Delete"
+	EvictDeallocate = "Deallocate"
+)
+
+// SpotLabel is the label and taint key AKS puts on spot nodes.
+const SpotLabel = "kubernetes.azure.com/scalesetpriority"
+
+func validSpot(sp *Spot) error {
+	if sp == nil {
+		return nil
+	}
+	if sp.EvictionPolicy != "" && sp.EvictionPolicy != EvictDelete && sp.EvictionPolicy != EvictDeallocate {
+		return fmt.Errorf("spot.evictionPolicy %q: want %s or %s", sp.EvictionPolicy, EvictDelete, EvictDeallocate)
+	}
+	if sp.MaxPrice < 0 && sp.MaxPrice != -1 {
+		return fmt.Errorf("spot.maxPrice %g: want -1 or a price above 0 (MaxPriceValueInvalid)", sp.MaxPrice)
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// EvictSpot reclaims a running spot VM as Azure does when it needs the
+// capacity back (after its 30 s notice, which only the VM itself sees):
+// under the Delete policy the VM is deleted and its scale set's capacity
+// drops by one; under Deallocate it stays, stopped and deallocated, and
+// counts on. scaleSet is a scale set, or the scale set behind an agent pool
+// in its node resource group.
+func (s *Server) EvictSpot(resourceGroup, scaleSet, computerName string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.settleLocked(now)
+	var p *pool
+	policy, capacity := EvictDeallocate, (*int)(nil)
+	if ss, ok := s.scaleSets[strings.ToLower(resourceGroup+"/"+scaleSet)]; ok {
+		p, capacity = &ss.pool, &ss.capacity
+	} else if ap := s.agentPoolByScaleSetLocked(resourceGroup, scaleSet); ap != nil {
+		p, capacity, policy = &ap.pool, &ap.count, EvictDelete
+	} else {
+		return fmt.Errorf("scale set %s/%s not found", resourceGroup, scaleSet)
+	}
+	if p.spot == nil {
+		return fmt.Errorf("scale set %s/%s is not a spot pool: its VMs are not evicted", resourceGroup, scaleSet)
+	}
+	policy = p.spot.policy(policy)
+	for _, inst := range p.live() {
+		if !strings.EqualFold(inst.computerName, computerName) {
+			continue
+		}
+		if !inst.deleteAt.IsZero() || inst.deallocated {
+			return fmt.Errorf("instance %s of scale set %s is already evicted or being deleted", computerName, scaleSet)
+		}
+		if policy == EvictDeallocate {
+			inst.deallocated = true
+			return nil
+		}
+		inst.deleteAt = now.Add(s.delDelay)
+		s.noteDeletionLocked(p, inst, DeletionSpotEviction, now)
+		*capacity--
+		return nil
+	}
+	return fmt.Errorf("scale set %s has no instance %s", scaleSet, computerName)
+}
 
 // Deletion is one instance starting to be deleted.
 type Deletion struct {

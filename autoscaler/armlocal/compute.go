@@ -27,6 +27,31 @@ type ScaleSetSpec struct {
 	// ProvisioningDelay is how long this scale set's new instances stay
 	// Creating (0: the server's ProvisioningDelay): GPU sizes boot slower.
 	ProvisioningDelay time.Duration
+	// Spot makes the scale set's VMs Azure Spot VMs (priority Spot).
+	Spot *Spot
+}
+
+// Spot is a pool's spot settings.
+type Spot struct {
+	// EvictionPolicy is Delete or Deallocate; empty means Azure's default
+	// (Deallocate for scale sets, Delete for AKS agent pools).
+	EvictionPolicy string
+	// MaxPrice in USD per hour; 0 or -1 means capacity-only eviction (-1).
+	MaxPrice float64
+}
+
+func (sp *Spot) policy(def string) string {
+	if sp.EvictionPolicy == "" {
+		return def
+	}
+	return sp.EvictionPolicy
+}
+
+func (sp *Spot) maxPrice() float64 {
+	if sp.MaxPrice == 0 {
+		return -1
+	}
+	return sp.MaxPrice
 }
 
 // InstanceView is an instance as tests see it.
@@ -52,7 +77,10 @@ func (s *Server) AddScaleSet(spec ScaleSetSpec) error {
 	if _, ok := s.scaleSets[key]; ok {
 		return fmt.Errorf("scale set %s/%s exists", spec.ResourceGroup, spec.Name)
 	}
-	ss := &scaleSet{pool: pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.SKU, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup, provDelay: spec.ProvisioningDelay}}
+	if err := validSpot(spec.Spot); err != nil {
+		return fmt.Errorf("scale set %s: %w", spec.Name, err)
+	}
+	ss := &scaleSet{pool: pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.SKU, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup, provDelay: spec.ProvisioningDelay, spot: spec.Spot}}
 	past := time.Now().Add(-time.Minute)
 	for i := 0; i < spec.Capacity; i++ {
 		id := ss.nextID
@@ -124,6 +152,14 @@ func (s *Server) scaleSetModelLocked(ss *scaleSet, now time.Time) armcompute.Vir
 			state = "Updating"
 		}
 	}
+	var profile *armcompute.VirtualMachineScaleSetVMProfile
+	if ss.spot != nil {
+		profile = &armcompute.VirtualMachineScaleSetVMProfile{
+			Priority:       to.Ptr(armcompute.VirtualMachinePriorityTypesSpot),
+			EvictionPolicy: to.Ptr(armcompute.VirtualMachineEvictionPolicyTypes(ss.spot.policy(EvictDeallocate))),
+			BillingProfile: &armcompute.BillingProfile{MaxPrice: to.Ptr(ss.spot.maxPrice())},
+		}
+	}
 	return armcompute.VirtualMachineScaleSet{
 		ID:       to.Ptr(s.vmssID(ss.resourceGroup, ss.name)),
 		Name:     to.Ptr(ss.name),
@@ -137,6 +173,7 @@ func (s *Server) scaleSetModelLocked(ss *scaleSet, now time.Time) armcompute.Vir
 			ProximityPlacementGroup: s.ppgRef(ss.resourceGroup, ss.ppg),
 			Overprovision:           to.Ptr(false),
 			OrchestrationMode:       to.Ptr(armcompute.OrchestrationModeUniform),
+			VirtualMachineProfile:   profile,
 		},
 	}
 }
@@ -167,6 +204,15 @@ func (s *Server) vmModelLocked(rg, vmss, sku string, i *instance, now time.Time,
 			iv.Statuses[0].Code = to.Ptr("ProvisioningState/failed/" + i.failCode)
 			iv.Statuses[0].Level = to.Ptr(armcompute.StatusLevelTypesError)
 			iv.Statuses[0].Message = to.Ptr(i.failMessage)
+		}
+		if st == StateSucceeded {
+			power := "running"
+			if i.deallocated {
+				power = "deallocated"
+			}
+			iv.Statuses = append(iv.Statuses, &armcompute.InstanceViewStatus{
+				Code: to.Ptr("PowerState/" + power), Level: to.Ptr(armcompute.StatusLevelTypesInfo), DisplayStatus: to.Ptr("VM " + power),
+			})
 		}
 		vm.Properties.InstanceView = iv
 	}

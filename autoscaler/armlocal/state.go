@@ -27,6 +27,9 @@ type instance struct {
 	failMessage  string
 	deleteAt     time.Time // non-zero: Deleting until then, gone after
 	gone         bool
+	// deallocated: a spot VM reclaimed under the Deallocate policy, stopped
+	// for good (Azure does not restart it).
+	deallocated bool
 }
 
 func (i *instance) state(now time.Time) string {
@@ -51,6 +54,7 @@ type pool struct {
 	zones         []string
 	ppg           string        // proximity placement group name, may be empty
 	provDelay     time.Duration // how long its new instances stay Creating; 0: the server's
+	spot          *Spot         // nil: regular VMs
 	nextID        int
 	instances     []*instance
 	lastOpFailed  bool

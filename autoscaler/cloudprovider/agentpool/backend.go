@@ -22,21 +22,28 @@ type vm struct {
 	state      cloudprovider.InstanceState
 	failCode   string // set when provisioning failed
 	failMsg    string
+	// deallocated: the VM is stopped and deallocated, as Azure leaves a
+	// reclaimed spot VM whose eviction policy is Deallocate.
+	deallocated bool
 }
 
 // poolState is a pool as Azure reports it.
 type poolState struct {
-	size      int
-	sku       string
-	location  string
-	zones     []string
-	ppg       string // proximity placement group name, or ""
-	tags      map[string]string
-	labels    map[string]string // AKS node labels
-	taints    []apiv1.Taint     // AKS node taints
-	maxPods   int
-	mode      string // AKS: System or User
-	instances []vm
+	size     int
+	sku      string
+	location string
+	zones    []string
+	ppg      string // proximity placement group name, or ""
+	tags     map[string]string
+	labels   map[string]string // AKS node labels
+	taints   []apiv1.Taint     // AKS node taints
+	maxPods  int
+	mode     string // AKS: System or User
+	// spot: the pool's VMs are Azure Spot VMs, reclaimable at any time.
+	spot           bool
+	evictionPolicy string  // spot: Delete or Deallocate
+	maxPrice       float64 // spot: USD per hour, -1 for capacity-only eviction
+	instances      []vm
 }
 
 // lro is a started long-running operation.
@@ -121,6 +128,19 @@ func (b *scaleSetBackend) get(ctx context.Context) (*poolState, error) {
 	if ss.Properties != nil && ss.Properties.ProximityPlacementGroup != nil && ss.Properties.ProximityPlacementGroup.ID != nil {
 		st.ppg = lastSegment(*ss.Properties.ProximityPlacementGroup.ID)
 	}
+	if ss.Properties != nil && ss.Properties.VirtualMachineProfile != nil {
+		vp := ss.Properties.VirtualMachineProfile
+		// "Low" is the older name of Spot.
+		if vp.Priority != nil && (*vp.Priority == armcompute.VirtualMachinePriorityTypesSpot || *vp.Priority == armcompute.VirtualMachinePriorityTypesLow) {
+			st.spot, st.evictionPolicy, st.maxPrice = true, string(armcompute.VirtualMachineEvictionPolicyTypesDeallocate), -1
+			if vp.EvictionPolicy != nil {
+				st.evictionPolicy = string(*vp.EvictionPolicy)
+			}
+			if vp.BillingProfile != nil && vp.BillingProfile.MaxPrice != nil {
+				st.maxPrice = *vp.BillingProfile.MaxPrice
+			}
+		}
+	}
 	pager := b.c.vms.NewListPager(b.resourceGroup, b.name, &armcompute.VirtualMachineScaleSetVMsClientListOptions{Expand: to.Ptr("instanceView")})
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
@@ -162,6 +182,13 @@ func scaleSetVM(v *armcompute.VirtualMachineScaleSetVM) vm {
 						out.failMsg = *s.Message
 					}
 				}
+			}
+		}
+	}
+	if ps == "succeeded" && v.Properties.InstanceView != nil {
+		for _, s := range v.Properties.InstanceView.Statuses {
+			if s != nil && s.Code != nil && strings.EqualFold(*s.Code, "PowerState/deallocated") {
+				out.deallocated = true
 			}
 		}
 	}
@@ -268,6 +295,15 @@ func (b *agentPoolBackend) get(ctx context.Context) (*poolState, error) {
 	if p.ProximityPlacementGroupID != nil {
 		st.ppg = lastSegment(*p.ProximityPlacementGroupID)
 	}
+	if p.ScaleSetPriority != nil && *p.ScaleSetPriority == armcontainerservice.ScaleSetPrioritySpot {
+		st.spot, st.evictionPolicy, st.maxPrice = true, string(armcontainerservice.ScaleSetEvictionPolicyDelete), -1
+		if p.ScaleSetEvictionPolicy != nil {
+			st.evictionPolicy = string(*p.ScaleSetEvictionPolicy)
+		}
+		if p.SpotMaxPrice != nil {
+			st.maxPrice = float64(*p.SpotMaxPrice)
+		}
+	}
 	pager := b.c.machines.NewListPager(b.resourceGroup, b.cluster, b.name, nil)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
@@ -322,7 +358,7 @@ func (b *agentPoolBackend) machineStates(ctx context.Context, machines []vm) err
 	}
 	for i, m := range machines {
 		if v, ok := byID[strings.ToLower(m.providerID)]; ok {
-			machines[i].state, machines[i].failCode, machines[i].failMsg = v.state, v.failCode, v.failMsg
+			machines[i].state, machines[i].failCode, machines[i].failMsg, machines[i].deallocated = v.state, v.failCode, v.failMsg, v.deallocated
 		}
 	}
 	return nil

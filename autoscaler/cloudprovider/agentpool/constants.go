@@ -34,6 +34,12 @@ const (
 	ArchLabel             = "kubernetes.io/arch"
 	HostnameLabel         = "kubernetes.io/hostname"
 	AKSModeLabel          = "kubernetes.azure.com/mode"
+	// SpotLabel is the label, and the key of the NoSchedule taint, AKS puts
+	// on the nodes of spot pools (value SpotValue); template nodes of spot
+	// pools carry both, so that only pods that tolerate spot are simulated
+	// onto them, as on the real nodes.
+	SpotLabel = "kubernetes.azure.com/scalesetpriority"
+	SpotValue = "spot"
 )
 
 // Scale set tags, following the upstream Azure provider's conventions.
@@ -86,6 +92,9 @@ const (
 // capacity or quota; instances failing with these are reported with
 // cloudprovider.OutOfResourcesErrorClass.
 var outOfResourcesCodes = map[string]bool{
+	// Spot: the price is above the pool's max (no spot capacity at the
+	// pool's price), classed like missing capacity.
+	"spotpricegreaterthanprovidedmaxprice":  true,
 	"allocationfailed":                      true,
 	"zonalallocationfailed":                 true,
 	"overconstrainedallocationrequest":      true,

@@ -356,8 +356,13 @@ func (m *manager) refresh() error {
 		}
 	}
 	for _, g := range m.list() {
-		if _, err := g.cached(false); err != nil {
+		st, err := g.cached(false)
+		if err != nil {
 			klog.InfoS("Refreshing pool failed", "pool", g.id, "err", err)
+			continue
+		}
+		if st.spot {
+			g.removeReclaimed(st)
 		}
 	}
 	return nil

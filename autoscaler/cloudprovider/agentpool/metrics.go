@@ -48,13 +48,21 @@ var (
 		Help:           "All-or-nothing scale-ups that failed and had the instances they created deleted, by pool.",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"pool"})
+	spotReclaimsRemoved = metrics.NewCounterVec(&metrics.CounterOpts{
+		Namespace: "muster",
+		Subsystem: "autoscaler",
+		Name:      "spot_reclaimed_instances_removed_total",
+		Help: "Spot VMs Azure reclaimed and left deallocated (eviction policy Deallocate) that the provider deleted, by pool. " +
+			"Reclaimed VMs of pools with eviction policy Delete are gone without the provider's help.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"pool"})
 
 	registerOnce sync.Once
 )
 
 func registerMetrics() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(armRequests, armRetryAfter, scaleUpDuration, atomicRollbacks)
+		legacyregistry.MustRegister(armRequests, armRetryAfter, scaleUpDuration, atomicRollbacks, spotReclaimsRemoved)
 	})
 }
 

@@ -388,7 +388,7 @@ func (g *nodeGroup) finishScaleUp(ctx context.Context, u *scaleUp, outcome error
 		}
 		owned = g.ownedBy(u, st.instances)
 		if outcome != nil {
-			remove = g.reportFailed(u, owned, outcome)
+			remove = g.reportFailed(u, owned, outcome, st.spot)
 		}
 		return nil
 	}) {
@@ -493,12 +493,9 @@ func (g *nodeGroup) deleteRemaining(ctx context.Context, keys []string) error {
 // reportFailed reports what a failed scale-up created through Nodes(), with
 // placeholders for instances that never came, and returns what is to be
 // deleted: all of it when atomic, else what failed. writeMu must be held.
-func (g *nodeGroup) reportFailed(u *scaleUp, owned []vm, outcome error) []vm {
+func (g *nodeGroup) reportFailed(u *scaleUp, owned []vm, outcome error, spot bool) []vm {
 	code, msg := errorCode(outcome)
-	class := cloudprovider.OtherErrorClass
-	if isOutOfResources(code, msg) {
-		class = cloudprovider.OutOfResourcesErrorClass
-	}
+	class := failureClass(code, msg, spot)
 	if code == "" {
 		code = "ScaleUpFailed"
 	}
@@ -542,6 +539,56 @@ func (g *nodeGroup) reportFailed(u *scaleUp, owned []vm, outcome error) []vm {
 	}
 	g.owedTarget += missing
 	return remove
+}
+
+// failureClass classes a provisioning failure for the core. In a spot pool
+// every failure is out-of-resources: no spot capacity, a spot price above
+// the pool's max, or a VM evicted before it came up all mean the pool
+// cannot grow now, and the class makes the core back the pool off and try
+// another (a regular pool) rather than retry it at once.
+func failureClass(code, msg string, spot bool) cloudprovider.InstanceErrorClass {
+	if spot || isOutOfResources(code, msg) {
+		return cloudprovider.OutOfResourcesErrorClass
+	}
+	return cloudprovider.OtherErrorClass
+}
+
+// removeReclaimed deletes the pool's spot VMs that Azure reclaimed and left
+// stopped and deallocated (eviction policy Deallocate): they never restart
+// on their own, still hold quota, and their nodes stay NotReady. Deleting
+// them lowers the pool's size, so that the core scales up anew for pods that
+// need the room, as it does after a Delete-policy eviction. Called from the
+// core's refresh; a pool busy writing is left to the next one.
+func (g *nodeGroup) removeReclaimed(st *poolState) {
+	if len(reclaimedKeys(st)) == 0 || !g.writeMu.TryLock() {
+		return
+	}
+	defer g.writeMu.Unlock()
+	st, err := g.fresh()
+	if err != nil {
+		return
+	}
+	keys := reclaimedKeys(st)
+	if len(keys) == 0 {
+		return
+	}
+	klog.InfoS("Deleting reclaimed spot instances", "pool", g.id, "instances", keys, "evictionPolicy", st.evictionPolicy)
+	if err := g.deleteLocked(keys); err != nil {
+		klog.ErrorS(err, "Could not delete reclaimed spot instances; trying again on the next refresh", "pool", g.id)
+		return
+	}
+	spotReclaimsRemoved.WithLabelValues(g.id).Add(float64(len(keys)))
+}
+
+// reclaimedKeys lists a spot pool's deallocated instances not yet being deleted.
+func reclaimedKeys(st *poolState) []string {
+	var keys []string
+	for _, v := range st.instances {
+		if st.spot && v.deallocated && v.state != cloudprovider.InstanceDeleting {
+			keys = append(keys, v.key)
+		}
+	}
+	return keys
 }
 
 // isPreempted reports Azure's error for an operation superseded by a more
@@ -833,10 +880,7 @@ func (g *nodeGroup) Nodes() ([]cloudprovider.Instance, error) {
 		present[strings.ToLower(v.providerID)] = true
 		inst := cloudprovider.Instance{Id: v.providerID, Status: &cloudprovider.InstanceStatus{State: v.state}}
 		if v.failCode != "" {
-			class := cloudprovider.OtherErrorClass
-			if isOutOfResources(v.failCode, v.failMsg) {
-				class = cloudprovider.OutOfResourcesErrorClass
-			}
+			class := failureClass(v.failCode, v.failMsg, st.spot)
 			inst.Status.ErrorInfo = &cloudprovider.InstanceErrorInfo{ErrorClass: class, ErrorCode: v.failCode, ErrorMessage: v.failMsg}
 		}
 		out = append(out, inst)
@@ -934,7 +978,7 @@ func (g *nodeGroup) templateSpec(st *poolState, info skuInfo) (templateSpec, err
 	}
 	return templateSpec{
 		Pool: g.id, SKU: info, Location: location, Zones: st.zones, PlacementGroup: ppg,
-		Labels: labels, Taints: taints, MaxPods: maxPods, KubeReserved: g.m.kubeReserved, AKSMode: st.mode,
+		Labels: labels, Taints: taints, MaxPods: maxPods, KubeReserved: g.m.kubeReserved, AKSMode: st.mode, Spot: st.spot,
 	}, nil
 }
 

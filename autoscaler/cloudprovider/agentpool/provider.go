@@ -92,6 +92,16 @@ func (p *Provider) groupFor(node *apiv1.Node) *nodeGroup {
 			return g
 		}
 	}
+	// A machine already gone (a spot VM evicted under the Delete policy) is
+	// in no list; AKS's label on its node still names the pool, so that
+	// HasInstance can say it is gone.
+	if name := node.Labels[AgentPoolLabel]; name != "" {
+		for _, g := range groups {
+			if b, ok := g.be.(*agentPoolBackend); ok && strings.EqualFold(b.name, name) && strings.Contains(pid, "/virtualmachinescalesets/") {
+				return g
+			}
+		}
+	}
 	return nil
 }
 

@@ -28,6 +28,7 @@ type templateSpec struct {
 	MaxPods        int
 	KubeReserved   apiv1.ResourceList
 	AKSMode        string // System or User for AKS pools
+	Spot           bool   // a spot pool: SpotLabel and its NoSchedule taint
 }
 
 // buildTemplateNode returns the node a pool would add: capacity from the SKU
@@ -76,6 +77,11 @@ func buildTemplateNode(t templateSpec) (*apiv1.Node, error) {
 	if t.AKSMode != "" {
 		labels[AKSModeLabel] = strings.ToLower(t.AKSMode)
 	}
+	taints := append([]apiv1.Taint(nil), t.Taints...)
+	if t.Spot {
+		labels[SpotLabel] = SpotValue
+		taints = mergeTaints(taints, []apiv1.Taint{{Key: SpotLabel, Value: SpotValue, Effect: apiv1.TaintEffectNoSchedule}})
+	}
 	if t.SKU.GPUs > 0 {
 		m := gpuModelFor(t.SKU.Name)
 		labels[GPUProductLabel] = m.product
@@ -87,7 +93,7 @@ func buildTemplateNode(t templateSpec) (*apiv1.Node, error) {
 
 	node := &apiv1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec:       apiv1.NodeSpec{Taints: append([]apiv1.Taint(nil), t.Taints...)},
+		Spec:       apiv1.NodeSpec{Taints: taints},
 		Status: apiv1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: allocatable,
