@@ -22,4 +22,8 @@ const (
 	// ScheduleTimeoutAnnotation is how long (seconds) a CRD-free gang may hold
 	// placed members while waiting for its quorum to be placed.
 	ScheduleTimeoutAnnotation = "muster.dev/schedule-timeout-seconds"
+	// SpotExtrasAnnotation ("true" or "false"), on a PodGroup or a CRD-free
+	// gang's members, says whether members above min may run on spot nodes;
+	// without it the scheduler's spotExtras applies.
+	SpotExtrasAnnotation = "muster.dev/spot-extras"
 )

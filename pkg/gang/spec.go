@@ -43,6 +43,9 @@ type Spec struct {
 	// member that sets a CRD-free gang's spec), for the other asks a gang makes
 	// there, such as its GPU class and topology.
 	Annotations map[string]string
+	// SpotExtras: members above min may run on spot nodes (they must also
+	// tolerate the spot taint). The quorum never does.
+	SpotExtras bool
 }
 
 // Defaults fill what a gang's source leaves unset, and bound what it may ask.
@@ -52,6 +55,8 @@ type Defaults struct {
 	// MaxGangMembers is the largest min or max a gang may ask for; larger values
 	// are rejected as bad input rather than waited on forever.
 	MaxGangMembers int32
+	// SpotExtras applies when the source does not say (SpotExtrasAnnotation).
+	SpotExtras bool
 }
 
 // FieldError is bad gang input. It names the object and the field so that the
@@ -128,6 +133,9 @@ func SpecFromPodGroup(pg *schedv1alpha1.PodGroup, d Defaults) (Spec, error) {
 		}
 		s.MaxMember = n
 	}
+	if err := s.readSpotExtras(obj, pg.Annotations, d); err != nil {
+		return Spec{}, err
+	}
 	return s, s.validate(obj, "spec.minMember", annotationField(MaxMemberAnnotation), d)
 }
 
@@ -163,6 +171,9 @@ func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
 			s.Timeout = time.Duration(secs) * time.Second
 		}
 	}
+	if err := s.readSpotExtras(obj, pod.Annotations, d); err != nil {
+		return Spec{}, err
+	}
 	return s, s.validate(obj, annotationField(MinMemberAnnotation), annotationField(MaxMemberAnnotation), d)
 }
 
@@ -170,7 +181,22 @@ func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
 // times differ between members and do not count.
 func (s Spec) Agrees(o Spec) bool {
 	return s.Key == o.Key && s.Source == o.Source && s.MinMember == o.MinMember &&
-		s.MaxMember == o.MaxMember && s.Timeout == o.Timeout
+		s.MaxMember == o.MaxMember && s.Timeout == o.Timeout && s.SpotExtras == o.SpotExtras
+}
+
+// readSpotExtras sets SpotExtras from the annotation, or the default.
+func (s *Spec) readSpotExtras(obj string, annotations map[string]string, d Defaults) error {
+	s.SpotExtras = d.SpotExtras
+	v, ok := annotations[SpotExtrasAnnotation]
+	if !ok {
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return &FieldError{Object: obj, Field: annotationField(SpotExtrasAnnotation), Detail: fmt.Sprintf("must be true or false, got %q", v)}
+	}
+	s.SpotExtras = b
+	return nil
 }
 
 // Disagreement describes how member pod's spec differs from the gang's spec,
@@ -182,6 +208,8 @@ func Disagreement(pod *v1.Pod, own, gang Spec, gangFrom string) error {
 		field, mine, theirs = annotationField(MinMemberAnnotation), fmt.Sprint(own.MinMember), fmt.Sprint(gang.MinMember)
 	case own.MaxMember != gang.MaxMember:
 		field, mine, theirs = annotationField(MaxMemberAnnotation), fmt.Sprint(own.MaxMember), fmt.Sprint(gang.MaxMember)
+	case own.SpotExtras != gang.SpotExtras:
+		field, mine, theirs = annotationField(SpotExtrasAnnotation), fmt.Sprint(own.SpotExtras), fmt.Sprint(gang.SpotExtras)
 	default:
 		field, mine, theirs = annotationField(ScheduleTimeoutAnnotation), own.Timeout.String(), gang.Timeout.String()
 	}

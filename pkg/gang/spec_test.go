@@ -137,3 +137,54 @@ func checkErr(t *testing.T, err error, want string) bool {
 	}
 	return want == ""
 }
+
+// TestSpotExtras: the annotation on a PodGroup or a CRD-free member opts a
+// gang in or out of spot for members above min, the scheduler's default
+// applies without it, a bad value names the object and the field, and
+// members that disagree are told so.
+func TestSpotExtras(t *testing.T) {
+	on := defaults
+	on.SpotExtras = true
+	for _, tc := range []struct {
+		name    string
+		value   string // "" for no annotation
+		d       Defaults
+		want    bool
+		wantErr string
+	}{
+		{name: "default off", d: defaults},
+		{name: "default on", d: on, want: true},
+		{name: "opted in", value: "true", d: defaults, want: true},
+		{name: "opted out of the default", value: "false", d: on},
+		{name: "bad value", value: "please", d: defaults, wantErr: `metadata.annotations[muster.dev/spot-extras]: must be true or false, got "please"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := map[string]string{MinMemberAnnotation: "2", MaxMemberAnnotation: "4"}
+			pg := &schedv1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g", Annotations: map[string]string{MaxMemberAnnotation: "4"}},
+				Spec: schedv1alpha1.PodGroupSpec{MinMember: 2}}
+			if tc.value != "" {
+				a[SpotExtrasAnnotation] = tc.value
+				pg.Annotations[SpotExtrasAnnotation] = tc.value
+			}
+			fromPod, err := SpecFromPod(pod(map[string]string{GroupLabel: "g"}, a), Key{"ns", "g"}, tc.d)
+			if checkErr(t, err, tc.wantErr) && fromPod.SpotExtras != tc.want {
+				t.Errorf("CRD-free: SpotExtras %v, want %v", fromPod.SpotExtras, tc.want)
+			}
+			fromPG, err := SpecFromPodGroup(pg, tc.d)
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), "PodGroup ns/g: "+tc.wantErr)) {
+				t.Fatalf("PodGroup: err = %v, want %q", err, tc.wantErr)
+			}
+			if tc.wantErr == "" && (err != nil || fromPG.SpotExtras != tc.want) {
+				t.Errorf("PodGroup: SpotExtras %v (err %v), want %v", fromPG.SpotExtras, err, tc.want)
+			}
+		})
+	}
+	in, _ := SpecFromPod(pod(map[string]string{GroupLabel: "g"}, map[string]string{MinMemberAnnotation: "2", SpotExtrasAnnotation: "true"}), Key{"ns", "g"}, defaults)
+	out, _ := SpecFromPod(pod(map[string]string{GroupLabel: "g"}, map[string]string{MinMemberAnnotation: "2"}), Key{"ns", "g"}, defaults)
+	if in.Agrees(out) {
+		t.Fatal("members that disagree on spot-extras agree")
+	}
+	if err := Disagreement(pod(nil, nil), out, in, "Pod ns/g-0"); !strings.Contains(err.Error(), "metadata.annotations[muster.dev/spot-extras]: false disagrees with true") {
+		t.Fatalf("disagreement: %v", err)
+	}
+}

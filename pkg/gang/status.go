@@ -42,6 +42,9 @@ const (
 	// ReasonStranded: members bound below min past the gang's timeout were
 	// evicted (see Spec.Stranded).
 	ReasonStranded = "StrandedMembersEvicted"
+	// ReasonSpotReclaimed: members on a spot node Azure reclaimed were shed;
+	// on ConditionDisrupted and the members' DisruptionTarget.
+	ReasonSpotReclaimed = "SpotReclaimed"
 )
 
 // ConditionDisrupted is set on a gang that gave up members to make room for

@@ -18,10 +18,15 @@ type Fit struct {
 	// likely added by the autoscaler for it; an older free node is left to
 	// scale down instead of the new one going unused.
 	CameUpWhileWaiting bool
+	// SpotForExtra: the node is a spot node and the member, one above its
+	// gang's min, opted in to spot; such members go there first, so that a
+	// reclaim shrinks the gang and regular room stays for quorums.
+	SpotForExtra bool
 }
 
 // Score weights, highest first: each tier outweighs everything below it.
 const (
+	scoreSpotExtra   = 20000
 	scoreGangDomain  = 10000
 	scoreGangMembers = 5000
 	scoreExactFit    = 2000 // nothing left over
@@ -32,10 +37,11 @@ const (
 	scoreCameUp      = 1    // ties only: below one GPU's worth of packing
 
 	// MaxRawScore is the highest raw score; plugins normalize against it.
-	MaxRawScore = scoreGangDomain + scoreGangMembers + scoreExactFit + scoreNodeInUse + scoreGroupInUse + scorePacking + scoreCameUp
+	MaxRawScore = scoreSpotExtra + scoreGangDomain + scoreGangMembers + scoreExactFit + scoreNodeInUse + scoreGroupInUse + scorePacking + scoreCameUp
 )
 
-// Score ranks a node for a member: the gang's own domain first, then nodes
+// Score ranks a node for a member: a spot node first for a member above min
+// that opted in to spot, then the gang's own domain, then nodes
 // that already hold gang members, then packing that keeps GPUs usable: no
 // GPUs left over, or enough left for the smallest shape; a partly used node
 // before a whole free one, a partly used clique before a whole free one; and
@@ -43,6 +49,9 @@ const (
 // member waited.
 func Score(f Fit) int64 {
 	var s int64
+	if f.SpotForExtra {
+		s += scoreSpotExtra
+	}
 	if f.CameUpWhileWaiting {
 		s += scoreCameUp
 	}

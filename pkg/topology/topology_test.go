@@ -222,6 +222,10 @@ func TestScoreOrder(t *testing.T) {
 			{AllocGPUs: 1, FreeGPUs: 1, Want: 1, Smallest: 1, GroupWhollyFree: true, CameUpWhileWaiting: true},
 			{AllocGPUs: 1, FreeGPUs: 1, Want: 1, Smallest: 1, GroupWhollyFree: true},
 		}},
+		{name: "a spot node first for an opted-in member above min, then the gang domain", fits: []Fit{
+			{SpotForExtra: true, AllocGPUs: 8, FreeGPUs: 8, Want: 2, GroupWhollyFree: true},
+			{InGangDomain: true, GangMembers: 1, AllocGPUs: 8, FreeGPUs: 2, Want: 2, CameUpWhileWaiting: true},
+		}},
 		{name: "one GPU of packing outweighs a node coming up", fits: []Fit{
 			{AllocGPUs: 16, FreeGPUs: 7, Want: 1, Smallest: 1},
 			{AllocGPUs: 16, FreeGPUs: 8, Want: 1, Smallest: 1, CameUpWhileWaiting: true},
@@ -233,7 +237,7 @@ func TestScoreOrder(t *testing.T) {
 			if a <= b {
 				t.Errorf("%s: fit %d scored %d, not above fit %d's %d", tc.name, i-1, a, i, b)
 			}
-			if a > MaxRawScore {
+			if a > MaxRawScore || b > MaxRawScore {
 				t.Errorf("%s: score %d above MaxRawScore %d", tc.name, a, MaxRawScore)
 			}
 		}

@@ -80,6 +80,7 @@ type Member struct {
 	Labels          map[string]string
 	Annotations     map[string]string
 	Gated           bool // carries a scheduling gate
+	Tolerations     []v1.Toleration
 }
 
 // Pod builds the pod.
@@ -97,6 +98,7 @@ func (m Member) Pod() *v1.Pod {
 		Spec: v1.PodSpec{
 			SchedulerName:     sched,
 			PriorityClassName: m.PriorityClass,
+			Tolerations:       m.Tolerations,
 			Containers:        []v1.Container{{Name: "worker", Image: "trainer", Resources: v1.ResourceRequirements{Requests: req, Limits: limitsOf(req)}}},
 		},
 	}

@@ -61,7 +61,7 @@ func TestDecodeGangArgs(t *testing.T) {
 				*got.MaxGangMembers != *tt.want.MaxGangMembers || *got.StatusSyncMillis != *tt.want.StatusSyncMillis {
 				t.Errorf("args = %+v, want %+v", got, tt.want)
 			}
-			if got.PodWriteQPS == nil || got.StarvationBoundSeconds == nil || got.StrandedMembers == "" {
+			if got.PodWriteQPS == nil || got.StarvationBoundSeconds == nil || got.StrandedMembers == "" || got.SpotExtras == nil {
 				t.Errorf("podWriteQPS or starvationBoundSeconds not defaulted: %+v", got)
 			}
 			if len(got.Preemption) == 0 || got.Preemption[0].MaxWaitForNodesSeconds == nil {

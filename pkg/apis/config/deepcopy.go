@@ -30,6 +30,10 @@ func (a *GangArgs) DeepCopyInto(out *GangArgs) {
 		v := *a.StarvationBoundSeconds
 		out.StarvationBoundSeconds = &v
 	}
+	if a.SpotExtras != nil {
+		v := *a.SpotExtras
+		out.SpotExtras = &v
+	}
 	if a.Preemption != nil {
 		out.Preemption = make([]PreemptionRule, len(a.Preemption))
 		for i, r := range a.Preemption {

@@ -39,6 +39,9 @@ func SetDefaultsGangArgs(a *GangArgs) {
 	if a.StarvationBoundSeconds == nil {
 		a.StarvationBoundSeconds = ptr.To(DefaultStarvationBoundSeconds)
 	}
+	if a.SpotExtras == nil {
+		a.SpotExtras = ptr.To(false)
+	}
 	if a.StrandedMembers == "" {
 		a.StrandedMembers = DefaultStrandedMembers
 	}

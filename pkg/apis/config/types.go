@@ -50,6 +50,12 @@ type GangArgs struct {
 	// gangs and elastic growth, so that freed capacity accumulates for it.
 	// Quorums that fit are always served in order. Default 600.
 	StarvationBoundSeconds *int64 `json:"starvationBoundSeconds,omitempty"`
+
+	// SpotExtras is whether gangs that say nothing (no
+	// muster.dev/spot-extras annotation) put members above min on spot nodes
+	// (label kubernetes.azure.com/scalesetpriority=spot). A gang's quorum
+	// never goes on spot nodes. Default false.
+	SpotExtras *bool `json:"spotExtras,omitempty"`
 }
 
 // PreemptionPolicy names what a gang may take to make room for its quorum.

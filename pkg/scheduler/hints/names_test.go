@@ -75,3 +75,38 @@ func TestRequestNameIgnoresMembersIdentity(t *testing.T) {
 		t.Errorf("template lost the member's GPU request: %v", spec.Containers[0].Resources)
 	}
 }
+
+// TestQuorumTemplateKeepsOffSpot: a member that tolerates spot nodes is
+// asked for with a NotIn-spot node requirement, in every term, so that the
+// autoscaler never adds a spot node for a quorum; one that does not is left
+// as it is.
+func TestQuorumTemplateKeepsOffSpot(t *testing.T) {
+	pod := func(tolerate bool) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "w"}, Spec: v1.PodSpec{
+			Affinity: &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{
+				{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"a"}}}},
+				{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: v1.NodeSelectorOpIn, Values: []string{"b"}}}},
+			}}}},
+			Containers: []v1.Container{{Name: "w", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}},
+		}}
+		if tolerate {
+			p.Spec.Tolerations = []v1.Toleration{{Key: "kubernetes.azure.com/scalesetpriority", Operator: v1.TolerationOpExists}}
+		}
+		return p
+	}
+	for _, tolerate := range []bool{true, false} {
+		p := pod(tolerate)
+		spec := templateSpec(Want{Key: gang.Key{Namespace: "ml", Name: "llm"}, Sets: []Set{{Member: p, Count: 2, GPUs: 8}}}, p)
+		for i, term := range spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			offSpot := false
+			for _, r := range term.MatchExpressions {
+				if r.Key == "kubernetes.azure.com/scalesetpriority" && r.Operator == v1.NodeSelectorOpNotIn && len(r.Values) == 1 && r.Values[0] == "spot" {
+					offSpot = true
+				}
+			}
+			if offSpot != tolerate {
+				t.Errorf("tolerates spot %v: term %d %v", tolerate, i, term.MatchExpressions)
+			}
+		}
+	}
+}

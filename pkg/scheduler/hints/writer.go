@@ -43,6 +43,7 @@ import (
 	"k8s.io/klog/v2"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/hint"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
@@ -619,6 +620,11 @@ func templateSpec(x Want, member *v1.Pod) v1.PodSpec {
 	}
 	if x.AffinityLabel != "" && gpuMember(x, member) {
 		reqs = append(reqs, v1.NodeSelectorRequirement{Key: x.AffinityLabel, Operator: v1.NodeSelectorOpIn, Values: []string{x.AffinityValue}})
+	}
+	if capacity.TolerateSpot(member) {
+		// The request is for the quorum, which never runs on spot: the
+		// autoscaler must not simulate it onto a spot pool's template.
+		reqs = append(reqs, v1.NodeSelectorRequirement{Key: capacity.SpotLabel, Operator: v1.NodeSelectorOpNotIn, Values: []string{capacity.SpotValue}})
 	}
 	if len(reqs) > 0 {
 		if spec.Affinity == nil {

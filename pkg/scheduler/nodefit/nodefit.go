@@ -44,12 +44,13 @@ func Room(ni fwk.NodeInfo) capacity.Node {
 	return n
 }
 
-// Empty reads every node's room as if no pod ran on it: what the cluster
-// could hold at all.
+// Empty reads every regular node's room as if no pod ran on it: what the
+// cluster could hold at all for quorums (spot nodes never hold one,
+// capacity.SpotRule).
 func Empty(nodes []fwk.NodeInfo) []capacity.Node {
 	out := make([]capacity.Node, 0, len(nodes))
 	for _, ni := range nodes {
-		if ni.Node() == nil {
+		if ni.Node() == nil || capacity.IsSpot(ni.Node()) {
 			continue
 		}
 		alloc := ni.GetAllocatable()
@@ -59,11 +60,12 @@ func Empty(nodes []fwk.NodeInfo) []capacity.Node {
 	return out
 }
 
-// Rooms reads the room of every node.
+// Rooms reads the room of every regular node: the room quorums are counted
+// and planned in (spot nodes never hold one, capacity.SpotRule).
 func Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 	out := make([]capacity.Node, 0, len(nodes))
 	for _, ni := range nodes {
-		if ni.Node() != nil {
+		if ni.Node() != nil && !capacity.IsSpot(ni.Node()) {
 			out = append(out, Room(ni))
 		}
 	}

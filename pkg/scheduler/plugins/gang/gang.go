@@ -88,6 +88,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		defaults: gang.Defaults{
 			ScheduleTimeout: time.Duration(*args.ScheduleTimeoutSeconds) * time.Second,
 			MaxGangMembers:  *args.MaxGangMembers,
+			SpotExtras:      *args.SpotExtras,
 		},
 		backoff: time.Duration(*args.BackoffSeconds) * time.Second,
 		tracker: gang.NewTracker(nil),
@@ -125,6 +126,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		DeleteFunc: func(o any) { pl.touchPod(o); pl.status.podGone(o); pl.planCache.invalidate() },
 	}); err != nil {
 		return nil, fmt.Errorf("watching gang members: %w", err)
+	}
+	if err := pl.watchSpotReclaims(ctx, h); err != nil {
+		return nil, fmt.Errorf("watching spot nodes: %w", err)
 	}
 	go pl.status.run(ctx)
 	statemetrics.Register(pl, Name, pl.stateEntries)
@@ -333,11 +337,17 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	// Room the capacity plan holds for gangs served first is not this
 	// member's: Filter keeps it off, and the room check leaves it out.
 	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
-	if !held.Empty() {
-		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName)})
-	}
 	members := pl.members(spec.Key)
 	counts := pl.tracker.Count(spec.Key, members, pod.UID)
+	// Spot nodes matter only to members that tolerate their taint. A member
+	// is above min once the quorum is placed or holds its reservations.
+	spot := ""
+	if capacity.TolerateSpot(pod) {
+		spot = capacity.SpotRule(counts.Placed+counts.Waiting < int(spec.MinMember), spec.SpotExtras)
+	}
+	if !held.Empty() || spot != "" {
+		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), spot: spot})
+	}
 	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
 		return nil, nil
 	}

@@ -29,7 +29,7 @@ var (
 		Subsystem: "gang",
 		Name:      "evictions_total",
 		Help: "Gang members Muster evicted, by reason: MembersShed (elastic members above min, for a waiting quorum), " +
-			"Preempted (whole lower-priority gangs), StrandedMembersEvicted (members left below min past the gang's timeout).",
+			"Preempted (whole lower-priority gangs), StrandedMembersEvicted (members left below min past the gang's timeout), SpotReclaimed (members on a reclaimed spot node).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"reason"})
 	gangsDesc = metrics.NewDesc("muster_gangs",

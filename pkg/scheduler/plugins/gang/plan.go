@@ -200,6 +200,9 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 type heldState struct {
 	held  capacity.Held
 	shape *capacity.Shape
+	// spot is why the member may not use spot nodes, "" when it may
+	// (capacity.SpotRule).
+	spot string
 }
 
 const heldStateKey fwk.StateKey = Name + "/held"
@@ -210,13 +213,17 @@ func (s *heldState) Clone() fwk.StateData { return s }
 // Filter keeps a member off room the capacity plan holds for gangs served
 // before its own: a quorum member off room held for higher-priority or older
 // waiting quorums, an elastic member off room held for any waiting quorum.
-// Nodes with nothing held pass at once.
+// It keeps quorum members, and members above min of gangs that did not opt
+// in, off spot nodes. Nodes with nothing held pass at once.
 func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
 	d, err := state.Read(heldStateKey)
 	if err != nil {
 		return nil
 	}
 	s := d.(*heldState)
+	if s.spot != "" && capacity.IsSpot(ni.Node()) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.spot)
+	}
 	if !s.held.On(ni.Node().Name) {
 		return nil
 	}

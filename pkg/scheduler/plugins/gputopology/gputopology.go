@@ -186,6 +186,8 @@ type cycleState struct {
 	// lone: the pod is no gang's member; it may use what a booked node has
 	// left over after one booked member.
 	lone bool
+	// preferSpot: a member above min of a gang that opted in to spot.
+	preferSpot bool
 }
 
 type labelValue struct{ label, value string }
@@ -284,6 +286,9 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		}
 		if p.decided {
 			s.prefer = pl.choiceLabel(p.choice)
+		}
+		if spec, ok := gangplugin.SpecFromCycleState(state); ok && spec.SpotExtras {
+			s.preferSpot = capacity.TolerateSpot(pod)
 		}
 	case placed > 0 && p.decided:
 		// The quorum is being placed: stay in the chosen domain.
@@ -442,8 +447,8 @@ func (pl *Topology) sync(nodes []fwk.NodeInfo) {
 	pl.index.BeginSync()
 	for _, ni := range nodes {
 		node := ni.Node()
-		if node == nil {
-			continue
+		if node == nil || capacity.IsSpot(node) {
+			continue // spot nodes hold no quorum (capacity.SpotRule)
 		}
 		gen := ni.GetGeneration()
 		if g, ok := pl.synced[node.Name]; ok && g == gen && pl.index.Touch(node.Name) {
@@ -684,6 +689,7 @@ func (pl *Topology) Score(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 		FreeGPUs:           alloc - ni.GetRequested().GetScalarResources()[pl.gpu],
 		Want:               s.gpus,
 		CameUpWhileWaiting: pod.CreationTimestamp.Before(&node.CreationTimestamp),
+		SpotForExtra:       s.preferSpot && capacity.IsSpot(node),
 	}
 	pl.mu.RLock()
 	f.GangMembers = s.placement.onNode[node.Name]

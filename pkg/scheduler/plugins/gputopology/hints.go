@@ -163,8 +163,8 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 nodes:
 	for _, ni := range nodes {
 		node := ni.Node()
-		if node == nil {
-			continue
+		if node == nil || capacity.IsSpot(node) {
+			continue // a quorum's shortfall is counted in regular room only
 		}
 		if len(booked) > 0 {
 			pid := strings.ToLower(node.Spec.ProviderID)

@@ -1,0 +1,181 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// spotNode is a GPU node of a spot pool, labelled and tainted as AKS does.
+func spotNode(name string, gpus int64) *v1.Node {
+	n := harness.GPUNode(name, gpus, capacity.SpotLabel, capacity.SpotValue)
+	n.Spec.Taints = []v1.Taint{{Key: capacity.SpotLabel, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule}}
+	return n
+}
+
+// tolerantMembers are a CRD-free gang's members that tolerate spot nodes.
+func tolerantMembers(name string, n int, gpus int64, min, max int, spotExtras string) []harness.Member {
+	members := harness.LabelMembers(ns, name, n, gpus, min, max)
+	for i := range members {
+		members[i].Tolerations = []v1.Toleration{{Key: capacity.SpotLabel, Operator: v1.TolerationOpEqual, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule}}
+		if spotExtras != "" {
+			members[i].Annotations[gang.SpotExtrasAnnotation] = spotExtras
+		}
+	}
+	return members
+}
+
+// onSpot counts a gang's bound members on spot and on regular nodes.
+func onSpot(t *testing.T, ctx context.Context, env *harness.Env, name string) (spot, regular int) {
+	t.Helper()
+	for _, n := range nodesOf(t, ctx, env, name) {
+		if strings.HasPrefix(n, "spot-") {
+			spot++
+		} else {
+			regular++
+		}
+	}
+	return spot, regular
+}
+
+// TestSpotOnlyForExtrasThatOptIn: all members tolerate the spot taint. An
+// elastic gang that opted in gets its quorum on regular nodes and its
+// extras on spot nodes, though regular room is left; a rigid gang waits for
+// regular room with a spot node free, and takes the regular node that comes;
+// an elastic gang that did not opt in keeps its extra off the free spot
+// node, saying why.
+func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
+	ctx, env := controlPlane(t)
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"spot-0", "spot-1", "spot-2"} {
+		if err := harness.CreateNode(ctx, env.Client, spotNode(name, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// min 2, max 4, opted in: two on regular nodes, two on spot, with a
+	// regular node still free.
+	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 4)
+	if spot, regular := onSpot(t, ctx, env, "elastic"); spot != 2 || regular != 2 {
+		t.Fatalf("elastic gang: %d members on spot, %d on regular nodes (%v); want its quorum of 2 on regular, its 2 extras on spot", spot, regular, nodesOf(t, ctx, env, "elastic"))
+	}
+
+	// A rigid gang of two tolerating spot: one regular and one spot node are
+	// free, it waits for a second regular one.
+	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("rigid", 2, 8, 2, 2, "true")...); err != nil {
+		t.Fatal(err)
+	}
+	stays(t, 4*time.Second, "the rigid gang stays unbound", func() (bool, error) {
+		spot, regular := onSpot(t, ctx, env, "rigid")
+		return spot+regular == 0, nil
+	})
+	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "rigid", 2)
+	if spot, _ := onSpot(t, ctx, env, "rigid"); spot != 0 {
+		t.Fatalf("rigid gang on %v: a quorum member on a spot node", nodesOf(t, ctx, env, "rigid"))
+	}
+
+	// An elastic gang that did not opt in: its quorum gets the new regular
+	// node, its extra stays off the free spot node.
+	if err := harness.CreateNodes(ctx, env.Client, "last", 1, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("plain", 2, 8, 1, 2, "")...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "plain", 1)
+	if spot, _ := onSpot(t, ctx, env, "plain"); spot != 0 {
+		t.Fatalf("plain gang on %v: on a spot node without opting in", nodesOf(t, ctx, env, "plain"))
+	}
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "plain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		waitPod(t, ctx, env, p.Name, "the reason it keeps off the spot node", func(p *v1.Pod) bool {
+			c := scheduledCondition(p)
+			return c != nil && strings.Contains(c.Message, "did not opt in to spot")
+		})
+	}
+}
+
+// TestSpotReclaimShrinksTheGang: an elastic gang that opted in runs its
+// quorum on regular nodes and its extras on spot nodes. One spot node goes
+// NotReady, the other is deleted, as a reclaimed spot VM's node does: the
+// members on each are shed with a DisruptionTarget saying so, the gang keeps
+// its quorum and says in words that it shrank.
+func TestSpotReclaimShrinksTheGang(t *testing.T) {
+	ctx, env := controlPlane(t)
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	kubelet := startKubelet(t, ctx, env)
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"spot-0", "spot-1"} {
+		if err := harness.CreateNode(ctx, env.Client, spotNode(name, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 4)
+	if spot, regular := onSpot(t, ctx, env, "elastic"); spot != 2 || regular != 2 {
+		t.Fatalf("elastic gang on %v; want 2 on spot, 2 on regular nodes", nodesOf(t, ctx, env, "elastic"))
+	}
+	memberOn := func(node string) string {
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		if err != nil || len(pods.Items) != 1 {
+			t.Fatalf("pods on %s: %v %v", node, pods, err)
+		}
+		return pods.Items[0].Name
+	}
+	onNotReady, onDeleted := memberOn("spot-0"), memberOn("spot-1")
+
+	n, err := env.Client.CoreV1().Nodes().Get(ctx, "spot-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionUnknown, Reason: "NodeStatusUnknown", LastTransitionTime: metav1.Now()}}
+	if _, err := env.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.CoreV1().Nodes().Delete(ctx, "spot-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for member, why := range map[string]string{onNotReady: "spot node spot-0 went NotReady", onDeleted: "spot node spot-1 was deleted"} {
+		if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			_, ok := kubelet.evicted()[member]
+			return ok, nil
+		}); err != nil {
+			t.Fatalf("%s, on a reclaimed spot node, not shed: %v", member, err)
+		}
+		if msg := kubelet.evicted()[member]; !strings.Contains(msg, why) || !strings.Contains(msg, "runs on with") {
+			t.Errorf("%s DisruptionTarget %q, want it to say %q and that the gang runs on", member, msg, why)
+		}
+	}
+	waitEvent(t, ctx, env, "Pod", onNotReady, gang.ReasonSpotReclaimed, "of min 2")
+	if spot, regular := onSpot(t, ctx, env, "elastic"); regular != 2 {
+		t.Fatalf("after the reclaims the gang has %d members on regular nodes, %d on spot; want its quorum of 2 kept", regular, spot)
+	}
+}
