@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,33 @@ func tolerantMembers(name string, n int, gpus int64, min, max int, spotExtras st
 	return members
 }
 
+// spotCluster registers regular 8-GPU nodes gpu-0.. and spot ones spot-0..
+func spotCluster(t *testing.T, ctx context.Context, env *harness.Env, regular, spot int) {
+	t.Helper()
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", regular, 8); err != nil {
+		t.Fatal(err)
+	}
+	for i := range spot {
+		if err := harness.CreateNode(ctx, env.Client, spotNode(fmt.Sprintf("spot-%d", i), 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// placeElasticOnSpot creates gang "elastic" (4 members of 8 GPUs, min 2,
+// max 4, tolerating spot, opted in) and checks its quorum lands on regular
+// nodes and its two extras on spot ones.
+func placeElasticOnSpot(t *testing.T, ctx context.Context, env *harness.Env) {
+	t.Helper()
+	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 4)
+	if spot, regular := onSpot(t, ctx, env, "elastic"); spot != 2 || regular != 2 {
+		t.Fatalf("elastic gang: %d members on spot, %d on regular nodes (%v); want its quorum of 2 on regular, its 2 extras on spot", spot, regular, nodesOf(t, ctx, env, "elastic"))
+	}
+}
+
 // onSpot counts a gang's bound members on spot and on regular nodes.
 func onSpot(t *testing.T, ctx context.Context, env *harness.Env, name string) (spot, regular int) {
 	t.Helper()
@@ -56,24 +84,11 @@ func onSpot(t *testing.T, ctx context.Context, env *harness.Env, name string) (s
 func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 	ctx, env := controlPlane(t)
 	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"spot-0", "spot-1", "spot-2"} {
-		if err := harness.CreateNode(ctx, env.Client, spotNode(name, 8)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	spotCluster(t, ctx, env, 3, 3)
 
 	// min 2, max 4, opted in: two on regular nodes, two on spot, with a
 	// regular node still free.
-	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
-		t.Fatal(err)
-	}
-	waitBound(t, env, gang.GroupLabel, "elastic", 4)
-	if spot, regular := onSpot(t, ctx, env, "elastic"); spot != 2 || regular != 2 {
-		t.Fatalf("elastic gang: %d members on spot, %d on regular nodes (%v); want its quorum of 2 on regular, its 2 extras on spot", spot, regular, nodesOf(t, ctx, env, "elastic"))
-	}
+	placeElasticOnSpot(t, ctx, env)
 
 	// A rigid gang of two tolerating spot: one regular and one spot node are
 	// free, it waits for a second regular one.
@@ -128,21 +143,8 @@ func TestSpotReclaimShrinksTheGang(t *testing.T) {
 	ctx, env := controlPlane(t)
 	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
 	kubelet := startKubelet(t, ctx, env)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"spot-0", "spot-1"} {
-		if err := harness.CreateNode(ctx, env.Client, spotNode(name, 8)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
-		t.Fatal(err)
-	}
-	waitBound(t, env, gang.GroupLabel, "elastic", 4)
-	if spot, regular := onSpot(t, ctx, env, "elastic"); spot != 2 || regular != 2 {
-		t.Fatalf("elastic gang on %v; want 2 on spot, 2 on regular nodes", nodesOf(t, ctx, env, "elastic"))
-	}
+	spotCluster(t, ctx, env, 2, 2)
+	placeElasticOnSpot(t, ctx, env)
 	memberOn := func(node string) string {
 		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
 		if err != nil || len(pods.Items) != 1 {

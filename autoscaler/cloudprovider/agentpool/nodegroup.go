@@ -580,11 +580,15 @@ func (g *nodeGroup) removeReclaimed(st *poolState) {
 	spotReclaimsRemoved.WithLabelValues(g.id).Add(float64(len(keys)))
 }
 
-// reclaimedKeys lists a spot pool's deallocated instances not yet being deleted.
+// reclaimedKeys lists a spot pool's deallocated instances not yet being
+// deleted; a regular pool has none (a stopped regular VM is its owner's).
 func reclaimedKeys(st *poolState) []string {
+	if !st.spot {
+		return nil
+	}
 	var keys []string
 	for _, v := range st.instances {
-		if st.spot && v.deallocated && v.state != cloudprovider.InstanceDeleting {
+		if v.deallocated && v.state != cloudprovider.InstanceDeleting {
 			keys = append(keys, v.key)
 		}
 	}

@@ -77,15 +77,7 @@ func TestSpotFallsBackToRegular(t *testing.T) {
 			},
 		},
 	}
-	created, err := kube.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	created.Status.Conditions = []apiv1.PodCondition{{Type: apiv1.PodScheduled, Status: apiv1.ConditionFalse, Reason: apiv1.PodReasonUnschedulable,
-		Message: "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.", LastTransitionTime: metav1.Now()}}
-	if _, err := kube.CoreV1().Pods("default").UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createUnschedulable(t, kube, pod)
 
 	// The spot pool is tried first and fails; the regular pool takes over.
 	waitFor(t, "a spot scale-up to be tried", func() bool { return arm.Requests(armlocal.OpScaleSetUpdate) > 0 && spotTried(arm) })

@@ -33,7 +33,7 @@ func (pl *Gang) watchSpotReclaims(ctx context.Context, h fwk.Handle) error {
 		UpdateFunc: func(_, o any) {
 			if n, ok := o.(*v1.Node); ok {
 				if why := capacity.SpotReclaimed(n); why != "" {
-					r.reclaimed(ctx, n.Name, why)
+					r.reclaimed(ctx, n.Name, why, false)
 				}
 			}
 		},
@@ -42,28 +42,31 @@ func (pl *Gang) watchSpotReclaims(ctx context.Context, h fwk.Handle) error {
 				o = d.Obj
 			}
 			if n, ok := o.(*v1.Node); ok && capacity.IsSpot(n) {
-				r.reclaimed(ctx, n.Name, "was deleted")
-				r.mu.Lock()
-				delete(r.shed, n.Name)
-				r.mu.Unlock()
+				r.reclaimed(ctx, n.Name, "was deleted", true)
 			}
 		},
 	})
 	return err
 }
 
-// reclaimed sheds the live gang members bound to node, once per node.
-func (r *spotReclaims) reclaimed(ctx context.Context, node, why string) {
+// reclaimed sheds the live gang members bound to node: once while the node
+// stays reclaimed, and again when it is deleted (members that outlived the
+// first pass), after which the node is forgotten.
+func (r *spotReclaims) reclaimed(ctx context.Context, node, why string, deleted bool) {
 	if !r.pl.leading.Leading() {
 		return // the leader sheds; a standby taking over sees the node still reclaimed
 	}
 	r.mu.Lock()
-	if r.shed[node] && why != "was deleted" {
-		r.mu.Unlock()
+	done := r.shed[node]
+	if deleted {
+		delete(r.shed, node)
+	} else {
+		r.shed[node] = true
+	}
+	r.mu.Unlock()
+	if done && !deleted {
 		return
 	}
-	r.shed[node] = true
-	r.mu.Unlock()
 	// Off the informer's goroutine: evictions are API calls.
 	go r.shedMembers(ctx, node, why)
 }
@@ -93,12 +96,11 @@ func (r *spotReclaims) shedMembers(ctx context.Context, node, why string) {
 				left++
 			}
 		}
-		msg := fmt.Sprintf("spot node %s %s (reclaimed by Azure): %d member(s) of gang %s shed; the gang runs on with %d of min %d, max %d, and grows again when room comes",
-			node, why, len(pods), k, left, spec.MinMember, spec.MaxMember)
+		outcome := fmt.Sprintf("; the gang runs on with %d of min %d, max %d, and grows again when room comes", left, spec.MinMember, spec.MaxMember)
 		if left < int(spec.MinMember) {
-			msg = fmt.Sprintf("spot node %s %s (reclaimed by Azure): %d member(s) of gang %s shed, leaving %d of min %d",
-				node, why, len(pods), k, left, spec.MinMember)
+			outcome = fmt.Sprintf(", leaving %d of min %d", left, spec.MinMember)
 		}
+		msg := fmt.Sprintf("spot node %s %s (reclaimed by Azure): %d member(s) of gang %s shed%s", node, why, len(pods), k, outcome)
 		klog.FromContext(ctx).Info("Shedding gang members of a reclaimed spot node", "node", node, "gang", k, "members", len(pods), "left", left, "min", spec.MinMember)
 		for _, p := range pods {
 			pl.evict(ctx, p, gang.ReasonSpotReclaimed, gang.ReasonSpotReclaimed, msg)
