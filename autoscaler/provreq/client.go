@@ -38,6 +38,10 @@ type Client struct {
 	// scaleUps are the scale-ups made for requests whose instances are
 	// not all known yet (see recordInstances).
 	scaleUps map[types.UID]scaleUp
+	// roomLost counts, per request (namespace/name), the members its
+	// scheduler counts on existing room that GangRoom found no room for
+	// in this loop's snapshot (see GangRoom).
+	roomLost map[string]int
 }
 
 // WithTemplatesSynced makes PodTemplate read from the API while the
@@ -117,6 +121,21 @@ func (c *Client) Refresh() error {
 		}
 	}
 	return nil
+}
+
+// setRoomLost records this loop's counted members without room, per request.
+func (c *Client) setRoomLost(lost map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.roomLost = lost
+}
+
+// RoomLost returns how many of namespace/name's members counted on
+// existing room found none in this loop's snapshot.
+func (c *Client) RoomLost(namespace, name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.roomLost[namespace+"/"+name]
 }
 
 // Requests returns deep copies of the requests of the last Refresh, oldest

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -49,6 +50,7 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 	if err != nil {
 		return pending, fmt.Errorf("listing pods to keep the room gangs count on: %w", err)
 	}
+	g.client.setRoomLost(nil)
 	counted := CountedOn(all, g.client.Request)
 	if len(counted) == 0 {
 		return pending, nil
@@ -58,6 +60,22 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 		return pending, fmt.Errorf("keeping the room gangs count on: %w", err)
 	}
 	g.sim.DropOldHints()
+	if len(placed) < len(counted) {
+		// The orchestrator must not scale up for the request alone when
+		// the gang it completes can never fit (see Orchestrator).
+		fit := make(map[types.UID]bool, len(placed))
+		for _, s := range placed {
+			fit[s.Pod.UID] = true
+		}
+		lost := map[string]int{}
+		for _, p := range counted {
+			if !fit[p.UID] {
+				name, _ := ConsumedRequest(p)
+				lost[p.Namespace+"/"+name]++
+			}
+		}
+		g.client.setRoomLost(lost)
+	}
 	klog.V(2).InfoS("Kept the room waiting gangs count on", "members", len(counted), "placed", len(placed))
 	return pending, nil
 }

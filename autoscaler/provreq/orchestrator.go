@@ -155,6 +155,17 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		return &status.ScaleUpStatus{Result: status.ScaleUpNotNeeded}, nil
 	}
 
+	// Members the scheduler counted on existing room that the snapshot no
+	// longer has room for (the nodes went, or others took them) make the
+	// gang larger than the request says: nothing is scaled up for a gang
+	// that, whole, no pool could ever hold.
+	if o.client.RoomLost(ns, name) > 0 {
+		if never, why := o.gangNeverFits(ns, name, pods, nodeInfos); never {
+			o.failNeverRuns(log, pr, why)
+			return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
+		}
+	}
+
 	// One pool: all-or-nothing gives one expansion option per pool; with
 	// similar-pool balancing off, the chosen pool gets all the new nodes.
 	balance := o.ctx.BalanceSimilarNodeGroups
@@ -175,12 +186,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		return st, aerr
 	}
 	if never, why := o.gangNeverFits(ns, name, pods, nodeInfos); never {
-		// The members counted on existing nodes keep those nodes (GangRoom)
-		// only while the request lives: a gang no pool size could ever hold
-		// must not keep them idle.
-		msg := fmt.Sprintf("the gang can never run: %s", why)
-		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
-		o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
+		o.failNeverRuns(log, pr, why)
 		return st, nil
 	}
 	if never, why := o.neverFits(rest, nodeInfos); never {
@@ -192,6 +198,15 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
 		fmt.Sprintf("no node pool can add capacity for %s now (%s); will retry", countPods(len(rest)), o.notNowReasons(st)))
 	return st, nil
+}
+
+// failNeverRuns fails pr for a gang no pool size could ever hold. The
+// members counted on existing nodes keep those nodes (GangRoom) only while
+// the request lives, so they do not idle for it.
+func (o *Orchestrator) failNeverRuns(log klog.Logger, pr *v1.ProvisioningRequest, why string) {
+	msg := fmt.Sprintf("the gang can never run: %s", why)
+	pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
+	o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
 }
 
 // recordScaleUp records in pr's status the node group the scale-up grew

@@ -60,6 +60,10 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 		"--new-pod-scale-up-delay=0s",
 		"--provisioning-request-initial-backoff-time=1s",
 		"--provisioning-request-max-backoff-time=2s",
+		// A pool the quota refused is not backed off for minutes: the last
+		// gang must be refused for what it is, not for a backoff.
+		"--initial-node-group-backoff-duration=1s",
+		"--max-node-group-backoff-duration=2s",
 		"--v=2",
 	}
 	proc := startAutoscalerProcess(t, bin, args, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
@@ -120,5 +124,29 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 		t.Fatalf("gang-huge Failed %q: %q; want NoNodeGroupCanHold for the whole gang", f.Reason, f.Message)
 	}
 	waitFor(t, "the empty nodes to be scaled down", func() bool { return len(liveInstances(arm, "gpu-heavy")) == 0 })
+
+	// The same gang again, now that the nodes its members counted on are
+	// gone (as when scale-down wins the race with the gang's arrival): its
+	// request alone would fit the empty pool, the whole gang never does.
+	// Nothing is scaled up for it.
+	removeGang("gang-huge", 6)
+	gang{name: "gang-late", count: 3, members: 6}.create(t, kube, dyn)
+	waitFor(t, "gang-late to be Failed or Provisioned", func() bool {
+		pr := getRequest(t, dyn, "gang-late")
+		for _, typ := range []string{provreqv1.Failed, provreqv1.Provisioned} {
+			if c := condition(pr, typ); c != nil && c.Status == metav1.ConditionTrue {
+				return true
+			}
+		}
+		return len(liveInstances(arm, "gpu-heavy")) > 0
+	})
+	pr = getRequest(t, dyn, "gang-late")
+	if f := condition(pr, provreqv1.Failed); f == nil || f.Status != metav1.ConditionTrue || f.Reason != "NoNodeGroupCanHold" ||
+		!strings.Contains(f.Message, "its 6 pods (3 counted on existing nodes)") {
+		t.Fatalf("gang-late: conditions %+v, %d live gpu-heavy instances; want Failed NoNodeGroupCanHold for the whole gang and no scale-up", pr.Status.Conditions, len(liveInstances(arm, "gpu-heavy")))
+	}
+	if n := len(liveInstances(arm, "gpu-heavy")); n != 0 {
+		t.Fatalf("%d gpu-heavy instances added for a gang that can never run", n)
+	}
 	proc.checkRunning(t)
 }
