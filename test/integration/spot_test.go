@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -179,5 +181,108 @@ func TestSpotReclaimShrinksTheGang(t *testing.T) {
 	waitEvent(t, ctx, env, "Pod", onNotReady, gang.ReasonSpotReclaimed, "of min 2")
 	if spot, regular := onSpot(t, ctx, env, "elastic"); regular != 2 {
 		t.Fatalf("after the reclaims the gang has %d members on regular nodes, %d on spot; want its quorum of 2 kept", regular, spot)
+	}
+}
+
+// TestSpotExtrasAskForSpotNodes: mixed shapes, priorities and churn. Gang
+// "plain" (low priority, not opted in: three 8-GPU workers, min 1, max 3)
+// fills the three regular nodes. Gang "mpi" (high priority, opted in: a CPU
+// launcher and four workers, min 3, max 5) comes: plain's two extras are
+// shed for its quorum, and plain's operator creates them again. Members
+// above min get no nodes bought for them, except spot nodes for the gang
+// that opted in: its waiting workers are left to the autoscaler's ordinary
+// scale-up (no consume mark) while plain's stay held, and when spot nodes
+// come the opted-in workers take them and plain's keep off.
+func TestSpotExtrasAskForSpotNodes(t *testing.T) {
+	ctx, env := controlPlane(t)
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	kubelet := startKubelet(t, ctx, env)
+	spotCluster(t, ctx, env, 3, 0)
+	for name, value := range map[string]int32{"low": 10, "high": 1000} {
+		if err := harness.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain := tolerantMembers("plain", 3, 8, 1, 3, "")
+	for i := range plain {
+		plain[i].PriorityClass = "low"
+	}
+	if err := harness.CreatePods(ctx, env.Client, plain...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "plain", 3)
+
+	mpi := tolerantMembers("mpi", 5, 8, 3, 5, "true")
+	mpi[4].GPUs = 0 // the launcher
+	for i := range mpi {
+		mpi[i].PriorityClass = "high"
+	}
+	if err := harness.CreatePods(ctx, env.Client, mpi...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "mpi", 3)
+	waitBound(t, env, gang.GroupLabel, "plain", 1)
+	if shed := len(kubelet.evicted()); shed != 2 {
+		t.Fatalf("%d members shed (%v), want plain's 2 extras", shed, kubelet.evicted())
+	}
+	// plain's operator replaces what was shed.
+	for _, m := range plain {
+		if _, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{}); err == nil {
+			continue
+		}
+		if err := harness.CreatePods(ctx, env.Client, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	waiting := func(name string) []v1.Pod {
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []v1.Pod
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	heldPlain := hints.HoldName(gang.Key{Namespace: ns, Name: "plain"})
+	for _, p := range waiting("plain") {
+		waitPod(t, ctx, env, p.Name, "held from ordinary scale-up", func(p *v1.Pod) bool {
+			return p.Annotations[autoscalingv1.ConsumeAnnotation] == heldPlain
+		})
+	}
+	extras := waiting("mpi")
+	if len(extras) != 2 {
+		t.Fatalf("mpi has %d members waiting, want its 2 workers above min", len(extras))
+	}
+	for _, p := range extras {
+		waitPod(t, ctx, env, p.Name, "unschedulable, for the autoscaler", func(p *v1.Pod) bool {
+			c := scheduledCondition(p)
+			return c != nil && c.Reason == v1.PodReasonUnschedulable && strings.Contains(c.Message, "has its quorum")
+		})
+	}
+	stays(t, 3*time.Second, "mpi's workers above min left to ordinary scale-up", func() (bool, error) {
+		for _, p := range waiting("mpi") {
+			if c := p.Annotations[autoscalingv1.ConsumeAnnotation]; c != "" {
+				return false, fmt.Errorf("%s consumes %q; an opted-in gang's extras ask for spot nodes one by one", p.Name, c)
+			}
+		}
+		return true, nil
+	})
+
+	for i := range 2 {
+		if err := harness.CreateNode(ctx, env.Client, spotNode(fmt.Sprintf("spot-%d", i), 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.GroupLabel, "mpi", 5)
+	if spot, regular := onSpot(t, ctx, env, "mpi"); spot != 2 || regular != 3 {
+		t.Fatalf("mpi on %v: want its quorum (launcher and 2 workers) on regular nodes, its 2 extras on the new spot nodes", nodesOf(t, ctx, env, "mpi"))
+	}
+	if spot, _ := onSpot(t, ctx, env, "plain"); spot != 0 {
+		t.Fatalf("plain on %v: on a spot node without opting in", nodesOf(t, ctx, env, "plain"))
 	}
 }

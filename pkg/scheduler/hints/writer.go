@@ -92,6 +92,11 @@ type Want struct {
 	// TemplateAnnotations go on the PodTemplate: the gang's asks an
 	// autoscaler cannot read from the pod spec (GPU class patterns, topology).
 	TemplateAnnotations map[string]string
+	// SpotExtras: the gang puts members above min on spot nodes. Once its
+	// quorum is placed, its unplaced members that tolerate spot are left to
+	// the autoscaler's ordinary scale-up (spot pools first, by its
+	// expander) instead of being held out of it.
+	SpotExtras bool
 }
 
 // Set is a number of members of one shape that the gang is short of.
@@ -385,7 +390,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 			requestOutcomes.WithLabelValues(OutcomeBound).Inc()
 		}
 		w.drop(ctx, k, live, "quorum placed")
-		w.annotate(members, HoldName(k))
+		w.holdExtras(k, members, want.SpotExtras)
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
 		w.forget(k)
 		return
@@ -417,6 +422,8 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 			// they consumed no live request, counted for nothing, and
 			// the room they fit in was scaled down under them.
 			w.leaveToScaleUp(members, true)
+		} else if want.Verdict.NoReason == hint.NoHintPlaced {
+			w.holdExtras(k, members, want.SpotExtras)
 		} else {
 			// Members fit now is a passing state; every other reason
 			// means no nodes should be added for these members, by
@@ -914,6 +921,29 @@ func (w *Writer) annotate(members []*v1.Pod, name string) {
 		}
 		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class})
 	}
+}
+
+// holdExtras handles the unplaced members of a gang whose quorum is placed:
+// nodes are not bought for members above min (the gang grows into room
+// that frees), except spot nodes for a gang that puts its extras there:
+// those that tolerate spot are ordinary pending pods for the autoscaler,
+// which adds spot nodes for them (or regular ones when its expander falls
+// back), and they bind on spot first (MusterTopology's score).
+func (w *Writer) holdExtras(k gang.Key, members []*v1.Pod, spotExtras bool) {
+	if !spotExtras {
+		w.annotate(members, HoldName(k))
+		return
+	}
+	var spot, held []*v1.Pod
+	for _, p := range members {
+		if capacity.TolerateSpot(p) {
+			spot = append(spot, p)
+		} else {
+			held = append(held, p)
+		}
+	}
+	w.leaveToScaleUp(spot, true)
+	w.annotate(held, HoldName(k))
 }
 
 // annotateConsumers marks the members the request is for (with a GPU

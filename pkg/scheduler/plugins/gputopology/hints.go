@@ -133,7 +133,7 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 			unplaced = append(unplaced, m)
 		}
 	}
-	want := hints.Want{Key: spec.Key, Min: g.Min, Source: spec.Source}
+	want := hints.Want{Key: spec.Key, Min: g.Min, Source: spec.Source, SpotExtras: spec.SpotExtras}
 	object := "Pod " + pod.Namespace + "/" + pod.Name
 	if spec.Source == gang.SourcePodGroup {
 		object = "PodGroup " + spec.Key.String()
