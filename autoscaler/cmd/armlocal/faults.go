@@ -188,6 +188,16 @@ func applyFault(s *armlocal.Server, rg string, family map[string]string, f fault
 			return fmt.Errorf("%s: vcpus must be given and not negative", kind)
 		}
 		s.SetQuota(family[f.Pool], *f.VCPUs)
+	case "evict-spot":
+		if err := needPool(); err != nil {
+			return err
+		}
+		if f.Instance == "" {
+			return fmt.Errorf("%s: instance is required", kind)
+		}
+		if err := s.EvictSpot(rg, f.Pool, f.Instance); err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
+		}
 	case "delete-instance":
 		if err := needPool(); err != nil {
 			return err

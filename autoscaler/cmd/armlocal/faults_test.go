@@ -68,6 +68,7 @@ func TestFaultEndpoint(t *testing.T) {
 		`{"kind":"quota","pool":"gpu-heavy"}`:                            "vcpus",
 		`{"kind":"quota","pool":"nope","vcpus":1}`:                       `pool "nope"`,
 		`{"kind":"delete-instance","pool":"cpu"}`:                        "instance is required",
+		`{"kind":"evict-spot","pool":"cpu","instance":"cpu000000"}`:      "not a spot pool",
 		`{"kind":"delete-instance","pool":"cpu","instance":"cpu000009"}`: "no instance cpu000009",
 		`{"kind":"throttle","count":1,"bogus":true}`:                     "bogus",
 		`{"kind":"throttle","count":1,"for":"1m"}`:                       "count and for are exclusive",

@@ -76,6 +76,9 @@ type poolSpec struct {
 	FamilyQuotaVCPUs int `json:"familyQuotaVCPUs,omitempty"`
 	// HourlyPrice overrides the catalogue's price (0: the catalogue's).
 	HourlyPrice float64 `json:"hourlyPrice,omitempty"`
+	// Spot makes the scale set's VMs spot VMs (eviction policy Delete, max
+	// price -1: evicted for capacity only, as muster simulate plays them).
+	Spot bool `json:"spot,omitempty"`
 }
 
 // pool is one scale set of the scenario, as the ready JSON reports it.
@@ -92,9 +95,11 @@ type pool struct {
 	HourlyPrice float64 `json:"hourlyPrice"`
 	// PlacementGroup is the proximity placement group, empty without one.
 	PlacementGroup string `json:"placementGroup,omitempty"`
-	tainted        bool
-	delay          time.Duration
-	familyQuota    int
+	// Spot: a spot scale set.
+	Spot        bool `json:"spot,omitempty"`
+	tainted     bool
+	delay       time.Duration
+	familyQuota int
 }
 
 // readyInfo is the ARMLOCAL_READY JSON.
@@ -151,7 +156,7 @@ func main() {
 	flag.DurationVar(&o.gpuProvTime, "gpu-max-node-provision-time", 0, "cloud-config gpuPools.maxNodeProvisionTime (0: the provider's default, 30m)")
 	flag.DurationVar(&o.cacheTTL, "cloud-config-cache-ttl", time.Second, "cloud-config cacheTTL: how long muster-autoscaler reuses pool reads")
 	flag.StringVar(&o.faultsAddress, "faults-address", "", "serve the fault endpoint (POST /faults, GET /state; plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, for chaos runs; its URL is the ready JSON's faultsURL (default: off)")
-	flag.StringVar(&o.poolsFile, "pools-file", "", "with --scenario simulate: a JSON list of pools {name, vmSize, min, max, placementGroup, provisioningDelay, familyQuotaVCPUs, hourlyPrice} replacing the three default scale sets and their --*-max/--*-sku flags")
+	flag.StringVar(&o.poolsFile, "pools-file", "", "with --scenario simulate: a JSON list of pools {name, vmSize, min, max, placementGroup, provisioningDelay, familyQuotaVCPUs, hourlyPrice, spot} replacing the three default scale sets and their --*-max/--*-sku flags")
 	flag.DurationVar(&o.pollInterval, "cloud-config-poll-interval", 500*time.Millisecond, "cloud-config pollInterval: how often muster-autoscaler polls scale operations")
 	klog.InitFlags(nil)
 	flag.Usage = func() {
@@ -282,7 +287,11 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		if p.tainted {
 			tags[gpuTaintTag] = "present:NoSchedule"
 		}
-		if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: o.rg, Name: p.Name, SKU: p.SKU, Capacity: p.Min, Tags: tags, ProximityPlacementGroup: p.PlacementGroup, ProvisioningDelay: p.delay}); err != nil {
+		var spot *armlocal.Spot
+		if p.Spot {
+			spot = &armlocal.Spot{EvictionPolicy: armlocal.EvictDelete, MaxPrice: -1}
+		}
+		if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: o.rg, Name: p.Name, SKU: p.SKU, Capacity: p.Min, Tags: tags, ProximityPlacementGroup: p.PlacementGroup, ProvisioningDelay: p.delay, Spot: spot}); err != nil {
 			return err
 		}
 		refs = append(refs, nodeagent.ScaleSet{ResourceGroup: o.rg, Name: p.Name})
@@ -395,7 +404,7 @@ func readPools(path string) ([]pool, error) {
 		}
 		seen[sp.Name] = true
 		p := pool{Name: sp.Name, SKU: sp.VMSize, Min: sp.Min, Max: sp.Max, PlacementGroup: sp.PlacementGroup,
-			HourlyPrice: sp.HourlyPrice, familyQuota: sp.FamilyQuotaVCPUs}
+			HourlyPrice: sp.HourlyPrice, familyQuota: sp.FamilyQuotaVCPUs, Spot: sp.Spot}
 		if sp.ProvisioningDelay != "" {
 			if p.delay, err = time.ParseDuration(sp.ProvisioningDelay); err != nil || p.delay < 0 {
 				return nil, bad("provisioningDelay", "want a duration such as 3m, got %q", sp.ProvisioningDelay)
@@ -413,6 +422,9 @@ func readPools(path string) ([]pool, error) {
 func cloudConfig(o options, s *armlocal.Server, secretFile string, pools []pool) ([]byte, error) {
 	prices := map[string]float64{}
 	for _, p := range pools {
+		if p.Spot {
+			continue // the size's price is a regular VM's; a spot pool's is its own
+		}
 		prices[p.SKU] = p.HourlyPrice
 	}
 	cfg := map[string]any{

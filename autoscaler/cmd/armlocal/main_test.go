@@ -225,14 +225,17 @@ func TestPoolsFile(t *testing.T) {
 	o := base
 	o.poolsFile = write("pools.json", `[
 	  {"name": "cpu", "vmSize": "Standard_D16s_v5", "min": 1, "max": 4, "provisioningDelay": "10ms"},
-	  {"name": "h100", "vmSize": "Standard_ND96isr_H100_v5", "min": 0, "max": 2, "placementGroup": "ppg-a", "familyQuotaVCPUs": 192, "hourlyPrice": 50}
+	  {"name": "h100", "vmSize": "Standard_ND96isr_H100_v5", "min": 0, "max": 2, "placementGroup": "ppg-a", "familyQuotaVCPUs": 192, "hourlyPrice": 50},
+	  {"name": "h100-spot", "vmSize": "Standard_ND96isr_H100_v5", "min": 1, "max": 2, "hourlyPrice": 20, "spot": true}
 	]`)
+	o.faultsAddress = "127.0.0.1:0"
 	var info readyInfo
 	if err := json.Unmarshal([]byte(runArmlocal(t, o)), &info); err != nil {
 		t.Fatal(err)
 	}
-	if len(info.Pools) != 2 || info.Pools[0].Name != "cpu" || info.Pools[0].Min != 1 || info.Pools[1].GPUs != 8 ||
-		info.Pools[1].HourlyPrice != 50 || info.Pools[1].PlacementGroup != "ppg-a" || info.Pools[0].HourlyPrice <= 0 {
+	if len(info.Pools) != 3 || info.Pools[0].Name != "cpu" || info.Pools[0].Min != 1 || info.Pools[1].GPUs != 8 ||
+		info.Pools[1].HourlyPrice != 50 || info.Pools[1].PlacementGroup != "ppg-a" || info.Pools[0].HourlyPrice <= 0 ||
+		info.Pools[1].Spot || !info.Pools[2].Spot || info.Pools[2].HourlyPrice != 20 {
 		t.Fatalf("pools %+v", info.Pools)
 	}
 	cfg, err := os.ReadFile(o.cloudConfigPath)
@@ -240,13 +243,35 @@ func TestPoolsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(cfg), "Standard_ND96isr_H100_v5: 50") {
-		t.Errorf("the cloud-config does not price the pool as the file says:\n%s", cfg)
+		t.Errorf("the cloud-config does not price the pool as the file says (a spot pool's price is not the size's):\n%s", cfg)
+	}
+	// The spot pool's VM is reclaimed through the fault endpoint, as muster
+	// simulate does: deleted (policy Delete), its cause spot-eviction.
+	resp, err := http.Post(info.FaultsURL+"/faults", "application/json", strings.NewReader(`{"kind":"evict-spot","pool":"h100-spot","instance":"h100-spot000000"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("evict-spot: %d %s", resp.StatusCode, b)
+	}
+	resp.Body.Close()
+	resp, err = http.Get(info.FaultsURL + "/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Deletions []struct{ Pool, Instance, Cause string } `json:"deletions"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || len(st.Deletions) != 1 || st.Deletions[0].Instance != "h100-spot000000" || st.Deletions[0].Cause != "spot-eviction" {
+		t.Fatalf("deletions %+v (%v), want h100-spot000000 spot-eviction", st.Deletions, err)
 	}
 	for _, tc := range []struct{ body, want string }{
 		{`[{"name": "a", "vmSize": "Standard_Nope", "max": 1}]`, "pool a: vmSize Standard_Nope is not in armlocal's catalogue"},
 		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "min": 2, "max": 1}]`, "pool 0 (a): max: want 0 <= min (2) <= max (1)"},
 		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "max": 1, "provisioningDelay": "soon"}]`, `provisioningDelay: want a duration such as 3m, got "soon"`},
-		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "max": 1, "spot": true}]`, `unknown field "spot"`},
+		{`[{"name": "a", "vmSize": "Standard_D4s_v5", "max": 1, "spotty": true}]`, `unknown field "spotty"`},
 		{`[]`, "no pools"},
 	} {
 		bad := base
