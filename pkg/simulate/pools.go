@@ -17,6 +17,13 @@ import (
 //go:embed pools.example.yaml
 var ExamplePools string
 
+// ExampleSpotPools (pkg/simulate/pools.spot.example.yaml) adds a spot pool
+// of H100 nodes to the example, for elastic jobs that opt in (make
+// simulate-spot).
+//
+//go:embed pools.spot.example.yaml
+var ExampleSpotPools string
+
 // PoolsFile is a user's cluster for muster simulate --pools.
 type PoolsFile struct {
 	// RegionalQuotaVCPUs is the region's total vCPU quota (0: 10000).
@@ -42,8 +49,13 @@ type PoolSpec struct {
 	PlacementGroup string `yaml:"placementGroup"`
 	// FamilyQuotaVCPUs is the VM family's vCPU quota (0: no limit of its own).
 	FamilyQuotaVCPUs int `yaml:"familyQuotaVCPUs"`
-	// Spot marks a spot pool; not simulated yet, so it must be false.
+	// Spot makes the pool's VMs spot VMs (labelled and tainted as AKS does;
+	// evicted VMs are deleted). Its price must be given.
 	Spot bool `yaml:"spot"`
+	// ReclaimPerHour is, for a spot pool, how many times per node-hour
+	// (trace time) Azure reclaims a node: each node's reclaim time is drawn
+	// from --seed, the same in every run.
+	ReclaimPerHour float64 `yaml:"reclaimPerHour"`
 
 	line int
 }
@@ -124,10 +136,24 @@ func ParsePools(r io.Reader) (PoolsFile, error) {
 			return PoolsFile{}, bad("pricePerHour", "want 0 (the size's list price) or more, got %v", p.PricePerHour)
 		case p.FamilyQuotaVCPUs < 0:
 			return PoolsFile{}, bad("familyQuotaVCPUs", "want 0 or more, got %d", p.FamilyQuotaVCPUs)
-		case p.Spot:
-			return PoolsFile{}, bad("spot", "spot pools are not simulated yet; set false")
+		case p.Spot && p.PricePerHour == 0:
+			return PoolsFile{}, bad("pricePerHour", "a spot pool needs its price (spot prices vary by region and hour; give the one you plan for)")
+		case p.ReclaimPerHour < 0 || p.ReclaimPerHour > 60:
+			return PoolsFile{}, bad("reclaimPerHour", "want 0 to 60 reclaims per node-hour, got %v", p.ReclaimPerHour)
+		case p.ReclaimPerHour > 0 && !p.Spot:
+			return PoolsFile{}, bad("reclaimPerHour", "only spot pools are reclaimed; set spot: true or remove it")
 		}
 		seen[p.Name] = p.line
 	}
 	return pf, nil
+}
+
+// HasSpot says whether any pool is a spot pool.
+func (pf PoolsFile) HasSpot() bool {
+	for _, p := range pf.Pools {
+		if p.Spot {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,13 @@ func TestParsePools(t *testing.T) {
 		pf.Pools[2].PlacementGroup != "ppg-ib" || pf.Pools[2].FamilyQuotaVCPUs != 768 || pf.Pools[0].PricePerHour != 0.768 {
 		t.Fatalf("parsed %+v", pf)
 	}
+	spot, err := ParsePools(strings.NewReader(ExampleSpotPools))
+	if err != nil {
+		t.Fatalf("the shipped spot example: %v", err)
+	}
+	if !spot.HasSpot() || pf.HasSpot() {
+		t.Fatalf("HasSpot: spot example %v, example %v", spot.HasSpot(), pf.HasSpot())
+	}
 	const good = "pools:\n- name: a\n  vmSize: Standard_D4s_v5\n  max: 2\n  bootMinutes: 3\n"
 	for _, tc := range []struct{ name, body, want string }{
 		{"empty", "", "pools file is empty"},
@@ -26,7 +33,9 @@ func TestParsePools(t *testing.T) {
 		{"max below min", good + "  min: 3\n", `line 4: pool "a": field max: want at least 1 and at least min (3), got 2`},
 		{"boot", strings.Replace(good, "bootMinutes: 3", "bootMinutes: 0", 1), `line 5: pool "a": field bootMinutes: want more than 0`},
 		{"price", good + "  pricePerHour: -1\n", `line 6: pool "a": field pricePerHour`},
-		{"spot", good + "  spot: true\n", `line 6: pool "a": field spot: spot pools are not simulated yet`},
+		{"spot without price", good + "  spot: true\n", `line 2: pool "a": field pricePerHour: a spot pool needs its price`},
+		{"reclaim regular", good + "  reclaimPerHour: 0.5\n", `line 6: pool "a": field reclaimPerHour: only spot pools are reclaimed`},
+		{"reclaim negative", good + "  spot: true\n  pricePerHour: 1\n  reclaimPerHour: -1\n", `line 8: pool "a": field reclaimPerHour: want 0 to 60`},
 		{"quota", "regionalQuotaVCPUs: -5\n" + good, "line 1: field regionalQuotaVCPUs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

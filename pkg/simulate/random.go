@@ -88,6 +88,9 @@ func (t Trace) Format() string {
 		if j.Priority != 0 {
 			opts = append(opts, fmt.Sprintf("priority=%d", j.Priority))
 		}
+		if j.Spot {
+			opts = append(opts, "spot=true")
+		}
 		fmt.Fprintf(&b, "%g %s %s %d %d %d %g %s\n", j.At.Minutes(), j.Name, j.Kind, workers, j.GPUs, j.MilliCPU/1000, j.Run.Minutes(), strings.Join(opts, " "))
 	}
 	return b.String()

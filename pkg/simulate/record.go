@@ -21,6 +21,12 @@ type Record struct {
 	// Prices are $ per node-hour by pool, for the run's cost; a node of a
 	// pool without one costs nothing (the system node).
 	Prices map[string]float64
+	// Reclaims counts spot nodes Azure reclaimed; ReclaimedMembers the job
+	// pods that ran on them; BelowMinByReclaim the gangs a reclaim took
+	// below min (they stop and start again when min run).
+	Reclaims          int
+	ReclaimedMembers  int
+	BelowMinByReclaim map[string]bool
 }
 
 // JobRecord follows one job.
@@ -36,6 +42,8 @@ type JobRecord struct {
 	// Started is when the job began its work (a gang: when min members
 	// were bound together); zero if it never did.
 	Started time.Duration
+	// Finished is when the job's work was done; zero if it was not.
+	Finished time.Duration
 }
 
 // NodeRecord follows one node.
@@ -56,7 +64,14 @@ type Failure struct {
 
 // NewRecord starts an empty record.
 func NewRecord() *Record {
-	return &Record{Jobs: map[string]*JobRecord{}, Nodes: map[string]*NodeRecord{}}
+	return &Record{Jobs: map[string]*JobRecord{}, Nodes: map[string]*NodeRecord{}, BelowMinByReclaim: map[string]bool{}}
+}
+
+// JobFinished notes a job's work was done.
+func (r *Record) JobFinished(job string, at time.Duration) {
+	if jr := r.Jobs[job]; jr != nil && jr.Finished == 0 {
+		jr.Finished = max(at, 1)
+	}
 }
 
 // JobCreated notes a job's pods were created.
@@ -182,6 +197,12 @@ type Figures struct {
 	// LongestWaitAfterCapacity: see Record.LongestWaitAfterCapacity.
 	LongestWaitAfterCapacity time.Duration
 	LongestWaitGang          string
+	// GangsFinished and their mean turnaround (arrival to work done).
+	GangsFinished  int
+	MeanTurnaround time.Duration
+	// Reclaims, ReclaimedMembers: see Record; GangsBelowMinByReclaim counts
+	// Record.BelowMinByReclaim.
+	Reclaims, ReclaimedMembers, GangsBelowMinByReclaim int
 }
 
 // JobFigures is one job's waits.
@@ -196,7 +217,9 @@ type JobFigures struct {
 // Figures computes the run's figures. initial lists nodes that existed before
 // the run (they count in GPU-hours but not as added).
 func (r *Record) Figures(initial map[string]bool) Figures {
-	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes}
+	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes,
+		Reclaims: r.Reclaims, ReclaimedMembers: r.ReclaimedMembers, GangsBelowMinByReclaim: len(r.BelowMinByReclaim)}
+	var turnaround time.Duration
 	names := make([]string, 0, len(r.Jobs))
 	for n := range r.Jobs {
 		names = append(names, n)
@@ -231,6 +254,10 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		if jr.Job.Kind == KindGang && jr.MostBound > 0 && jr.MostBound < jr.Job.Min {
 			f.PartialGangs++
 		}
+		if jr.Job.Kind == KindGang && jr.Finished > 0 {
+			f.GangsFinished++
+			turnaround += jr.Finished - jr.Created
+		}
 		f.Jobs = append(f.Jobs, jf)
 	}
 	for _, jr := range r.Jobs {
@@ -257,6 +284,9 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 			f.ExcessNodes++
 			f.Excess = append(f.Excess, n.Name)
 		}
+	}
+	if f.GangsFinished > 0 {
+		f.MeanTurnaround = turnaround / time.Duration(f.GangsFinished)
 	}
 	f.IdleGPUHours = max(0, f.ProvisionedGPUHours-f.UsedGPUHours)
 	f.LongestWaitAfterCapacity, f.LongestWaitGang = r.LongestWaitAfterCapacity()

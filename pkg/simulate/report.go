@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,26 +18,46 @@ type Run struct {
 	Figures Figures
 }
 
-// WriteReport writes the side-by-side report, ending with the summary line.
-func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
+// WriteReport writes the side-by-side report of two or more runs (Muster's
+// first, the baseline last), ending with the summary line.
+func WriteReport(w io.Writer, trace Trace, runs ...Run) error {
+	if len(runs) < 2 {
+		return fmt.Errorf("report: want at least two runs, got %d", len(runs))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "JOB\tKIND\tMEMBERS\tMIN\tMAX\t%s TO MIN\t%s TO MAX\t%s TO MIN\t%s TO MAX\n",
-		strings.ToUpper(muster.Name), strings.ToUpper(muster.Name), strings.ToUpper(baseline.Name), strings.ToUpper(baseline.Name))
-	mj, bj := byName(muster.Figures.Jobs), byName(baseline.Figures.Jobs)
+	fmt.Fprint(tw, "JOB\tKIND\tMEMBERS\tMIN\tMAX")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "\t%s TO MIN\t%s TO MAX", strings.ToUpper(r.Name), strings.ToUpper(r.Name))
+	}
+	fmt.Fprintln(tw)
+	jobs := make([]map[string]JobFigures, len(runs))
+	for i, r := range runs {
+		jobs[i] = byName(r.Figures.Jobs)
+	}
 	for _, j := range trace.Jobs {
-		m, b := mj[j.Name], bj[j.Name]
-		fmt.Fprintf(tw, "%s\t%s\t%d x %s\t%d\t%d\t%s\t%s\t%s\t%s\n", j.Name, j.Kind, j.Members, shape(j), j.Min, j.Max,
-			wait(m.AtMin, m.ToMin, m.MostRunning), wait(m.AtMax, m.ToMax, m.MostRunning),
-			wait(b.AtMin, b.ToMin, b.MostRunning), wait(b.AtMax, b.ToMax, b.MostRunning))
+		fmt.Fprintf(tw, "%s\t%s\t%d x %s\t%d\t%d", j.Name, j.Kind, j.Members, shape(j), j.Min, j.Max)
+		for i := range runs {
+			f := jobs[i][j.Name]
+			fmt.Fprintf(tw, "\t%s\t%s", wait(f.AtMin, f.ToMin, f.MostRunning), wait(f.AtMax, f.ToMax, f.MostRunning))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "FIGURE\t%s\t%s\n", muster.Name, baseline.Name)
+	fmt.Fprint(tw, "FIGURE")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "\t%s", r.Name)
+	}
+	fmt.Fprintln(tw)
 	row := func(name string, f func(Figures) string) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, f(muster.Figures), f(baseline.Figures))
+		fmt.Fprint(tw, name)
+		for _, r := range runs {
+			fmt.Fprintf(tw, "\t%s", f(r.Figures))
+		}
+		fmt.Fprintln(tw)
 	}
 	row("nodes added, by pool", func(f Figures) string { return pools(f.NodesAdded) })
 	row("partial gangs (GPUs held, never started)", func(f Figures) string { return fmt.Sprint(f.PartialGangs) })
@@ -47,6 +68,13 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 	row("GPU-hours idle", func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) })
 	row("GPU-hours held by gangs that never started", func(f Figures) string { return fmt.Sprintf("%.1f", f.PartialGangGPUHours) })
 	row("cost ($, nodes' hours at the pools' prices)", func(f Figures) string { return fmt.Sprintf("%.2f", f.Cost) })
+	row("gangs finished (mean minutes from arrival)", func(f Figures) string {
+		return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes())
+	})
+	if reclaims := slices.ContainsFunc(runs, func(r Run) bool { return r.Figures.Reclaims > 0 }); reclaims {
+		row("spot nodes reclaimed (members on them)", func(f Figures) string { return fmt.Sprintf("%d (%d)", f.Reclaims, f.ReclaimedMembers) })
+		row("gangs a reclaim took below min", func(f Figures) string { return fmt.Sprint(f.GangsBelowMinByReclaim) })
+	}
 	row("failed scale-ups", func(f Figures) string { return fmt.Sprint(len(f.Failures)) })
 	row("longest wait of a gang after the capacity it needed existed", func(f Figures) string {
 		if f.LongestWaitGang == "" {
@@ -57,7 +85,7 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, r := range []Run{muster, baseline} {
+	for _, r := range runs {
 		if len(r.Figures.Excess) > 0 {
 			fmt.Fprintf(w, "%s: excess nodes %s\n", r.Name, strings.Join(r.Figures.Excess, ", "))
 		}
@@ -66,16 +94,20 @@ func WriteReport(w io.Writer, trace Trace, muster, baseline Run) error {
 		}
 	}
 	fmt.Fprintln(w)
-	_, err := fmt.Fprintln(w, SummaryLine(muster, baseline))
+	_, err := fmt.Fprintln(w, SummaryLine(runs...))
 	return err
 }
 
 // SummaryLine is the report's last line.
-func SummaryLine(muster, baseline Run) string {
-	one := func(r Run) string {
-		return fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f, cost $%.2f", r.Name, r.Figures.PartialGangs, r.Figures.ExcessNodes, r.Figures.IdleGPUHours, r.Figures.Cost)
+func SummaryLine(runs ...Run) string {
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f, cost $%.2f", r.Name, r.Figures.PartialGangs, r.Figures.ExcessNodes, r.Figures.IdleGPUHours, r.Figures.Cost)
+		if r.Figures.Reclaims > 0 {
+			parts[i] += fmt.Sprintf(", gangs below min after a reclaim %d", r.Figures.GangsBelowMinByReclaim)
+		}
 	}
-	return one(muster) + "; " + one(baseline)
+	return strings.Join(parts, "; ")
 }
 
 func byName(js []JobFigures) map[string]JobFigures {

@@ -35,8 +35,9 @@ func TestParseTrace(t *testing.T) {
 			if tr.Jobs[0].Run != 150*time.Second {
 				t.Errorf("a runs %s, want 2m30s", tr.Jobs[0].Run)
 			}
-			if tr.Span() != 35*time.Minute {
-				t.Errorf("span %s, want 35m", tr.Span())
+			// b's work is 3 workers x 30m; at its min of 2 it ends at 5+45.
+			if tr.Span() != 50*time.Minute {
+				t.Errorf("span %s, want 50m", tr.Span())
 			}
 		}},
 		{name: "launcher and priority", in: "0 mpi gang 8 8 16 30 min=4 launcher=2 priority=1000\n", check: func(t *testing.T, tr Trace) {
@@ -48,6 +49,22 @@ func TestParseTrace(t *testing.T) {
 				t.Errorf("pods %v", pods)
 			}
 		}},
+		{name: "spot", in: "0 el gang 4 8 16 30 min=2 spot=true launcher=2\n", check: func(t *testing.T, tr Trace) {
+			j := tr.Jobs[0]
+			if !j.Spot || j.Min != 3 || j.Max != 5 {
+				t.Errorf("job = %+v, want spot, min 3, max 5", j)
+			}
+			if got := tr.Format(); !strings.Contains(got, "spot=true") {
+				t.Errorf("Format lost the spot option:\n%s", got)
+			}
+			// Work is run-minutes at max workers: at min (2 of 4) it takes twice as long.
+			if tr.Span() != 60*time.Minute || j.Work() != 120*time.Minute {
+				t.Errorf("span %s, work %s; want 60m and 4 workers x 30m", tr.Span(), j.Work())
+			}
+		}},
+		{name: "spot on a rigid gang", in: "0 g gang 4 8 16 30 spot=true\n", wantErr: "field spot: only an elastic gang"},
+		{name: "spot on a gpu job", in: "0 r gpu 1 1 4 5 spot=true\n", wantErr: "field spot: only an elastic gang"},
+		{name: "spot not a bool", in: "0 g gang 4 8 16 30 min=2 spot=maybe\n", wantErr: "field spot: want true or false"},
 		{name: "launcher on a plain job", in: "0 r gpu 1 1 4 5 launcher=2\n", wantErr: "field launcher: want a gang job's launcher"},
 		{name: "too few fields", in: "0 a cpu 1 0 8\n", wantErr: "trace line 1: want at least 7 fields"},
 		{name: "bad kind", in: "0 a tpu 1 0 8 5\n", wantErr: "trace line 1: field kind: want cpu, gpu or gang"},

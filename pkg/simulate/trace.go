@@ -52,6 +52,10 @@ type Job struct {
 	// Priority is the job's pod priority (a PriorityClass the simulator
 	// creates).
 	Priority int32
+	// Spot: the job tolerates spot nodes and, under Muster, opts in to
+	// putting its members above min there (muster.dev/spot-extras). Elastic
+	// gangs only.
+	Spot bool
 }
 
 // Launcher is the name of a job's launcher pod.
@@ -90,7 +94,7 @@ const Scale = time.Minute / time.Second
 
 // ParseTrace reads the trace format, one job per line:
 //
-//	# minute  name        kind  members  gpus  cpu  run-minutes  [min=N] [max=N] [require=LEVEL] [launcher=CPU] [priority=P]
+//	# minute  name        kind  members  gpus  cpu  run-minutes  [min=N] [max=N] [require=LEVEL] [launcher=CPU] [priority=P] [spot=true]
 //	0         etl-1       cpu   1        0     8    10
 //	2         retrain-1   gpu   1        1     4    3
 //	5         llm-1       gang  4        8     16   60           require=placement-group
@@ -180,12 +184,21 @@ func ParseTrace(r io.Reader) (Trace, error) {
 					return Trace{}, bad(k, "want 0..1000000000, got %q", v)
 				}
 				j.Priority = int32(n)
+			case "spot":
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					return Trace{}, bad(k, "want true or false, got %q", v)
+				}
+				j.Spot = b
 			default:
-				return Trace{}, bad(k, "unknown option; want min, max, require, launcher or priority")
+				return Trace{}, bad(k, "unknown option; want min, max, require, launcher, priority or spot")
 			}
 		}
 		if j.Min > j.Max {
 			return Trace{}, bad("min", "min %d is above max %d", j.Min, j.Max)
+		}
+		if j.Spot && (j.Kind != KindGang || j.Min == j.Max) {
+			return Trace{}, bad("spot", "only an elastic gang (max above min) puts members on spot nodes: its quorum never goes there")
 		}
 		if j.LauncherMilliCPU > 0 {
 			j.Members, j.Min, j.Max = j.Members+1, j.Min+1, j.Max+1
@@ -267,11 +280,34 @@ func Default() Trace {
 	return t
 }
 
-// Span is when the last job could end if it started on arrival.
+// Workers is how many of the job's members are workers (not its launcher),
+// at most and at least.
+func (j Job) Workers() (least, most int) {
+	if j.LauncherMilliCPU > 0 {
+		return j.Min - 1, j.Max - 1
+	}
+	return j.Min, j.Max
+}
+
+// Work is a gang's work in worker-minutes: its run-minutes at max workers.
+// An elastic gang running fewer workers progresses in proportion, so it
+// finishes sooner the more of its extras run (why elastic jobs take spot
+// nodes); a rigid gang always runs max, so it takes its run-minutes.
+func (j Job) Work() time.Duration {
+	_, most := j.Workers()
+	return j.Run * time.Duration(most)
+}
+
+// Span is when the last job could end if it started on arrival (an elastic
+// gang running only its min workers).
 func (t Trace) Span() time.Duration {
 	var end time.Duration
 	for _, j := range t.Jobs {
-		end = max(end, j.At+j.Run)
+		run := j.Run
+		if least, _ := j.Workers(); j.Kind == KindGang && least > 0 {
+			run = j.Work() / time.Duration(least)
+		}
+		end = max(end, j.At+run)
 	}
 	return end
 }
