@@ -15,6 +15,7 @@ import (
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -284,5 +285,49 @@ func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 	}
 	if spot, _ := onSpot(t, ctx, env, "plain"); spot != 0 {
 		t.Fatalf("plain on %v: on a spot node without opting in", nodesOf(t, ctx, env, "plain"))
+	}
+}
+
+// TestRequiredDomainRulesSpotOut: an opted-in elastic gang confined to one
+// placement group has its quorum on the regular node of ppg-a; the free
+// spot node is in another placement group (a scale set is spot or regular),
+// so its member above min stays off it, saying the required domain rules
+// spot out, and stays held from scale-up: spot nodes bought for it could
+// not join its domain.
+func TestRequiredDomainRulesSpotOut(t *testing.T) {
+	ctx, env := controlPlane(t)
+	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-0", 8, topology.PlacementGroupLabel, "ppg-a")); err != nil {
+		t.Fatal(err)
+	}
+	spot := spotNode("spot-0", 8)
+	spot.Labels[topology.PlacementGroupLabel] = "ppg-spot"
+	if err := harness.CreateNode(ctx, env.Client, spot); err != nil {
+		t.Fatal(err)
+	}
+	members := tolerantMembers("confined", 2, 8, 1, 2, "true")
+	for i := range members {
+		members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
+	}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "confined", 1)
+	if nodes := nodesOf(t, ctx, env, "confined"); len(nodes) != 1 || nodes[0] != "gpu-0" {
+		t.Fatalf("confined gang on %v, want its quorum on gpu-0", nodes)
+	}
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "confined")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := hints.HoldName(gang.Key{Namespace: ns, Name: "confined"})
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		waitPod(t, ctx, env, p.Name, "kept off the spot node for its required domain, and held", func(p *v1.Pod) bool {
+			c := scheduledCondition(p)
+			return c != nil && strings.Contains(c.Message, "rules spot out") && p.Annotations[autoscalingv1.ConsumeAnnotation] == held
+		})
 	}
 }

@@ -50,6 +50,11 @@ const (
 	ReasonDomain   = "node(s) were outside the topology domain chosen for the gang's quorum"
 	ReasonRequired = "node(s) were outside the gang's required topology domain (muster.dev/topology-required)"
 	ReasonBooked   = "node(s) were added by the cluster-autoscaler for a gang that has not bound yet"
+	// ReasonSpotRequired: on Azure a scale set is either spot or regular, and
+	// InfiniBand-connected VMs share one scale set's placement group, so a
+	// gang confined to a domain its quorum holds on regular nodes cannot add
+	// spot nodes to it.
+	ReasonSpotRequired = "spot node(s) were outside the gang's required topology domain: its quorum's domain is regular VMs, so the required domain rules spot out for its members above min"
 )
 
 // MaxChoiceRetries bounds how many domains a decision tries when the index
@@ -632,6 +637,9 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonDomain)
 	}
 	if !s.required.holds(node) {
+		if s.preferSpot && capacity.IsSpot(node) {
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonSpotRequired)
+		}
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonRequired)
 	}
 	if len(s.booked) == 0 {

@@ -144,6 +144,11 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 		want.Verdict = hint.Decide(g)
 		return want
 	}
+	// Members above min of a gang confined to a domain get no spot nodes
+	// bought: the autoscaler's one-by-one scale-up knows nothing of the
+	// domain, and for a placement group its spot nodes always lie outside
+	// (a scale set is spot or regular; ReasonSpotRequired).
+	want.SpotExtras = spec.SpotExtras && req.Required == topology.Anywhere
 	g.Unfixable = pinned(pod)
 	label := ""
 	if req.Required != topology.Anywhere {
