@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: simulate-spot image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -45,6 +45,12 @@ bench-go:
 simulate:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate
+
+## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
+## in: Muster with spot, Muster without, and the baseline (about 6 minutes)
+simulate-spot:
+	$(MAKE) -C autoscaler build
+	$(GO) run ./cmd/muster simulate --pools pkg/simulate/pools.spot.example.yaml --trace pkg/simulate/spot.trace --seed 1
 
 ## simulate-random: ten generated bursty traces of mixed, competing jobs (about 40 minutes)
 simulate-random:

@@ -274,7 +274,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 		for next < len(trace.Jobs) && trace.Jobs[next].At <= now {
 			j := trace.Jobs[next]
 			w.created(j)
-			if err := createJob(ctx, env, j, true); err != nil {
+			if err := createJob(ctx, env, j, true, false); err != nil {
 				return run, err
 			}
 			next++
@@ -750,11 +750,16 @@ func (c *chaos) refuseBinds(ctx context.Context, node string) error {
 
 // postFault asks armlocal to inject a fault.
 func (c *chaos) postFault(ctx context.Context, fault map[string]any) error {
+	return c.cloud.postFault(ctx, fault)
+}
+
+// postFault asks armlocal (started with faults on) to inject a fault.
+func (p *process) postFault(ctx context.Context, fault map[string]any) error {
 	body, err := json.Marshal(fault)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cloud.faultsURL+"/faults", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.faultsURL+"/faults", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

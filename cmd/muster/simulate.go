@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/simulate"
 	"github.com/muster-project/muster/pkg/topology"
@@ -121,7 +123,7 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 	if err != nil {
 		return err
 	}
-	return simulate.WriteReport(out, trace, runs[0], runs[1])
+	return simulate.WriteReport(out, trace, runs...)
 }
 
 // showProgress says whether progress lines go to w: always, never, or
@@ -173,11 +175,11 @@ func runRandom(ctx context.Context, out, progress io.Writer, o simOptions) error
 		if err != nil {
 			return fmt.Errorf("trace seed %d: %w", seed, err)
 		}
-		if err := simulate.WriteReport(out, trace, runs[0], runs[1]); err != nil {
+		if err := simulate.WriteReport(out, trace, runs...); err != nil {
 			return err
 		}
 		fmt.Fprintln(out)
-		summary = append(summary, simulate.TraceSummary{Seed: seed, Muster: runs[0].Figures, Baseline: runs[1].Figures})
+		summary = append(summary, simulate.TraceSummary{Seed: seed, Muster: runs[0].Figures, Baseline: runs[len(runs)-1].Figures})
 	}
 	return simulate.WriteSummary(out, summary)
 }
@@ -227,15 +229,11 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 		defer os.RemoveAll(logDir)
 	}
 	var runs []simulate.Run
-	for _, muster := range []bool{true, false} {
-		name := "muster"
-		if !muster {
-			name = "baseline"
-		}
-		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s per minute)\n", name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), o.minute)
-		r, err := simulateOnce(ctx, progress, name, muster, trace, o, filepath.Join(logDir, name))
+	for _, m := range runModes(trace, o) {
+		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s per minute)\n", m.name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), o.minute)
+		r, err := simulateOnce(ctx, progress, m, trace, o, filepath.Join(logDir, m.name))
 		if err != nil {
-			return trace, nil, fmt.Errorf("%s run: %w (component logs in %s)", name, err, logDir)
+			return trace, nil, fmt.Errorf("%s run: %w (component logs in %s)", m.name, err, logDir)
 		}
 		runs = append(runs, r)
 	}
@@ -259,6 +257,25 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 	return trace, runs, nil
 }
 
+// runMode is one replay of the trace: with Muster or the baseline, and
+// whether the trace's spot jobs tolerate spot nodes (and, under Muster, put
+// their members above min there).
+type runMode struct {
+	name         string
+	muster, spot bool
+}
+
+// runModes are the replays to compare: Muster and the baseline; with spot
+// pools and spot jobs also Muster without spot, the jobs' spot option
+// ignored, so that spot's own effect shows.
+func runModes(trace simulate.Trace, o simOptions) []runMode {
+	modes := []runMode{{name: "muster", muster: true, spot: true}}
+	if o.pools != nil && o.pools.HasSpot() && slices.ContainsFunc(trace.Jobs, func(j simulate.Job) bool { return j.Spot }) {
+		modes = append(modes, runMode{name: "muster-no-spot", muster: true})
+	}
+	return append(modes, runMode{name: "baseline", spot: true})
+}
+
 // clock turns wall time since start into trace time.
 type clock struct {
 	start  time.Time
@@ -273,7 +290,8 @@ func (c clock) wall(trace time.Duration) time.Duration {
 	return time.Duration(float64(trace) / float64(time.Minute) * float64(c.minute))
 }
 
-func simulateOnce(ctx context.Context, progress io.Writer, name string, muster bool, trace simulate.Trace, o simOptions, dir string) (run simulate.Run, err error) {
+func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace simulate.Trace, o simOptions, dir string) (run simulate.Run, err error) {
+	name, muster := mode.name, mode.muster
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return run, err
 	}
@@ -300,6 +318,20 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 
 	procCtx, stopProcs := context.WithCancel(ctx)
 	defer stopProcs()
+	reclaimRates := map[string]float64{}
+	if o.pools != nil {
+		for _, p := range o.pools.Pools {
+			if p.Spot && p.ReclaimPerHour > 0 {
+				reclaimRates[p.Name] = p.ReclaimPerHour
+				o.faults = true // reclaims reach armlocal through its fault endpoint
+			}
+		}
+		if o.pools.HasSpot() {
+			if err := spotFirst(ctx, env, o.pools); err != nil {
+				return run, err
+			}
+		}
+	}
 	cloud, err := startArmlocal(procCtx, o, kubeconfig, dir)
 	if err != nil {
 		return run, err
@@ -324,7 +356,8 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 	}
 	clk := clock{start: time.Now(), minute: o.minute}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
-		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
+		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{},
+		reclaimRates: reclaimRates, seed: o.seed, cloud: cloud, reclaimed: map[string]bool{}}
 	for _, j := range trace.Jobs {
 		w.jobs[j.Name] = j
 	}
@@ -354,7 +387,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, name string, muster b
 			j := trace.Jobs[next]
 			// Recorded first: a pod can bind before createJob returns.
 			w.created(j)
-			if err := createJob(ctx, env, j, muster); err != nil {
+			if err := createJob(ctx, env, j, muster, mode.spot); err != nil {
 				return run, err
 			}
 			next++
@@ -445,11 +478,29 @@ func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (ti
 	return created.CreationTimestamp.Add(gpuWait), nil
 }
 
+// spotFirst writes the priority expander's ConfigMap: spot pools before all
+// others, as the README advises, the same for every run.
+func spotFirst(ctx context.Context, env *harness.Env, pf *simulate.PoolsFile) error {
+	var spot []string
+	for _, p := range pf.Pools {
+		if p.Spot {
+			spot = append(spot, "  - ^"+regexp.QuoteMeta(p.Name)+"$\n")
+		}
+	}
+	cm := &v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "cluster-autoscaler-priority-expander"},
+		Data: map[string]string{"priorities": "50:\n" + strings.Join(spot, "") + "10:\n  - .*\n"}}
+	if _, err := env.Client.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("writing the priority expander's ConfigMap: %w", err)
+	}
+	return nil
+}
+
 // createJob creates a job's pods: a CRD-free gang for a gang job (the
 // baseline's default scheduler ignores the gang labels), plain pods otherwise.
 // A launcher asks for its CPUs and no GPU; a job with a priority gets a
-// PriorityClass of that value.
-func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster bool) error {
+// PriorityClass of that value. With spot, a spot job's pods tolerate spot
+// nodes and, under Muster, opt in to running their extras there.
+func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster, spot bool) error {
 	priorityClass := ""
 	if j.Priority > 0 {
 		priorityClass = priorityClassOf(j.Priority)
@@ -478,6 +529,12 @@ func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster boo
 			if j.Require != "" {
 				p.Annotations[topology.RequiredLevelAnnotation] = j.Require
 			}
+			if j.Spot && spot && muster {
+				p.Annotations[gang.SpotExtrasAnnotation] = "true"
+			}
+		}
+		if j.Spot && spot {
+			p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: capacity.SpotLabel, Operator: v1.TolerationOpEqual, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule})
 		}
 		if _, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating pod %s: %w", p.Name, err)
@@ -545,6 +602,13 @@ type watcher struct {
 	// ending marks pods the watcher deletes because their run is over, so
 	// that their deletion is not taken for a loss.
 	ending map[string]bool
+	// reclaimRates are the spot pools' reclaims per node-hour; each node's
+	// reclaim time comes from seed and its name. reclaimed marks nodes
+	// reclaimed, whose pods' loss is then counted as the reclaim's.
+	reclaimRates map[string]float64
+	seed         int64
+	cloud        *process
+	reclaimed    map[string]bool
 }
 
 func (w *watcher) created(j simulate.Job) {
@@ -604,9 +668,13 @@ func (w *watcher) watch(ctx context.Context) error {
 				return
 			}
 			gpus := n.Status.Allocatable[harness.GPU]
+			pool := n.Labels[topology.LegacyAgentPoolLabel]
 			w.mu.Lock()
-			w.rec.NodeUp(n.Name, n.Labels[topology.LegacyAgentPoolLabel], gpus.Value(), w.clk.now())
+			w.rec.NodeUp(n.Name, pool, gpus.Value(), w.clk.now())
 			w.mu.Unlock()
+			if after, ok := simulate.ReclaimAfter(w.seed, n.Name, w.reclaimRates[pool]); ok {
+				go w.reclaim(ctx, pool, n.Name, after)
+			}
 		},
 		DeleteFunc: func(o any) {
 			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
@@ -622,6 +690,38 @@ func (w *watcher) watch(ctx context.Context) error {
 		return err
 	}
 	return startInformers(ctx, factory)
+}
+
+// reclaim plays Azure reclaiming the spot node after its life: the VM is
+// evicted (deleted) if the node is still up by then.
+func (w *watcher) reclaim(ctx context.Context, pool, node string, after time.Duration) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(w.clk.wall(after)):
+	}
+	w.mu.Lock()
+	n := w.rec.Nodes[node]
+	up := n != nil && n.Down == 0
+	if up {
+		w.reclaimed[node] = true
+	}
+	w.mu.Unlock()
+	if !up {
+		return
+	}
+	if err := w.cloud.postFault(ctx, map[string]any{"kind": "evict-spot", "pool": pool, "instance": node}); err != nil {
+		w.mu.Lock()
+		delete(w.reclaimed, node)
+		w.mu.Unlock()
+		if ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: reclaiming spot node %s: %v\n", node, err)
+		}
+		return
+	}
+	w.mu.Lock()
+	w.rec.Reclaims++
+	w.mu.Unlock()
 }
 
 // pod records a bind and starts what can start.
@@ -675,10 +775,16 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 	w.rec.JobStarted(j.Name, w.clk.now())
 	gen := w.gen[j.Name]
 	go func() {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(w.clk.wall(j.Run)):
+		if pods == nil {
+			if !w.workOut(ctx, j, gen) {
+				return
+			}
+		} else {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(w.clk.wall(j.Run)):
+			}
 		}
 		w.mu.Lock()
 		if w.gen[j.Name] != gen {
@@ -708,8 +814,61 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 		}
 		if pods == nil || w.podsOfJobDone(j) {
 			w.done[j.Name] = true
+			w.rec.JobFinished(j.Name, now)
 		}
 	}()
+}
+
+// workOut waits until a gang has done its work (simulate.Job.Work): worker
+// time accrues at the workers it runs, up to max, measured every twentieth
+// of a trace minute. It returns false when ctx ends or the gang stopped
+// (fell below min) since it started as gen.
+func (w *watcher) workOut(ctx context.Context, j simulate.Job, gen int) bool {
+	tick := time.NewTicker(max(w.clk.minute/20, 5*time.Millisecond))
+	defer tick.Stop()
+	_, most := j.Workers()
+	var done time.Duration
+	w.mu.Lock()
+	last := w.clk.now()
+	w.mu.Unlock()
+	for done < j.Work() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+		w.mu.Lock()
+		if w.gen[j.Name] != gen {
+			w.mu.Unlock()
+			return false
+		}
+		now := w.clk.now()
+		done += (now - last) * time.Duration(min(w.runningWorkersLocked(j), most))
+		last = now
+		w.mu.Unlock()
+	}
+	return true
+}
+
+// runningWorkersLocked counts the job's current workers (not its launcher)
+// that are bound and not done.
+func (w *watcher) runningWorkersLocked(j simulate.Job) int {
+	jr := w.rec.Jobs[j.Name]
+	if jr == nil {
+		return 0
+	}
+	n := 0
+	for _, pod := range w.current[j.Name] {
+		if j.IsLauncher(pod) {
+			continue
+		}
+		if _, bound := jr.Bound[pod]; bound {
+			if _, done := jr.Done[pod]; !done {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // podsOfJobDone says every member of a plain job has finished: each of its
@@ -781,6 +940,10 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 	if w.finished[jobName] {
 		return
 	}
+	byReclaim := w.reclaimed[p.Spec.NodeName]
+	if byReclaim {
+		w.rec.ReclaimedMembers++
+	}
 	w.replaced++
 	fresh := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: fmt.Sprintf("%s-r%d", strings.SplitN(p.Name, "-r", 2)[0], w.replaced),
 		Labels: p.Labels, Annotations: p.Annotations}, Spec: *p.Spec.DeepCopy()}
@@ -804,6 +967,9 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 		if running < j.Min {
 			w.started[jobName] = false
 			w.gen[jobName]++
+			if byReclaim {
+				w.rec.BelowMinByReclaim[jobName] = true
+			}
 		}
 	}
 	go func() {

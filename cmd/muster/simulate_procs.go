@@ -34,6 +34,7 @@ type poolInfo struct {
 	GPUs int    `json:"gpus"`
 	// HourlyPrice is $ per node-hour (the pools file's, or the size's).
 	HourlyPrice float64 `json:"hourlyPrice"`
+	Spot        bool    `json:"spot"`
 }
 
 // freshLog names a log file in dir that no earlier start of the same
@@ -132,12 +133,13 @@ func writeArmlocalPools(o simOptions, dir string) (string, error) {
 		ProvisioningDelay string  `json:"provisioningDelay"`
 		FamilyQuotaVCPUs  int     `json:"familyQuotaVCPUs,omitempty"`
 		HourlyPrice       float64 `json:"hourlyPrice,omitempty"`
+		Spot              bool    `json:"spot,omitempty"`
 	}
 	var specs []spec
 	for _, p := range o.pools.Pools {
 		specs = append(specs, spec{Name: p.Name, VMSize: p.VMSize, Min: p.Min, Max: p.Max, PlacementGroup: p.PlacementGroup,
 			ProvisioningDelay: wallOf(o, time.Duration(p.BootMinutes*float64(time.Minute))).String(),
-			FamilyQuotaVCPUs:  p.FamilyQuotaVCPUs, HourlyPrice: p.PricePerHour})
+			FamilyQuotaVCPUs:  p.FamilyQuotaVCPUs, HourlyPrice: p.PricePerHour, Spot: p.Spot})
 	}
 	b, err := json.Marshal(specs)
 	if err != nil {
@@ -160,7 +162,7 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		"--leader-elect=false",
 		"--address=127.0.0.1:0",
 		"--scan-interval=" + max(wallOf(o, time.Minute), time.Second).String(),
-		"--expander=price,least-waste",
+		"--expander=" + expanders(o),
 		"--scale-down-enabled=true",
 		"--scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
 		"--scale-down-delay-after-add=" + wallOf(o, 5*time.Minute).String(),
@@ -208,4 +210,14 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 	case <-time.After(2 * time.Second):
 	}
 	return p, nil
+}
+
+// expanders is the autoscaler's expander chain: with spot pools, spot first
+// (the priority expander, its ConfigMap written by spotFirst), then the
+// cheapest; otherwise the cheapest.
+func expanders(o simOptions) string {
+	if o.pools != nil && o.pools.HasSpot() {
+		return "priority,price,least-waste"
+	}
+	return "price,least-waste"
 }

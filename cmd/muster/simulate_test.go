@@ -103,7 +103,7 @@ func TestSimulateSmoke(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := simulate.WriteReport(&out, trace, runs[0], runs[1]); err != nil {
+	if err := simulate.WriteReport(&out, trace, runs...); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
@@ -114,6 +114,94 @@ func TestSimulateSmoke(t *testing.T) {
 	}
 	if chart, err := os.ReadFile(o.chart); err != nil || !bytes.Contains(chart, []byte("<svg")) {
 		t.Errorf("chart %s: %v, want an SVG", o.chart, err)
+	}
+}
+
+// TestSimulateSpotSmoke is make simulate-spot's CI variant: one elastic
+// gang that opts in to spot (min 1 of 3 workers), a regular and a spot H100
+// pool, and a reclaim rate under which seed 1 reclaims the spot pool's first
+// node about 5 trace minutes after it comes up. Three runs: Muster with spot
+// puts the quorum on the regular pool and the extras on spot, a reclaim
+// shrinks the gang without taking it below min; Muster without spot buys no
+// spot node.
+func TestSimulateSpotSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the autoscaler binaries and runs the whole stack three times")
+	}
+	if err := setupLogging(0); err != nil {
+		t.Fatal(err)
+	}
+	binDir := buildAutoscalerBinaries(t)
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "spot.trace")
+	if err := os.WriteFile(tracePath, []byte("0 el gang 3 8 16 15 min=1 spot=true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	poolsPath := filepath.Join(dir, "pools.yaml")
+	pools := `pools:
+- name: gpu-heavy
+  vmSize: Standard_ND96isr_H100_v5
+  max: 4
+  bootMinutes: 3
+  pricePerHour: 50
+  familyQuotaVCPUs: 1000
+- name: gpu-spot
+  vmSize: Standard_ND96isr_H100_v5
+  max: 4
+  bootMinutes: 3
+  pricePerHour: 15
+  spot: true
+  reclaimPerHour: 6
+`
+	if err := os.WriteFile(poolsPath, []byte(pools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := simulate.ReclaimAfter(1, "gpu-spot000000", 6); after > 6*time.Minute {
+		t.Fatalf("seed 1 reclaims gpu-spot000000 after %s; the test counts on a reclaim within its run", after)
+	}
+	o := simOptions{tracePath: tracePath, poolsPath: poolsPath, binDir: binDir, minute: time.Second, grace: 4 * time.Minute, seed: 1}
+	var progress bytes.Buffer
+	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
+	t.Log(progress.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || runs[0].Name != "muster" || runs[1].Name != "muster-no-spot" || runs[2].Name != "baseline" {
+		t.Fatalf("runs %v, want muster, muster-no-spot, baseline", runs)
+	}
+	var out bytes.Buffer
+	if err := simulate.WriteReport(&out, trace, runs...); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+
+	m := runs[0]
+	if m.Figures.NodesAdded["gpu-spot"] == 0 || m.Figures.Reclaims == 0 || m.Figures.ReclaimedMembers == 0 {
+		t.Errorf("muster: spot nodes added %d, reclaimed %d (members on them %d); want the extras on spot and a reclaim among them",
+			m.Figures.NodesAdded["gpu-spot"], m.Figures.Reclaims, m.Figures.ReclaimedMembers)
+	}
+	if m.Figures.GangsBelowMinByReclaim != 0 || m.Figures.PartialGangs != 0 {
+		t.Errorf("muster: %d gangs below min after a reclaim, %d partial; want none", m.Figures.GangsBelowMinByReclaim, m.Figures.PartialGangs)
+	}
+	jr := m.Record.Jobs["el"]
+	if jr == nil || jr.Finished == 0 {
+		t.Fatalf("muster: job el did not finish: %+v", jr)
+	}
+	// The quorum is the first member bound: on the regular pool.
+	first, firstAt := "", time.Duration(-1)
+	for pod, at := range jr.Bound {
+		if firstAt < 0 || at < firstAt {
+			first, firstAt = pod, at
+		}
+	}
+	if n := m.Record.Nodes[jr.Node[first]]; n == nil || n.Pool != "gpu-heavy" {
+		t.Errorf("muster: the quorum member %s ran on %s, want the regular pool", first, jr.Node[first])
+	}
+	if got := runs[1].Figures.NodesAdded["gpu-spot"]; got != 0 {
+		t.Errorf("muster-no-spot: %d spot nodes added, want none", got)
+	}
+	if !strings.Contains(out.String(), "spot nodes reclaimed (members on them)") {
+		t.Errorf("report lacks the reclaims row")
 	}
 }
 

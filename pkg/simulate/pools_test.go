@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,6 +19,14 @@ func TestParsePools(t *testing.T) {
 	spot, err := ParsePools(strings.NewReader(ExampleSpotPools))
 	if err != nil {
 		t.Fatalf("the shipped spot example: %v", err)
+	}
+	f, err := os.Open("spot.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if tr, err := ParseTrace(f); err != nil || !slices.ContainsFunc(tr.Jobs, func(j Job) bool { return j.Spot }) {
+		t.Fatalf("the shipped spot trace: %v (or no spot job in it)", err)
 	}
 	if !spot.HasSpot() || pf.HasSpot() {
 		t.Fatalf("HasSpot: spot example %v, example %v", spot.HasSpot(), pf.HasSpot())

@@ -61,10 +61,16 @@ type Job struct {
 // Launcher is the name of a job's launcher pod.
 func (j Job) Launcher() string { return j.Name + "-launcher" }
 
+// IsLauncher says whether pod is the job's launcher or a replacement of it
+// (NAME-launcher-rN).
+func (j Job) IsLauncher(pod string) bool {
+	return j.LauncherMilliCPU > 0 && (pod == j.Launcher() || strings.HasPrefix(pod, j.Launcher()+"-r"))
+}
+
 // PodGPUs is how many GPUs a pod of the job asks for: none for the launcher
 // or a replacement of it (NAME-launcher-rN), the job's GPUs for a worker.
 func (j Job) PodGPUs(pod string) int64 {
-	if j.LauncherMilliCPU > 0 && (pod == j.Launcher() || strings.HasPrefix(pod, j.Launcher()+"-r")) {
+	if j.IsLauncher(pod) {
 		return 0
 	}
 	return j.GPUs
