@@ -47,7 +47,7 @@ simulate:
 	$(GO) run ./cmd/muster simulate
 
 ## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
-## in: Muster with spot, Muster without, and the baseline (about 6 minutes)
+## in: Muster with spot, Muster without, and the baseline (about 7 minutes)
 simulate-spot:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate --pools pkg/simulate/pools.spot.example.yaml --trace pkg/simulate/spot.trace --seed 1

@@ -80,7 +80,15 @@ excess nodes, nodes withdrawn while being created and failed scale-ups.
 
 With --pools FILE it plans the user's own pools: each run's cost in $ (the
 nodes' hours at the pools' prices), GPU-hours paid, used and idle, and
-GPU-hours held by gangs that never started, side by side.
+GPU-hours held by gangs that never started, side by side. Pools may be spot
+(spot: true, with a price and a reclaim rate; reclaims are drawn from
+--seed); elastic gangs marked spot=true in the trace tolerate spot nodes and,
+under Muster, put their members above min there. Then the trace runs a third
+time, Muster without spot, and the report adds reclaims and gangs a reclaim
+took below min.
+
+A gang's run-minutes are its run at max workers: an elastic gang running
+fewer workers takes longer in proportion.
 
 One trace minute takes --minute of wall time. Trace format (--trace FILE):
 ` + "\n" + simulate.DefaultTrace + `
@@ -111,7 +119,7 @@ Pools format (--pools FILE), the shipped example:
 	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
 	f.StringVar(&o.progress, "progress", "auto", "progress lines on stderr: auto (when stderr is a terminal), always or never")
 	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
-	f.Int64Var(&o.seed, "seed", 1, "seed of the first generated trace (--random); trace i uses seed+i")
+	f.Int64Var(&o.seed, "seed", 1, "seed of the first generated trace (--random; trace i uses seed+i) and of spot reclaims")
 	return cmd
 }
 
