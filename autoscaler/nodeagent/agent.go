@@ -73,6 +73,9 @@ type Agent struct {
 
 	mu     sync.Mutex
 	warned map[string]bool // instance provider IDs / node names already logged as skipped
+	// podsLeft names nodes removed whose pods are not all deleted yet: the
+	// next pass deletes them.
+	podsLeft map[string]bool
 }
 
 // New checks cfg and returns an agent.
@@ -89,7 +92,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Interval <= 0 {
 		cfg.Interval = 500 * time.Millisecond
 	}
-	return &Agent{cfg: cfg, warned: map[string]bool{}}, nil
+	return &Agent{cfg: cfg, warned: map[string]bool{}, podsLeft: map[string]bool{}}, nil
 }
 
 // Run calls Sync every interval until ctx ends, logging failed passes.
@@ -167,6 +170,17 @@ func (a *Agent) Sync(ctx context.Context) (Result, error) {
 		keep(err)
 		if ok {
 			res.Registered = append(res.Registered, inst.ComputerName)
+		}
+	}
+	a.mu.Lock()
+	left := make([]string, 0, len(a.podsLeft))
+	for name := range a.podsLeft {
+		left = append(left, name)
+	}
+	a.mu.Unlock()
+	for _, name := range left {
+		if _, back := byName[name]; !back {
+			keep(a.removePods(ctx, name))
 		}
 	}
 	for _, n := range nodes.Items {
@@ -341,8 +355,25 @@ func readyStatus(n *apiv1.Node) apiv1.ConditionStatus {
 	return ""
 }
 
-// remove force-deletes the pods bound to the node, then the node.
+// remove deletes the node, then force-deletes the pods bound to it: a VM
+// that is gone takes its kubelet with it, so no pod may be bound there
+// meanwhile (deleting the pods first let a scheduler bind a replacement to
+// the node in between, leaving it bound to a node that no longer exists;
+// clusters have the pod garbage collector for those, the agent does not).
+// Pods it could not delete are retried on the next pass.
 func (a *Agent) remove(ctx context.Context, name string) error {
+	a.mu.Lock()
+	a.podsLeft[name] = true
+	a.mu.Unlock()
+	err := a.cfg.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting node %s: %w", name, err)
+	}
+	return a.removePods(ctx, name)
+}
+
+// removePods force-deletes the pods bound to a removed node.
+func (a *Agent) removePods(ctx context.Context, name string) error {
 	pods, err := a.cfg.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", name).String(),
 	})
@@ -356,10 +387,9 @@ func (a *Agent) remove(ctx context.Context, name string) error {
 			return fmt.Errorf("deleting pod %s/%s of node %s: %w", p.Namespace, p.Name, name, err)
 		}
 	}
-	err = a.cfg.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting node %s: %w", name, err)
-	}
+	a.mu.Lock()
+	delete(a.podsLeft, name)
+	a.mu.Unlock()
 	klog.InfoS("Deleted node of a deleted instance", "node", name, "pods", len(pods.Items))
 	return nil
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7"
 	apiv1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
@@ -250,6 +252,24 @@ cacheTTL: 100ms
 		Target: apiv1.ObjectReference{Kind: "Node", Name: victim.ComputerName}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The node goes first, then its pods: when the pod's deletion is seen,
+	// its node is already gone, so nothing could have been bound to it in
+	// between.
+	podWatch, err := kube.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=worker-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer podWatch.Stop()
+	nodeAtPodDeletion := make(chan error, 1)
+	go func() {
+		for ev := range podWatch.ResultChan() {
+			if ev.Type == watch.Deleted {
+				_, err := kube.CoreV1().Nodes().Get(context.Background(), victim.ComputerName, metav1.GetOptions{})
+				nodeAtPodDeletion <- err
+				return
+			}
+		}
+	}()
 	dp, err := vmss.BeginDeleteInstances(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetVMInstanceRequiredIDs{InstanceIDs: []*string{to.Ptr(victim.ID)}}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +281,12 @@ cacheTTL: 100ms
 		_, err := kube.CoreV1().Nodes().Get(ctx, victim.ComputerName, metav1.GetOptions{})
 		return err != nil, nil
 	})
-	if _, err := kube.CoreV1().Pods("default").Get(ctx, "worker-0", metav1.GetOptions{}); err == nil {
+	select {
+	case err := <-nodeAtPodDeletion:
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("when pod worker-0 was deleted its node %s was still there (get: %v); the node must go first", victim.ComputerName, err)
+		}
+	case <-time.After(30 * time.Second):
 		t.Errorf("pod worker-0 bound to the deleted node still exists")
 	}
 
