@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -181,8 +182,12 @@ func TestShortGangGetsExactHint(t *testing.T) {
 	}
 	waitBound(t, env, gang.PodGroupLabel, "llm", 5)
 	waitProvReqs(t, ctx, env, "llm", "deleted once placed", noRequest)
-	if _, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, pr.Name, metav1.GetOptions{}); err == nil {
-		t.Errorf("PodTemplate %s outlived its request", pr.Name)
+	// The writer deletes the request, then its PodTemplate.
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := env.Client.CoreV1().PodTemplates(ns).Get(ctx, pr.Name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}); err != nil {
+		t.Errorf("PodTemplate %s outlived its request: %v", pr.Name, err)
 	}
 }
 
