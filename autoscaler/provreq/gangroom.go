@@ -43,6 +43,7 @@ func NewGangRoom(c *Client) *GangRoom {
 // Process implements pods.PodListProcessor. It leaves the pod list
 // unchanged.
 func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
+	g.client.setRoomLost(nil) // this loop's record only, whatever returns below
 	if ctx.ListerRegistry == nil {
 		return pending, nil
 	}
@@ -50,7 +51,6 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 	if err != nil {
 		return pending, fmt.Errorf("listing pods to keep the room gangs count on: %w", err)
 	}
-	g.client.setRoomLost(nil)
 	counted := CountedOn(all, g.client.Request)
 	if len(counted) == 0 {
 		return pending, nil

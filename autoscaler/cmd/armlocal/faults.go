@@ -188,24 +188,18 @@ func applyFault(s *armlocal.Server, rg string, family map[string]string, f fault
 			return fmt.Errorf("%s: vcpus must be given and not negative", kind)
 		}
 		s.SetQuota(family[f.Pool], *f.VCPUs)
-	case "evict-spot":
+	case "delete-instance", "evict-spot":
 		if err := needPool(); err != nil {
 			return err
 		}
 		if f.Instance == "" {
 			return fmt.Errorf("%s: instance is required", kind)
 		}
-		if err := s.EvictSpot(rg, f.Pool, f.Instance); err != nil {
-			return fmt.Errorf("%s: %w", kind, err)
+		take := s.DeleteInstance
+		if f.Kind == "evict-spot" {
+			take = s.EvictSpot
 		}
-	case "delete-instance":
-		if err := needPool(); err != nil {
-			return err
-		}
-		if f.Instance == "" {
-			return fmt.Errorf("%s: instance is required", kind)
-		}
-		if err := s.DeleteInstance(rg, f.Pool, f.Instance); err != nil {
+		if err := take(rg, f.Pool, f.Instance); err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
 	case "clear":
