@@ -131,8 +131,20 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 	}
 	// Let the gang retry a few times short of room: the request must stay one.
 	time.Sleep(3 * time.Second)
-	if err := harness.CreateNodes(ctx, env.Client, "more", 8, gpus); err != nil {
-		t.Fatal(err)
+	// The autoscaler's part: the request is provisioned, then its nodes
+	// come one by one. The gang retries between them (a second's backoff)
+	// and each time finds a smaller shortfall, which the provisioned
+	// request still covers, so it stays the one request.
+	prs := waitProvReqs(t, ctx, env, "big", "one", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })
+	var more []string
+	for i := 0; i < 8; i++ {
+		more = append(more, fmt.Sprintf("more-%d", i))
+	}
+	setProvisioned(t, ctx, env, prs[0].Name, "gpu pool adding 8 nodes", more...)
+	for _, n := range more {
+		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	waitBound(t, env, gang.GroupLabel, "big", members)
 	settled := func(context.Context) (bool, error) {
