@@ -31,9 +31,9 @@ test:
 demo:
 	$(GO) run ./cmd/muster demo
 
-## bench: plain pods vs gangs of 8 and 64 on 1000 nodes, one run, as a table
+## bench: plain pods vs gangs of 8 and 64 on 1000 nodes, medians of 3 runs, as a table
 bench:
-	$(GO) run ./cmd/muster-bench --nodes 1000 --pods 2000
+	$(GO) run ./cmd/muster-bench --nodes 1000 --pods 2000 --runs 3
 
 ## bench-go: the same scenarios as Go benchmarks
 bench-go:

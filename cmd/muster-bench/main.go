@@ -1,7 +1,8 @@
 // Command muster-bench measures scheduling throughput on an in-process control
 // plane: plain pods under the upstream default scheduler, then the same pods
 // in CRD-free gangs of 8 and of 64 under muster-scheduler. It prints a table
-// and, last, the gang/plain throughput ratio.
+// of medians over --runs and, last, the gang64/plain throughput ratio and
+// that of the worst gang scenario.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"sort"
 	"text/tabwriter"
 	"time"
 
@@ -23,7 +25,8 @@ import (
 func main() {
 	nodes := flag.Int("nodes", 1000, "nodes (8 GPUs each)")
 	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
-	runs := flag.Int("runs", 1, "runs of each scenario; the table shows their means")
+	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
+	flag.BoolVar(&showWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
 	flag.Parse()
 	if *nodes < 1 || *pods < 64 || *runs < 1 {
@@ -61,10 +64,47 @@ func quietKlog() {
 	klog.SetOutput(io.Discard)
 }
 
+// showWrites: --writes.
+var showWrites bool
+
+// writeTable prints the API writes per pod of each scenario, by verb and
+// resource: where a scenario's extra API server load comes from.
+func writeTable(rows []row) error {
+	keys := map[string]bool{}
+	for _, r := range rows {
+		for k := range r.writes {
+			if k != "POST pods" {
+				keys[k] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(w, "writes per pod\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t", r.name)
+	}
+	fmt.Fprintln(w)
+	for _, k := range sorted {
+		fmt.Fprintf(w, "%s\t", k)
+		for _, r := range rows {
+			fmt.Fprintf(w, "%.2f\t", r.writes[k])
+		}
+		fmt.Fprintln(w)
+	}
+	return w.Flush()
+}
+
 type row struct {
 	name                     string
 	pods                     int
 	podsPerSec, p50Ms, p99Ms float64
+	writesPerPod             float64
+	writes                   map[string]float64 // per pod, by verb and resource
 }
 
 func run(nodes, pods, runs int) error {
@@ -82,37 +122,79 @@ func run(nodes, pods, runs int) error {
 	}
 	fmt.Fprintf(os.Stderr, "control plane and %d nodes ready in %v\n", nodes, time.Since(start).Round(time.Millisecond))
 
-	var rows []row
-	byName := map[string]row{}
-	for _, sc := range bench.Scenarios() {
-		r := row{name: sc.Name}
-		for i := 0; i < runs; i++ {
+	// Runs go round the scenarios in turn, so that a slow spell of the
+	// machine touches every scenario alike; each figure is the median of
+	// the runs.
+	scenarios := bench.Scenarios()
+	results := make([][]bench.Result, len(scenarios))
+	for i := 0; i < runs; i++ {
+		for j, sc := range scenarios {
 			res, err := bench.Run(ctx, env, cfg, sc)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "%s run %d: %d pods in %v\n", sc.Name, i+1, res.Pods, res.Elapsed.Round(time.Millisecond))
-			r.pods = res.Pods
-			r.podsPerSec += res.PodsPerSec / float64(runs)
-			r.p50Ms += bench.Ms(res.P50) / float64(runs)
-			r.p99Ms += bench.Ms(res.P99) / float64(runs)
+			fmt.Fprintf(os.Stderr, "%s run %d: %d pods in %v (created in %v), %.1f pods/s\n", sc.Name, i+1, res.Pods,
+				res.Elapsed.Round(time.Millisecond), res.Creating.Round(time.Millisecond), res.PodsPerSec)
+			results[j] = append(results[j], res)
+		}
+	}
+	var rows []row
+	byName := map[string]row{}
+	for j, sc := range scenarios {
+		rs := results[j]
+		r := row{name: sc.Name, pods: rs[0].Pods, writes: map[string]float64{},
+			podsPerSec:   median(rs, func(r bench.Result) float64 { return r.PodsPerSec }),
+			p50Ms:        median(rs, func(r bench.Result) float64 { return bench.Ms(r.P50) }),
+			p99Ms:        median(rs, func(r bench.Result) float64 { return bench.Ms(r.P99) }),
+			writesPerPod: median(rs, bench.Result.WritesPerPod),
+		}
+		for _, res := range rs {
+			for k := range res.Writes {
+				r.writes[k] = median(rs, func(r bench.Result) float64 { return r.Writes[k] / float64(r.Pods) })
+			}
 		}
 		rows = append(rows, r)
 		byName[sc.Name] = r
 	}
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scenario\tpods\tpods/s\tp50 ms\tp99 ms\t")
+	fmt.Fprintln(w, "scenario\tpods\tpods/s\tp50 ms\tp99 ms\tAPI writes/pod\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.1f\t%.1f\t\n", r.name, r.pods, r.podsPerSec, r.p50Ms, r.p99Ms)
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.2f\t\n", r.name, r.pods, r.podsPerSec, r.p50Ms, r.p99Ms, r.writesPerPod)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if showWrites {
+		if err := writeTable(rows); err != nil {
+			return err
+		}
+	}
 	plain := byName[bench.Plain.Name].podsPerSec
 	fmt.Printf("gang64/plain throughput ratio: %.2f\n", byName[bench.Gang64.Name].podsPerSec/plain)
-	fmt.Printf("gang/plain throughput ratio: %.2f\n", byName[bench.Gang8.Name].podsPerSec/plain)
+	worst := byName[bench.Gang8.Name].podsPerSec
+	for _, r := range rows {
+		if r.name != bench.Plain.Name {
+			worst = min(worst, r.podsPerSec)
+		}
+	}
+	fmt.Printf("gang/plain throughput ratio: %.2f\n", worst/plain) // the worst gang scenario
 	return nil
+}
+
+// median is the median of f over the runs (the mean of the middle two
+// for an even count).
+func median(rs []bench.Result, f func(bench.Result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // startEnv starts the control plane; the upstream test servers report fatal

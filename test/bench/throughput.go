@@ -87,14 +87,34 @@ type Result struct {
 	Pods      int // pods created
 	Gangs     int // gangs created (0 for plain)
 	Bound     int // pods seen bound
-	// Elapsed runs from the first pod creation call to the last bind seen.
-	Elapsed    time.Duration
-	PodsPerSec float64
+	// Elapsed runs from the first pod creation call to the last bind seen;
+	// Creating, to the last creation call's return.
+	Elapsed, Creating time.Duration
+	PodsPerSec        float64
 	// Latencies are, for gangs, one per gang that reached its min: the time
 	// of its min-th bind minus the time its last member's create call
 	// returned; for plain pods, one per bound pod: bind minus create return.
 	Latencies []time.Duration
 	P50, P99  time.Duration
+	// Writes counts the API writes made while the pods were created and
+	// scheduled ("VERB resource[/subresource]"), by every client: the
+	// pods' creation, binds, status and events, the schedulers' leases.
+	Writes map[string]float64
+}
+
+// WritesPerPod is the run's API writes per pod, the pods' own creation
+// left out.
+func (r Result) WritesPerPod() float64 {
+	if r.Pods == 0 {
+		return 0
+	}
+	total := 0.0
+	for k, v := range r.Writes {
+		if k != "POST pods" {
+			total += v
+		}
+	}
+	return total / float64(r.Pods)
 }
 
 // EnsureNodes makes sure nodes bench-node-0..n-1 exist (GPUsPerNode GPUs
@@ -287,6 +307,10 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	// members arrive together.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	before, err := env.APIWrites(ctx)
+	if err != nil {
+		return res, err
+	}
 	next := make(chan int)
 	var createErr error
 	var errOnce sync.Once
@@ -334,6 +358,16 @@ feed:
 		// Let the scheduler post its events before it is stopped, so
 		// stopping it does not cancel requests in flight (and log about it).
 		settleEvents(ctx, env.Client, ns)
+		after, err := env.APIWrites(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.Writes = map[string]float64{}
+		for k, v := range after {
+			if d := v - before[k]; d > 0 {
+				res.Writes[k] = d
+			}
+		}
 	}
 	sched.Stop()
 
@@ -345,6 +379,9 @@ feed:
 		if t.After(last) {
 			last = t
 		}
+	}
+	for _, t := range set.created {
+		res.Creating = max(res.Creating, t.Sub(start))
 	}
 	if res.Bound > 0 {
 		res.Elapsed = last.Sub(start)

@@ -1,11 +1,8 @@
 package integration
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"testing"
@@ -191,41 +188,13 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 	t.Logf("API writes per gang member (512-member gang, short then provisioned): %.2f", total/members)
 }
 
-var requestTotal = regexp.MustCompile(`^apiserver_request_total\{(.*)\} (\S+)$`)
-var label = regexp.MustCompile(`(\w+)="([^"]*)"`)
-
-// apiWrites reads the API server's request counters of writes, keyed
-// "VERB resource[/subresource]". Tests run one at a time, so the change over
-// a test is that test's writes.
+// apiWrites reads the API server's write counters. Tests run one at a time,
+// so the change over a test is that test's writes.
 func apiWrites(t *testing.T, ctx context.Context, env *harness.Env) map[string]float64 {
 	t.Helper()
-	raw, err := env.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	w, err := env.APIWrites(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		m := requestTotal.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		l := map[string]string{}
-		for _, kv := range label.FindAllStringSubmatch(m[1], -1) {
-			l[kv[1]] = kv[2]
-		}
-		switch l["verb"] {
-		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
-		default:
-			continue
-		}
-		key := fmt.Sprintf("%s %s", l["verb"], l["resource"])
-		if l["subresource"] != "" {
-			key += "/" + l["subresource"]
-		}
-		v, _ := strconv.ParseFloat(m[2], 64)
-		out[key] += v
-	}
-	return out
+	return w
 }
