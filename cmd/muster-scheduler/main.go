@@ -5,6 +5,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"k8s.io/component-base/cli"
@@ -17,6 +18,10 @@ import (
 )
 
 func main() {
+	if err := plugins.SetFeatureDefaults(); err != nil {
+		fmt.Fprintln(os.Stderr, "muster-scheduler:", err)
+		os.Exit(1)
+	}
 	command := app.NewSchedulerCommand(plugins.Options()...)
 	os.Exit(cli.Run(command))
 }

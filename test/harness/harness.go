@@ -227,6 +227,10 @@ func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, er
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, err
 	}
+	// The muster-scheduler binary's feature defaults (its main sets them).
+	if err := plugins.SetFeatureDefaults(); err != nil {
+		return nil, err
+	}
 	opts := options.NewOptions()
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0
