@@ -56,6 +56,7 @@ type Gang struct {
 	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
 	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
+	wideOnce   sync.Map // types.UID -> struct{}, members whose next attempt tries every node
 	// leading is set once this replica schedules (see leader.go).
 	leading *Leadership
 	// started is set once New has built the plugin; PodGroup events before
@@ -123,7 +124,14 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
 		UpdateFunc: func(_, o any) { pl.touchPod(o) },
 		// A pod leaving frees room the capacity plan may hold.
-		DeleteFunc: func(o any) { pl.touchPod(o); pl.status.podGone(o); pl.planCache.invalidate() },
+		DeleteFunc: func(o any) {
+			pl.touchPod(o)
+			pl.status.podGone(o)
+			pl.planCache.invalidate()
+			if p, ok := podFrom(o); ok {
+				pl.wideOnce.Delete(p.UID)
+			}
+		},
 	}); err != nil {
 		return nil, fmt.Errorf("watching gang members: %w", err)
 	}
@@ -144,10 +152,42 @@ func (pl *Gang) Name() string { return Name }
 // of the same cycle, so each member's spec is read once per attempt.
 const specStateKey fwk.StateKey = Name + "/spec"
 
-type cycleSpec struct{ spec gang.Spec }
+type cycleSpec struct {
+	spec gang.Spec
+	// mayNarrow: MusterTopology may confine this member to the nodes that
+	// already hold its gang's quorum members (see MayNarrowToGang); narrowed:
+	// it did, so a failure to fit there is not the gang's failure.
+	mayNarrow, narrowed bool
+}
 
-// Clone shares the spec: it is never modified after PreFilter.
+// Clone shares the state: the cycle's plugins see one another's marks.
 func (c *cycleSpec) Clone() fwk.StateData { return c }
+
+// MayNarrowToGang says whether MusterTopology may evaluate this member on
+// its gang's own nodes only. A member of a gang placing its quorum would
+// score those nodes highest anyway; with the framework filtering and
+// scoring a handful of nodes instead of all of them, a big gang's members
+// schedule almost as fast as plain pods. It may not when room is held for
+// gangs ahead in the capacity plan (the gang's nodes may be held), or when
+// this member already failed on its gang's nodes.
+func MayNarrowToGang(state fwk.CycleState) bool {
+	d, err := state.Read(specStateKey)
+	return err == nil && d.(*cycleSpec).mayNarrow
+}
+
+// NarrowedToGang records that MusterTopology confined this cycle's member
+// to its gang's nodes, so that not fitting there is not the gang's failure.
+func NarrowedToGang(state fwk.CycleState) {
+	if d, err := state.Read(specStateKey); err == nil {
+		d.(*cycleSpec).narrowed = true
+	}
+}
+
+// narrowedCycle reports whether MusterTopology narrowed this cycle.
+func narrowedCycle(state fwk.CycleState) bool {
+	d, err := state.Read(specStateKey)
+	return err == nil && d.(*cycleSpec).narrowed
+}
 
 // SpecFromCycleState returns the gang spec MusterGang's PreFilter resolved
 // for this cycle's pod, so plugins that run after it (MusterTopology) read
@@ -330,7 +370,8 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.status.invalid(spec.Key, pod, err)
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	StoreSpec(state, spec)
+	cs := &cycleSpec{spec: spec}
+	state.Write(specStateKey, cs)
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
@@ -348,6 +389,8 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if !held.Empty() || spot != "" {
 		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), spot: spot})
 	}
+	_, wide := pl.wideOnce.LoadAndDelete(pod.UID)
+	cs.mayNarrow = held.Empty() && !wide
 	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
 		return nil, nil
 	}
@@ -407,6 +450,14 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	// plugin already failed (and is backing off) must not be failed again.
 	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
+	}
+	if narrowedCycle(state) {
+		// Only the gang's own nodes were tried: try every node at once,
+		// before failing the gang's attempt. The member is in flight, so
+		// the queue brings it back as soon as this cycle ends.
+		pl.wideOnce.Store(pod.UID, struct{}{})
+		pl.handle.Activate(klog.FromContext(ctx), map[string]*v1.Pod{pod.Namespace + "/" + pod.Name: pod})
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s: member %s fits none of the nodes holding its gang's members; trying every node", spec.Key, pod.Name))
 	}
 	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
 	if spec.QuorumPlaced(counts) {
@@ -516,8 +567,10 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		pl.tracker.PermitAll(spec.Key, pod.UID)
 		return nil, 0
 	case gang.PermitBindAll:
-		// The quorum is placed: room made for it is no longer being made.
+		// The quorum is placed: room made for it is no longer being made,
+		// and the capacity plan holds none for it any more.
 		ReportCondition(pl.handle, spec.Key, metav1.Condition{Type: gang.ConditionPreempting})
+		pl.planCache.invalidate()
 		for _, uid := range pl.tracker.PermitAll(spec.Key, pod.UID) {
 			if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 				wp.Allow(Name)
@@ -611,6 +664,9 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 		return
 	}
 	if _, done := pl.quorate.LoadOrStore(spec.Key, struct{}{}); !done {
+		// A new quorum takes its place in the capacity plan at once: in a
+		// plan made before it, it would stand behind every gang.
+		pl.planCache.invalidate()
 		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
 	}
 }

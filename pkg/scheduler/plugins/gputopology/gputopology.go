@@ -296,10 +296,17 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 			s.preferSpot = capacity.TolerateSpot(pod)
 		}
 	case placed > 0 && p.decided:
-		// The quorum is being placed: stay in the chosen domain.
+		// The quorum is being placed: stay in the chosen domain, on the
+		// gang's own nodes while they have room for the member.
 		s.domain = pl.choiceLabel(p.choice)
 		s.prefer = s.domain
 		result = p.domainNodes()
+		if gangplugin.MayNarrowToGang(state) {
+			if own := pl.gangNodesWithRoom(p, gpus); own != nil {
+				gangplugin.NarrowedToGang(state)
+				result = &fwk.PreFilterResult{NodeNames: own}
+			}
+		}
 	case min == 1 && req.Required == topology.Anywhere && placed == 0:
 		// A lone GPU pod without a topology ask: nothing to choose.
 		pl.shapes.add(gpus)
@@ -331,6 +338,33 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	pl.gangs[key] = p
 	state.Write(stateKey, s)
 	return result, nil
+}
+
+// gangNodesWithRoom lists the nodes already holding the gang's members that
+// have GPUs free for one more member; nil when none has. Score ranks such a
+// node above every other in the domain (scoreGangMembers), so Filter and
+// Score need not visit the rest: a big gang's members then cost a handful
+// of nodes each, not the whole cluster. Called with pl.mu held.
+func (pl *Topology) gangNodesWithRoom(p *placement, gpus int64) sets.Set[string] {
+	if pl.handle == nil || pl.handle.SnapshotSharedLister() == nil {
+		return nil
+	}
+	lister := pl.handle.SnapshotSharedLister()
+	var own sets.Set[string]
+	for name, n := range p.onNode {
+		if n <= 0 {
+			continue
+		}
+		ni, err := lister.NodeInfos().Get(name)
+		if err != nil || ni.Node() == nil || freeGPUs(ni, pl.gpu) < gpus {
+			continue
+		}
+		if own == nil {
+			own = sets.New[string]()
+		}
+		own.Insert(name)
+	}
+	return own
 }
 
 // nodesIn lists the nodes in a domain; nil for no domain (all nodes).

@@ -1,0 +1,117 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// A gang placing its quorum tries its own nodes first (MusterTopology
+// narrows a member's nodes to those holding its gang's members with GPUs
+// free). When those nodes have free GPUs but not the member's CPU, the
+// member is tried on every node at once, without failing the gang's
+// attempt: with a minute's backoff, a failed attempt would keep the gang
+// unbound for the whole wait below. The gang is an MPI job's mix (a CPU
+// launcher, workers of 1 and 2 GPUs) of high priority; an elastic gang of
+// lower priority then grows to its max beside it, on its own nodes first
+// too (a gang's members above min are not narrowed).
+func TestGangTriesItsOwnNodesFirst(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 60})
+	// Eight GPUs but CPU for four members (100m each) per node.
+	for i := 0; i < 6; i++ {
+		n := harness.GPUNode(fmt.Sprintf("tight-%d", i), 8)
+		for _, rl := range []v1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
+			rl[v1.ResourceCPU] = resource.MustParse("450m")
+		}
+		if err := harness.CreateNode(ctx, env.Client, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, value := range map[string]int32{"low": 10, "high": 1000} {
+		if err := harness.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	createPodGroup(t, env, 13, 0, 0, "mpi")
+	var pods []*v1.Pod
+	pods = append(pods, harness.Member{Namespace: ns, Name: "mpi-launcher", PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
+	for i := 0; i < 12; i++ {
+		gpus := int64(1)
+		if i%3 == 2 {
+			gpus = 2
+		}
+		pods = append(pods, harness.Member{Namespace: ns, Name: fmt.Sprintf("mpi-worker-%d", i), GPUs: gpus, PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
+	}
+	elastic := harness.LabelMembers(ns, "elastic", 4, 2, 2, 4)
+	for i := range elastic {
+		elastic[i].PriorityClass = "low"
+	}
+	// Priority admission reads PriorityClasses from a cache that may not
+	// have the new ones yet.
+	create := func(p *v1.Pod) {
+		t.Helper()
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			if err != nil && strings.Contains(err.Error(), "no PriorityClass") {
+				return false, nil
+			}
+			return true, err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		create(p)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 13)
+	for _, m := range elastic {
+		create(m.Pod())
+	}
+	waitBound(t, env, gang.GroupLabel, "elastic", 4)
+
+	// The fallback ran: some member was told its gang's nodes had no room
+	// for it, and was placed on the next try.
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		evs, err := env.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, e := range evs.Items {
+			if strings.Contains(e.Message, "fits none of the nodes holding its gang's members; trying every node") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no member fell back from its gang's nodes to every node; the test did not exercise the fallback")
+	}
+	// Members packed: no node holds more than its CPU allows, and the GPU
+	// workers share nodes rather than spreading one per node.
+	list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.PodGroupLabel, "mpi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perNode := map[string]int{}
+	for _, p := range list.Items {
+		perNode[p.Spec.NodeName]++
+	}
+	for n, c := range perNode {
+		if c > 4 {
+			t.Errorf("node %s holds %d of the gang's members; its CPU fits 4", n, c)
+		}
+	}
+	if len(perNode) > 5 {
+		t.Errorf("the gang's 13 members spread over %d nodes (%v); 4 fit their CPU", len(perNode), perNode)
+	}
+}
