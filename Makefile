@@ -31,7 +31,8 @@ test:
 demo:
 	$(GO) run ./cmd/muster demo
 
-## bench: plain pods vs gangs of 8 and 64 on 1000 nodes, medians of 3 runs, as a table
+## bench: plain pods vs gangs of 8, 64, 512 and mixed launcher+worker gangs of
+## 1..64 on 1000 nodes, medians of 3 runs, as a table
 bench:
 	$(GO) run ./cmd/muster-bench --nodes 1000 --pods 2000 --runs 3
 

@@ -1,8 +1,9 @@
 // Command muster-bench measures scheduling throughput on an in-process control
 // plane: plain pods under the upstream default scheduler, then the same pods
-// in CRD-free gangs of 8 and of 64 under muster-scheduler. It prints a table
-// of medians over --runs and, last, the gang64/plain throughput ratio and
-// that of the worst gang scenario.
+// in CRD-free gangs of 8, 64 and 512 and in gangs of 1 to 64 shaped as MPI
+// jobs (a launcher without GPUs plus workers) under muster-scheduler. It
+// prints a table of medians over --runs and, last, the gang64/plain
+// throughput ratio and that of the worst gang scenario.
 package main
 
 import (
@@ -27,6 +28,7 @@ func main() {
 	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
 	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
 	flag.BoolVar(&showWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
+	flag.BoolVar(&withUpstream, "upstream", true, "also schedule the gangs of 8 and 64 as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
 	flag.Parse()
 	if *nodes < 1 || *pods < 64 || *runs < 1 {
@@ -64,8 +66,8 @@ func quietKlog() {
 	klog.SetOutput(io.Discard)
 }
 
-// showWrites: --writes.
-var showWrites bool
+// showWrites: --writes; withUpstream: --upstream.
+var showWrites, withUpstream bool
 
 // writeTable prints the API writes per pod of each scenario, by verb and
 // resource: where a scenario's extra API server load comes from.
@@ -112,7 +114,7 @@ func run(nodes, pods, runs int) error {
 	defer tb.Close()
 	ctx := context.Background()
 	start := time.Now()
-	env, err := startEnv(tb)
+	env, err := startEnv(tb, harness.Options{WorkloadAPI: withUpstream})
 	if err != nil {
 		return err
 	}
@@ -125,7 +127,7 @@ func run(nodes, pods, runs int) error {
 	// Runs go round the scenarios in turn, so that a slow spell of the
 	// machine touches every scenario alike; each figure is the median of
 	// the runs.
-	scenarios := bench.Scenarios()
+	scenarios := bench.Scenarios(withUpstream)
 	results := make([][]bench.Result, len(scenarios))
 	for i := 0; i < runs; i++ {
 		for j, sc := range scenarios {
@@ -173,12 +175,22 @@ func run(nodes, pods, runs int) error {
 	plain := byName[bench.Plain.Name].podsPerSec
 	fmt.Printf("gang64/plain throughput ratio: %.2f\n", byName[bench.Gang64.Name].podsPerSec/plain)
 	worst := byName[bench.Gang8.Name].podsPerSec
-	for _, r := range rows {
-		if r.name != bench.Plain.Name {
-			worst = min(worst, r.podsPerSec)
+	vsUpstream := 0.0
+	for j, sc := range scenarios {
+		if sc.Upstream || sc == bench.Plain {
+			continue
+		}
+		worst = min(worst, rows[j].podsPerSec)
+		if u, ok := bench.UpstreamOf(sc); ok && withUpstream {
+			if r := rows[j].podsPerSec / byName[u.Name].podsPerSec; vsUpstream == 0 || r < vsUpstream {
+				vsUpstream = r
+			}
 		}
 	}
 	fmt.Printf("gang/plain throughput ratio: %.2f\n", worst/plain) // the worst gang scenario
+	if withUpstream {
+		fmt.Printf("muster/upstream gang throughput ratio: %.2f\n", vsUpstream) // the worst of gang8, gang64
+	}
 	return nil
 }
 
@@ -199,11 +211,11 @@ func median(rs []bench.Result, f func(bench.Result) float64) float64 {
 
 // startEnv starts the control plane; the upstream test servers report fatal
 // setup errors by panicking through the TB.
-func startEnv(tb *harness.ProcessTB) (env *harness.Env, err error) {
+func startEnv(tb *harness.ProcessTB, o harness.Options) (env *harness.Env, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("control plane: %v", r)
 		}
 	}()
-	return harness.Start(tb)
+	return harness.StartWith(tb, o)
 }

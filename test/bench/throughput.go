@@ -13,12 +13,16 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/muster-project/muster/test/harness"
 )
@@ -38,7 +42,18 @@ type Scenario struct {
 	// GangSize is the size (min = max) of the CRD-free gangs the pods form
 	// under muster-scheduler; 0 means plain pods under the default profile.
 	GangSize int
+	// Mixed: gangs of MixedSizes in turn, each of an MPI job's shape, a
+	// launcher without GPUs (and one CPU) and workers of one GPU.
+	Mixed bool
+	// Upstream: the gangs are upstream's scheduling.k8s.io/v1beta1
+	// PodGroups (gang policy, minCount GangSize) under the default
+	// profile, which schedules them with its GangScheduling plugin; the
+	// control plane must serve the Workload API (harness.Options).
+	Upstream bool
 }
+
+// MixedSizes are the sizes the Mixed scenario's gangs take in turn.
+var MixedSizes = []int{1, 2, 4, 8, 16, 32, 64}
 
 var (
 	// Plain is the baseline: ungrouped pods under the upstream default profile.
@@ -47,10 +62,72 @@ var (
 	Gang8 = Scenario{Name: "gang8", GangSize: 8}
 	// Gang64 is the pods in CRD-free gangs of 64 under muster-scheduler.
 	Gang64 = Scenario{Name: "gang64", GangSize: 64}
+	// Gang512 is the pods in CRD-free gangs of 512 under muster-scheduler.
+	Gang512 = Scenario{Name: "gang512", GangSize: 512}
+	// Mixed is the pods in gangs of 1 to 64, launcher plus workers.
+	Mixed = Scenario{Name: "mixed", Mixed: true}
+	// Upstream8 and Upstream64 are Gang8 and Gang64 as upstream PodGroups
+	// under upstream's GangScheduling.
+	Upstream8  = Scenario{Name: "upstream8", GangSize: 8, Upstream: true}
+	Upstream64 = Scenario{Name: "upstream64", GangSize: 64, Upstream: true}
 )
 
-// Scenarios returns the three standard scenarios in report order.
-func Scenarios() []Scenario { return []Scenario{Plain, Gang8, Gang64} }
+// Scenarios returns the standard scenarios in report order; with upstream,
+// also upstream's gang scheduling of the same gangs.
+func Scenarios(upstream bool) []Scenario {
+	s := []Scenario{Plain, Gang8, Gang64, Gang512, Mixed}
+	if upstream {
+		s = append(s, Upstream8, Upstream64)
+	}
+	return s
+}
+
+// UpstreamOf is the upstream scenario with sc's gangs, if there is one.
+func UpstreamOf(sc Scenario) (Scenario, bool) {
+	for _, u := range []Scenario{Upstream8, Upstream64} {
+		if !sc.Upstream && !sc.Mixed && u.GangSize == sc.GangSize {
+			return u, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// upstreamGang is gang g of n members as upstream's API has it: a PodGroup
+// with a gang policy and pods that name it in spec.schedulingGroup.
+func upstreamGang(ns string, g, n int) (*schedulingv1beta1.PodGroup, []*v1.Pod) {
+	name := fmt.Sprintf("u-%d", g)
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(n)}}},
+	}
+	pods := make([]*v1.Pod, n)
+	for i := range pods {
+		p := harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1}.Pod()
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
+		pods[i] = p
+	}
+	return pg, pods
+}
+
+// mixedGang is gang g of size n in the Mixed scenario: a launcher and n-1
+// workers (a gang of one is a lone worker).
+func mixedGang(ns string, g, n int) []*v1.Pod {
+	name := fmt.Sprintf("m-%d", g)
+	ms := harness.LabelMembers(ns, name, n, 1, n, n)
+	pods := make([]*v1.Pod, 0, n)
+	for i, m := range ms {
+		if i == 0 && n > 1 {
+			m.Name, m.GPUs = name+"-launcher", 0
+			p := m.Pod()
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
+			pods = append(pods, p)
+			continue
+		}
+		pods = append(pods, m.Pod())
+	}
+	return pods
+}
 
 // Config sizes a run; zero fields take the defaults.
 type Config struct {
@@ -182,6 +259,8 @@ type podSet struct {
 	gangBound []int
 	gangMin   []time.Time // when each gang's min-th bind was seen
 	allBound  chan struct{}
+	// podGroups are the upstream scenario's PodGroups, made before the pods.
+	podGroups []*schedulingv1beta1.PodGroup
 }
 
 func buildPods(ns string, sc Scenario, n int) *podSet {
@@ -191,11 +270,37 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		s.pods = append(s.pods, p)
 		s.gang = append(s.gang, g)
 	}
-	if sc.GangSize <= 0 {
+	switch {
+	case sc.Mixed:
+		for g, left := 0, n; ; g++ {
+			size := MixedSizes[g%len(MixedSizes)]
+			if size > left {
+				break
+			}
+			left -= size
+			var idx []int
+			for _, p := range mixedGang(ns, g, size) {
+				idx = append(idx, len(s.pods))
+				add(p, g)
+			}
+			s.gangs = append(s.gangs, idx)
+		}
+	case sc.Upstream:
+		for g := 0; g < n/sc.GangSize; g++ {
+			pg, pods := upstreamGang(ns, g, sc.GangSize)
+			s.podGroups = append(s.podGroups, pg)
+			var idx []int
+			for _, p := range pods {
+				idx = append(idx, len(s.pods))
+				add(p, g)
+			}
+			s.gangs = append(s.gangs, idx)
+		}
+	case sc.GangSize <= 0:
 		for i := 0; i < n; i++ {
 			add(harness.Member{Namespace: ns, Name: fmt.Sprintf("p-%d", i), Scheduler: DefaultProfile, GPUs: 1}.Pod(), -1)
 		}
-	} else {
+	default:
 		for g := 0; g < n/sc.GangSize; g++ {
 			var idx []int
 			for _, m := range harness.LabelMembers(ns, fmt.Sprintf("g-%d", g), sc.GangSize, 1, sc.GangSize, sc.GangSize) {
@@ -291,8 +396,17 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 		return res, err
 	}
 	profile, config := DefaultProfile, harness.DefaultConfig(kc)
-	if sc.GangSize > 0 {
+	if (sc.GangSize > 0 || sc.Mixed) && !sc.Upstream {
 		profile, config = harness.MusterProfile, harness.MusterConfig(kc, harness.GangArgs{StatusSyncMillis: cfg.StatusSyncMillis})
+	}
+	// Each scheduler runs as it ships: upstream's gang scheduling needs
+	// GenericWorkload, which is off by default and so off in
+	// muster-scheduler. Feature gates are the process's; the control plane
+	// only reads this one when pods and PodGroups are written.
+	if env.WorkloadAPI() {
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(features.GenericWorkload): sc.Upstream}); err != nil {
+			return res, err
+		}
 	}
 	sched, err := env.StartScheduler(ctx, config)
 	if err != nil {
@@ -301,6 +415,13 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	defer sched.Stop()
 	if err := warmUp(ctx, env.Client, ns, profile); err != nil {
 		return res, err
+	}
+	// Upstream's PodGroups exist before their pods, as a workload
+	// controller makes them; not part of the measurement.
+	for _, pg := range set.podGroups {
+		if _, err := env.Client.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			return res, fmt.Errorf("creating PodGroup %s/%s (does the control plane serve scheduling.k8s.io/v1beta1?): %w", ns, pg.Name, err)
+		}
 	}
 
 	// Create every pod with cfg.Creators goroutines, in order, so a gang's
@@ -387,7 +508,7 @@ feed:
 		res.Elapsed = last.Sub(start)
 		res.PodsPerSec = float64(res.Bound) / res.Elapsed.Seconds()
 	}
-	if sc.GangSize > 0 {
+	if len(set.gangs) > 0 {
 		for g, members := range set.gangs {
 			if set.gangMin[g].IsZero() {
 				continue

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -22,7 +24,7 @@ var (
 //	go test ./test/bench -run '^$' -bench Throughput -benchtime=1x -timeout 30m
 func BenchmarkThroughput(b *testing.B) {
 	ctx := context.Background()
-	env, err := harness.Start(b)
+	env, err := harness.StartWith(b, harness.Options{WorkloadAPI: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func BenchmarkThroughput(b *testing.B) {
 	if err := EnsureNodes(ctx, env.Client, cfg.Nodes); err != nil {
 		b.Fatal(err)
 	}
-	for _, sc := range Scenarios() {
+	for _, sc := range Scenarios(true) {
 		b.Run(sc.Name, func(b *testing.B) {
 			var podsPerSec, p50, p99 float64
 			for i := 0; i < b.N; i++ {
@@ -81,4 +83,57 @@ func TestThroughputScenarioSmall(t *testing.T) {
 	if n, err := harness.Bound(ctx, env.Client, res.Namespace, ""); err != nil || n != 0 {
 		t.Errorf("after the run: %d pods still bound in %s (err %v)", n, res.Namespace, err)
 	}
+}
+
+// TestThroughputScenarioMixed runs one round of the mixed scenario's gang
+// sizes (1 to 64, launcher plus workers): every gang reaches its min.
+func TestThroughputScenarioMixed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env, err := harness.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, env, Config{Nodes: 50, Pods: 127, Timeout: 2 * time.Minute}, Mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pods != 127 || res.Gangs != len(MixedSizes) {
+		t.Fatalf("created %d pods in %d gangs, want 127 in %d", res.Pods, res.Gangs, len(MixedSizes))
+	}
+	if got := res.GangsAtMin(); got != res.Gangs || res.Bound != res.Pods {
+		t.Errorf("%d of %d gangs at min, %d of %d pods bound", got, res.Gangs, res.Bound, res.Pods)
+	}
+	if res.Writes["POST pods/binding"] != 127 {
+		t.Errorf("%v binds counted, want 127", res.Writes["POST pods/binding"])
+	}
+	t.Logf("%s: %d pods in %v (%.1f pods/s), gang latency p50 %v p99 %v, %.2f API writes per pod", res.Scenario, res.Pods, res.Elapsed, res.PodsPerSec, res.P50, res.P99, res.WritesPerPod())
+}
+
+// TestThroughputScenarioUpstream runs gangs of 8 as upstream v1beta1
+// PodGroups under the default profile's GangScheduling: every gang reaches
+// its min. It turns GenericWorkload on for the rest of the process, so it
+// comes last.
+func TestThroughputScenarioUpstream(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env, err := harness.StartWith(t, harness.Options{WorkloadAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, env, Config{Nodes: 50, Pods: 64, Timeout: 2 * time.Minute}, Upstream8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pods != 64 || res.Gangs != 8 {
+		t.Fatalf("created %d pods in %d gangs, want 64 in 8", res.Pods, res.Gangs)
+	}
+	if got := res.GangsAtMin(); got != res.Gangs || res.Bound != res.Pods {
+		t.Errorf("%d of %d gangs at min, %d of %d pods bound", got, res.Gangs, res.Bound, res.Pods)
+	}
+	groups, err := env.Client.SchedulingV1beta1().PodGroups(res.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil || len(groups.Items) != 8 {
+		t.Errorf("PodGroups in %s: %d (err %v), want 8", res.Namespace, len(groups.Items), err)
+	}
+	t.Logf("%s: %d pods in %v (%.1f pods/s), gang latency p50 %v p99 %v", res.Scenario, res.Pods, res.Elapsed, res.PodsPerSec, res.P50, res.P99)
 }

@@ -49,26 +49,48 @@ type Env struct {
 	Client    kubernetes.Interface
 	PodGroups versioned.Interface
 	dir       string
+	workloads bool
+}
+
+// WorkloadAPI says whether the control plane serves upstream's Workload API
+// (Options.WorkloadAPI).
+func (e *Env) WorkloadAPI() bool { return e.workloads }
+
+// Options change what Start brings up.
+type Options struct {
+	// WorkloadAPI serves upstream's scheduling.k8s.io/v1beta1 Workload and
+	// PodGroup and turns the GenericWorkload feature on. Feature gates are
+	// the process's: schedulers started in this process afterwards run with
+	// it too (the default profile then has GangScheduling), unless the
+	// caller turns it off again (test/bench does, for Muster's scenarios).
+	WorkloadAPI bool
 }
 
 // Start brings up etcd (once per process), a kube-apiserver with its own
 // storage prefix, and installs Muster's CRDs. Everything stops with tb's cleanup.
-func Start(tb ktesting.TB) (*Env, error) {
+func Start(tb ktesting.TB) (*Env, error) { return StartWith(tb, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(tb ktesting.TB, o Options) (*Env, error) {
 	if _, err := startEtcd(); err != nil {
 		return nil, err
 	}
 	if err := ensureCertFixtureDir(); err != nil {
 		return nil, err
 	}
+	flags := framework.DefaultTestServerFlags()
+	if o.WorkloadAPI {
+		flags = append(flags, "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true")
+	}
 	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
-		framework.DefaultTestServerFlags(), framework.SharedEtcd())
+		flags, framework.SharedEtcd())
 	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver: %w", err)
 	}
 	tb.Cleanup(srv.TearDownFn)
 	cfg := rest.CopyConfig(srv.ClientConfig)
 	cfg.QPS, cfg.Burst = 5000, 5000
-	env := &Env{Config: cfg, dir: tb.TempDir()}
+	env := &Env{Config: cfg, dir: tb.TempDir(), workloads: o.WorkloadAPI}
 	if env.Client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
