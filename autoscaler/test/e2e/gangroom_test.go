@@ -130,7 +130,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	// request alone would fit the empty pool, the whole gang never does.
 	// Nothing is scaled up for it.
 	removeGang("gang-huge", 6)
-	gang{name: "gang-late", count: 3, members: 6}.create(t, kube, dyn)
+	gang{name: "gang-late", count: 3, members: 6, podsFirst: true}.create(t, kube, dyn)
 	waitFor(t, "gang-late to be Failed or Provisioned", func() bool {
 		pr := getRequest(t, dyn, "gang-late")
 		for _, typ := range []string{provreqv1.Failed, provreqv1.Provisioned} {

@@ -76,6 +76,10 @@ type gang struct {
 	members int
 	// memory, when set, is the template's muster.dev/gpu-memory-min.
 	memory string
+	// podsFirst creates the members before the request, as Muster's
+	// scheduler does (its writer asks for capacity for members that exist):
+	// the autoscaler's first loop that sees the request sees every member.
+	podsFirst bool
 }
 
 func (g gang) podSpec() apiv1.PodSpec {
@@ -95,6 +99,9 @@ func (g gang) podSpec() apiv1.PodSpec {
 
 func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interface) {
 	t.Helper()
+	if g.podsFirst {
+		g.createPods(t, kube)
+	}
 	ctx := context.Background()
 	labels := map[string]string{"app.kubernetes.io/managed-by": "muster-scheduler", "muster.dev/gang": g.name}
 	tmpl := &apiv1.PodTemplate{
@@ -138,6 +145,14 @@ func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interf
 	if !equality.Semantic.DeepEqual(back.Spec, pr.Spec) {
 		t.Fatalf("ProvisioningRequest %s: the CRD changed spec %+v to %+v", g.name, pr.Spec, back.Spec)
 	}
+	if !g.podsFirst {
+		g.createPods(t, kube)
+	}
+}
+
+// createPods creates the gang's pending members, consuming its request.
+func (g gang) createPods(t *testing.T, kube kubernetes.Interface) {
+	t.Helper()
 	for i := 0; i < max(g.count, g.members); i++ {
 		p := &apiv1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", g.name, i), Namespace: "default", Labels: map[string]string{"muster.dev/gang": g.name},
