@@ -152,8 +152,11 @@ func run(nodes, pods, runs int) error {
 		}
 		for _, res := range rs {
 			for k := range res.Writes {
-				r.writes[k] = median(rs, func(r bench.Result) float64 { return r.Writes[k] / float64(r.Pods) })
+				r.writes[k] = 0 // every key some run wrote
 			}
+		}
+		for k := range r.writes {
+			r.writes[k] = median(rs, func(r bench.Result) float64 { return r.Writes[k] / float64(r.Pods) })
 		}
 		rows = append(rows, r)
 		byName[sc.Name] = r

@@ -270,6 +270,15 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		s.pods = append(s.pods, p)
 		s.gang = append(s.gang, g)
 	}
+	addGang := func(pods []*v1.Pod) {
+		g := len(s.gangs)
+		idx := make([]int, 0, len(pods))
+		for _, p := range pods {
+			idx = append(idx, len(s.pods))
+			add(p, g)
+		}
+		s.gangs = append(s.gangs, idx)
+	}
 	switch {
 	case sc.Mixed:
 		for g, left := 0, n; ; g++ {
@@ -278,23 +287,13 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 				break
 			}
 			left -= size
-			var idx []int
-			for _, p := range mixedGang(ns, g, size) {
-				idx = append(idx, len(s.pods))
-				add(p, g)
-			}
-			s.gangs = append(s.gangs, idx)
+			addGang(mixedGang(ns, g, size))
 		}
 	case sc.Upstream:
 		for g := 0; g < n/sc.GangSize; g++ {
 			pg, pods := upstreamGang(ns, g, sc.GangSize)
 			s.podGroups = append(s.podGroups, pg)
-			var idx []int
-			for _, p := range pods {
-				idx = append(idx, len(s.pods))
-				add(p, g)
-			}
-			s.gangs = append(s.gangs, idx)
+			addGang(pods)
 		}
 	case sc.GangSize <= 0:
 		for i := 0; i < n; i++ {
@@ -302,12 +301,11 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		}
 	default:
 		for g := 0; g < n/sc.GangSize; g++ {
-			var idx []int
+			var pods []*v1.Pod
 			for _, m := range harness.LabelMembers(ns, fmt.Sprintf("g-%d", g), sc.GangSize, 1, sc.GangSize, sc.GangSize) {
-				idx = append(idx, len(s.pods))
-				add(m.Pod(), g)
+				pods = append(pods, m.Pod())
 			}
-			s.gangs = append(s.gangs, idx)
+			addGang(pods)
 		}
 	}
 	s.created = make([]time.Time, len(s.pods))

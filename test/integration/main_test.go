@@ -186,3 +186,27 @@ func stays(t *testing.T, d time.Duration, what string, cond func() (bool, error)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// createPriorityClasses creates PriorityClasses and waits until priority
+// admission, which reads them from a cache, accepts a pod naming each (a
+// dry run), so the test's pods can be created at once.
+func createPriorityClasses(t *testing.T, ctx context.Context, env *harness.Env, classes map[string]int32) {
+	t.Helper()
+	for name, value := range classes {
+		if err := harness.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name := range classes {
+		probe := harness.Member{Namespace: ns, Name: "priority-probe", PriorityClass: name}.Pod()
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := env.Client.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if err != nil && strings.Contains(err.Error(), "no PriorityClass") {
+				return false, nil
+			}
+			return err == nil, err
+		}); err != nil {
+			t.Fatalf("PriorityClass %s not admitted: %v", name, err)
+		}
+	}
+}

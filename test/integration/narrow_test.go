@@ -37,11 +37,7 @@ func TestGangTriesItsOwnNodesFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, value := range map[string]int32{"low": 10, "high": 1000} {
-		if err := harness.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createPriorityClasses(t, ctx, env, map[string]int32{"low": 10, "high": 1000})
 	createPodGroup(t, env, 13, 0, 0, "mpi")
 	var pods []*v1.Pod
 	pods = append(pods, harness.Member{Namespace: ns, Name: "mpi-launcher", PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
@@ -56,26 +52,10 @@ func TestGangTriesItsOwnNodesFirst(t *testing.T) {
 	for i := range elastic {
 		elastic[i].PriorityClass = "low"
 	}
-	// Priority admission reads PriorityClasses from a cache that may not
-	// have the new ones yet.
-	create := func(p *v1.Pod) {
-		t.Helper()
-		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			_, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
-			if err != nil && strings.Contains(err.Error(), "no PriorityClass") {
-				return false, nil
-			}
-			return true, err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range pods {
-		create(p)
-	}
+	createPods(t, ctx, env, pods...)
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 13)
-	for _, m := range elastic {
-		create(m.Pod())
+	if err := harness.CreatePods(ctx, env.Client, elastic...); err != nil {
+		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
 

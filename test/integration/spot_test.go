@@ -198,28 +198,13 @@ func TestSpotReclaimShrinksTheGang(t *testing.T) {
 func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 	ctx, env := controlPlane(t)
 	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
-	for name, value := range map[string]int32{"low": 10, "high": 1000} {
-		if err := harness.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createPriorityClasses(t, ctx, env, map[string]int32{"low": 10, "high": 1000})
 	mpi := tolerantMembers("mpi", 5, 8, 3, 5, "true")
 	mpi[4].GPUs = 0 // the launcher
 	for i := range mpi {
 		mpi[i].PriorityClass = "high"
 	}
-	// Priority admission reads PriorityClasses from a cache that may not
-	// have the new ones yet; nothing is created until it does.
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		err := harness.CreatePods(ctx, env.Client, mpi[0])
-		if err != nil && strings.Contains(err.Error(), "no PriorityClass") {
-			return false, nil
-		}
-		return err == nil, err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := harness.CreatePods(ctx, env.Client, mpi[1:]...); err != nil {
+	if err := harness.CreatePods(ctx, env.Client, mpi...); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "mpi-0", "waiting for nodes", func(p *v1.Pod) bool {
