@@ -17,6 +17,9 @@ type Gang struct {
 	// Since is the gang's age: when its first member was created.
 	Since time.Time
 	Min   int64
+	// WholeOnly: the gang is disrupted only as a whole (an upstream
+	// PodGroup's disruptionMode.all); its members above min are not shed.
+	WholeOnly bool
 	// Bound lists the live members holding nodes. Terminating members are
 	// leaving and are not listed: their room counts as free.
 	Bound []Member
@@ -132,13 +135,14 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, others []Gang,
 	return Room{}
 }
 
-// extras lists members above min that g may shed, in the order to shed
+// extras lists members above min that g may shed (of gangs that may lose
+// members singly), in the order to shed
 // them: gangs of lower priority first, then equal-priority gangs younger
 // than g; within those the youngest gang first, its newest member first.
 func extras(g Gang, others []Gang) []unit {
 	var eligible []int
 	for i, o := range others {
-		if o.Key == g.Key || int64(len(o.Bound)) <= o.Min {
+		if o.Key == g.Key || o.WholeOnly || int64(len(o.Bound)) <= o.Min {
 			continue
 		}
 		if o.Priority < g.Priority || (o.Priority == g.Priority && o.Since.After(g.Since)) {

@@ -102,6 +102,18 @@ func TestMakeRoom(t *testing.T) {
 			build: func(n []Node) (Gang, []Gang) {
 				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
 			}},
+		{name: "a whole-only gang is not shed: it goes whole for a higher priority", need: 2, rule: both, want: "low:whole:3",
+			build: func(n []Node) (Gang, []Gang) {
+				low := running(n, "low", 0, 0, 2, w8, 0, 1, 2)
+				low.WholeOnly = true
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{low}
+			}},
+		{name: "a whole-only gang keeps its extras for an older gang of equal priority", need: 1, rule: both, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				g := running(n, "whole", 0, time.Minute, 2, w8, 0, 1, 2, 3)
+				g.WholeOnly = true
+				return Gang{Key: "rigid", Priority: 0, Since: t0}, []Gang{g}
+			}},
 		{name: "equal priority is never preempted whole", need: 2, rule: both, want: "no room",
 			build: func(n []Node) (Gang, []Gang) {
 				return Gang{Key: "g", Priority: 5, Since: t0}, []Gang{running(n, "other", 5, time.Hour, 4, w8, 0, 1, 2, 3)}
@@ -120,7 +132,7 @@ func TestMakeRoom(t *testing.T) {
 }
 
 // TestMakeRoomProperties generates thousands of clusters of running gangs
-// (mixed shapes, priorities, elastic and rigid) and a waiting mixed gang,
+// (mixed shapes, priorities, elastic, rigid and whole-only) and a waiting mixed gang,
 // and checks the invariants of room-making.
 func TestMakeRoomProperties(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)
@@ -142,7 +154,9 @@ func TestMakeRoomProperties(t *testing.T) {
 				continue
 			}
 			min := int64(1 + rng.Intn(len(on)))
-			others = append(others, running(nodes, fmt.Sprintf("g%d", gi), int32(rng.Intn(3)), time.Duration(rng.Intn(300))*time.Minute, min, s, on...))
+			o := running(nodes, fmt.Sprintf("g%d", gi), int32(rng.Intn(3)), time.Duration(rng.Intn(300))*time.Minute, min, s, on...)
+			o.WholeOnly = rng.Intn(4) == 0
+			others = append(others, o)
 		}
 		q := randomQuorum(rng, shapes)
 		if len(q) == 0 {
@@ -163,6 +177,9 @@ func TestMakeRoomProperties(t *testing.T) {
 			left := int64(len(v.Gang.Bound) - len(v.Members))
 			if left > 0 && left < v.Gang.Min {
 				t.Fatalf("trial %d: gang %s left with %d of min %d bound", trial, v.Gang.Key, left, v.Gang.Min)
+			}
+			if v.Gang.WholeOnly && !v.Whole {
+				t.Fatalf("trial %d: whole-only gang %s shed %d members", trial, v.Gang.Key, len(v.Members))
 			}
 			if v.Whole != (left == 0) {
 				t.Fatalf("trial %d: gang %s whole=%v but %d left", trial, v.Gang.Key, v.Whole, left)

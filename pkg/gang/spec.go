@@ -17,6 +17,9 @@ const (
 	SourcePodGroup Source = "PodGroup"
 	// SourceLabels is the member pods' own labels and annotations (no CRD).
 	SourceLabels Source = "Labels"
+	// SourceWorkload is upstream's PodGroup (scheduling.k8s.io/v1beta1, part
+	// of the Workload API), named by the pods' spec.schedulingGroup.
+	SourceWorkload Source = "Workload"
 )
 
 // Key identifies a gang: gangs are namespaced.
@@ -46,6 +49,25 @@ type Spec struct {
 	// SpotExtras: members above min may run on spot nodes (they must also
 	// tolerate the spot taint). The quorum never does.
 	SpotExtras bool
+	// TopologyKey is the node label all members must share, from an upstream
+	// PodGroup's spec.schedulingConstraints.topology (the topology package
+	// maps it to one of the scheduler's levels); empty when none.
+	TopologyKey string
+	// WholeOnly: the gang is disrupted only as a whole (an upstream PodGroup's
+	// disruptionMode.all): no member above min is shed on its own.
+	WholeOnly bool
+}
+
+// Object names the object a gang's spec and status live on, for messages:
+// its PodGroup, or for a CRD-free gang the member given.
+func (s Spec) Object(member *v1.Pod) string {
+	switch s.Source {
+	case SourcePodGroup:
+		return "PodGroup " + s.Key.String()
+	case SourceWorkload:
+		return "PodGroup " + s.Key.String() + " (scheduling.k8s.io/v1beta1)"
+	}
+	return podObject(member)
 }
 
 // Defaults fill what a gang's source leaves unset, and bound what it may ask.
@@ -71,11 +93,30 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.Object, e.Field, e.Detail)
 }
 
-// GroupOf returns the gang a pod belongs to, if any. A pod that carries both
-// gang labels with different names is bad input.
+// GroupOf returns the gang a pod belongs to, if any. A pod that names two
+// different gangs (two labels, or a label and spec.schedulingGroup) is bad
+// input.
 func GroupOf(pod *v1.Pod) (Key, Source, bool, error) {
 	pg, hasPG := pod.Labels[PodGroupLabel]
 	lg, hasLG := pod.Labels[GroupLabel]
+	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+		name := *sg.PodGroupName
+		switch {
+		case name == "":
+			return Key{}, "", false, &FieldError{Object: podObject(pod), Field: "spec.schedulingGroup.podGroupName", Detail: "must name a PodGroup"}
+		case hasPG || hasLG:
+			label := PodGroupLabel
+			if hasLG {
+				label = GroupLabel
+			}
+			return Key{}, "", false, &FieldError{
+				Object: podObject(pod),
+				Field:  "metadata.labels[" + label + "]",
+				Detail: fmt.Sprintf("spec.schedulingGroup already names PodGroup %q (scheduling.k8s.io/v1beta1); a pod belongs to one gang, so drop the label", name),
+			}
+		}
+		return Key{Namespace: pod.Namespace, Name: name}, SourceWorkload, true, nil
+	}
 	switch {
 	case hasPG && hasLG && pg != lg:
 		return Key{}, "", false, &FieldError{
@@ -158,18 +199,8 @@ func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
 			return Spec{}, &FieldError{Object: obj, Field: annotationField(MaxMemberAnnotation), Detail: err.Error()}
 		}
 	}
-	if v, ok := pod.Annotations[ScheduleTimeoutAnnotation]; ok {
-		secs, err := strconv.ParseInt(v, 10, 64)
-		switch {
-		case err != nil:
-			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be a whole number of seconds, got %q", v)}
-		case secs < 0:
-			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must not be negative, got %d", secs)}
-		case secs > MaxTimeoutSeconds:
-			return Spec{}, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be at most %d (one year), got %d", MaxTimeoutSeconds, secs)}
-		case secs > 0:
-			s.Timeout = time.Duration(secs) * time.Second
-		}
+	if s.Timeout, err = readTimeout(obj, pod.Annotations, d); err != nil {
+		return Spec{}, err
 	}
 	if err := s.readSpotExtras(obj, pod.Annotations, d); err != nil {
 		return Spec{}, err
@@ -181,7 +212,28 @@ func SpecFromPod(pod *v1.Pod, key Key, d Defaults) (Spec, error) {
 // times differ between members and do not count.
 func (s Spec) Agrees(o Spec) bool {
 	return s.Key == o.Key && s.Source == o.Source && s.MinMember == o.MinMember &&
-		s.MaxMember == o.MaxMember && s.Timeout == o.Timeout && s.SpotExtras == o.SpotExtras
+		s.MaxMember == o.MaxMember && s.Timeout == o.Timeout && s.SpotExtras == o.SpotExtras &&
+		s.TopologyKey == o.TopologyKey && s.WholeOnly == o.WholeOnly
+}
+
+// readTimeout reads ScheduleTimeoutAnnotation, or gives the default.
+func readTimeout(obj string, annotations map[string]string, d Defaults) (time.Duration, error) {
+	v, ok := annotations[ScheduleTimeoutAnnotation]
+	if !ok {
+		return d.ScheduleTimeout, nil
+	}
+	secs, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err != nil:
+		return 0, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be a whole number of seconds, got %q", v)}
+	case secs < 0:
+		return 0, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must not be negative, got %d", secs)}
+	case secs > MaxTimeoutSeconds:
+		return 0, &FieldError{Object: obj, Field: annotationField(ScheduleTimeoutAnnotation), Detail: fmt.Sprintf("must be at most %d (one year), got %d", MaxTimeoutSeconds, secs)}
+	case secs > 0:
+		return time.Duration(secs) * time.Second, nil
+	}
+	return d.ScheduleTimeout, nil
 }
 
 // readSpotExtras sets SpotExtras from the annotation, or the default.

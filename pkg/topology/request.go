@@ -153,3 +153,36 @@ func ParseMemoryMiB(v string) int64 {
 	}
 	return n
 }
+
+// GangRequest is ParseRequest for a gang's spec: besides its annotations, an
+// upstream PodGroup's topology constraint (spec.TopologyKey, a node label)
+// requires the level with that label. A label that is none of the
+// scheduler's levels is bad input, not a constraint silently dropped.
+func GangRequest(spec gang.Spec, levels []Level, object string) (Request, error) {
+	r, err := ParseRequest(spec.Annotations, levels, object)
+	if err != nil || spec.TopologyKey == "" {
+		return r, err
+	}
+	const field = "spec.schedulingConstraints.topology[0].key"
+	i := -1
+	labels := make([]string, 0, len(levels))
+	for j, l := range levels {
+		if l.Label == spec.TopologyKey {
+			i = j
+		}
+		labels = append(labels, l.Name+"="+l.Label)
+	}
+	switch {
+	case i < 0:
+		return Request{}, &gang.FieldError{Object: object, Field: field,
+			Detail: fmt.Sprintf("node label %q is none of the scheduler's topology levels (%s); use one of their labels or add a level for it to MusterTopology's args", spec.TopologyKey, strings.Join(labels, ", "))}
+	case r.Required != Anywhere && r.Required != i:
+		return Request{}, &gang.FieldError{Object: object, Field: "metadata.annotations[" + RequiredLevelAnnotation + "]",
+			Detail: fmt.Sprintf("level %q disagrees with %s %q (level %q); drop the annotation", levels[r.Required].Name, field, spec.TopologyKey, levels[i].Name)}
+	case r.Preferred > i:
+		return Request{}, &gang.FieldError{Object: object, Field: "metadata.annotations[" + PreferredLevelAnnotation + "]",
+			Detail: fmt.Sprintf("level %q is wider than the required level %q (%s)", levels[r.Preferred].Name, levels[i].Name, field)}
+	}
+	r.Required = i
+	return r, nil
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/muster-project/muster/pkg/gang"
 )
 
 // levels used by the tests: node, clique, rack, zone.
@@ -241,5 +243,45 @@ func TestScoreOrder(t *testing.T) {
 				t.Errorf("%s: score %d above MaxRawScore %d", tc.name, a, MaxRawScore)
 			}
 		}
+	}
+}
+
+func TestGangRequest(t *testing.T) {
+	spec := func(key string, ann map[string]string) gang.Spec {
+		return gang.Spec{Key: gang.Key{Namespace: "ns", Name: "g"}, Source: gang.SourceWorkload, Annotations: ann, TopologyKey: key}
+	}
+	tests := []struct {
+		name                string
+		spec                gang.Spec
+		preferred, required int
+		wantErr             string
+	}{
+		{name: "no constraint", spec: spec("", nil), preferred: 0, required: Anywhere},
+		{name: "a level's label requires that level", spec: spec(LeafLabel, nil), preferred: 0, required: 2},
+		{name: "with a narrower preferred level", spec: spec(ZoneLabel, map[string]string{PreferredLevelAnnotation: "rack"}), preferred: 2, required: 3},
+		{name: "the annotation agreeing", spec: spec(ZoneLabel, map[string]string{RequiredLevelAnnotation: "zone"}), preferred: 0, required: 3},
+		{name: "unknown label", spec: spec("example.com/room", nil),
+			wantErr: `PodGroup ns/g: spec.schedulingConstraints.topology[0].key: node label "example.com/room" is none of the scheduler's topology levels (node=kubernetes.io/hostname, clique=nvidia.com/gpu.clique`},
+		{name: "the annotation disagreeing", spec: spec(LeafLabel, map[string]string{RequiredLevelAnnotation: "zone"}),
+			wantErr: `metadata.annotations[muster.dev/topology-required]: level "zone" disagrees with spec.schedulingConstraints.topology[0].key`},
+		{name: "preferred wider than the constraint", spec: spec(CliqueLabel, map[string]string{PreferredLevelAnnotation: "zone"}),
+			wantErr: `metadata.annotations[muster.dev/topology-preferred]: level "zone" is wider than the required level "clique"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := GangRequest(tc.spec, testLevels, "PodGroup ns/g")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Preferred != tc.preferred || got.Required != tc.required {
+				t.Errorf("GangRequest = preferred %d required %d, want %d %d", got.Preferred, got.Required, tc.preferred, tc.required)
+			}
+		})
 	}
 }

@@ -18,11 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/muster-project/muster/test/harness"
 )
@@ -397,16 +395,14 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	if (sc.GangSize > 0 || sc.Mixed) && !sc.Upstream {
 		profile, config = harness.MusterProfile, harness.MusterConfig(kc, harness.GangArgs{StatusSyncMillis: cfg.StatusSyncMillis})
 	}
-	// Each scheduler runs as it ships: upstream's gang scheduling needs
-	// GenericWorkload, which is off by default and so off in
-	// muster-scheduler. Feature gates are the process's; the control plane
-	// only reads this one when pods and PodGroups are written.
-	if env.WorkloadAPI() {
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(features.GenericWorkload): sc.Upstream}); err != nil {
-			return res, err
-		}
+	// Each scheduler runs as it ships: upstream's gang scheduling with
+	// kube-scheduler's feature gates (GenericWorkload on), Muster with
+	// muster-scheduler's.
+	startScheduler := env.StartScheduler
+	if sc.Upstream {
+		startScheduler = env.StartKubeScheduler
 	}
-	sched, err := env.StartScheduler(ctx, config)
+	sched, err := startScheduler(ctx, config)
 	if err != nil {
 		return res, err
 	}

@@ -112,8 +112,7 @@ func TestThroughputScenarioMixed(t *testing.T) {
 
 // TestThroughputScenarioUpstream runs gangs of 8 as upstream v1beta1
 // PodGroups under the default profile's GangScheduling: every gang reaches
-// its min. It turns GenericWorkload on for the rest of the process, so it
-// comes last.
+// its min.
 func TestThroughputScenarioUpstream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,6 +29,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/test/integration/framework"
 	"k8s.io/kubernetes/test/utils/ktesting"
@@ -59,10 +61,10 @@ func (e *Env) WorkloadAPI() bool { return e.workloads }
 // Options change what Start brings up.
 type Options struct {
 	// WorkloadAPI serves upstream's scheduling.k8s.io/v1beta1 Workload and
-	// PodGroup and turns the GenericWorkload feature on. Feature gates are
-	// the process's: schedulers started in this process afterwards run with
-	// it too (the default profile then has GangScheduling), unless the
-	// caller turns it off again (test/bench does, for Muster's scenarios).
+	// PodGroup, with the GenericWorkload and TopologyAwareWorkloadScheduling
+	// features on. Schedulers get them as their binaries ship:
+	// StartKubeScheduler with them on (the default profile then has
+	// GangScheduling), StartScheduler with them off, as muster-scheduler runs.
 	WorkloadAPI bool
 }
 
@@ -80,7 +82,7 @@ func StartWith(tb ktesting.TB, o Options) (*Env, error) {
 	}
 	flags := framework.DefaultTestServerFlags()
 	if o.WorkloadAPI {
-		flags = append(flags, "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true")
+		flags = append(flags, "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
 	}
 	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
 		flags, framework.SharedEtcd())
@@ -243,8 +245,20 @@ func (s *Scheduler) Stop() {
 }
 
 // StartScheduler runs a scheduler with Muster's plugins registered, configured
-// by the KubeSchedulerConfiguration text config (see Config).
+// by the KubeSchedulerConfiguration text config (see Config), with the
+// feature gates muster-scheduler runs with.
 func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, error) {
+	return e.startScheduler(ctx, config, false)
+}
+
+// StartKubeScheduler is StartScheduler with kube-scheduler's feature gates:
+// the control plane's (GenericWorkload and TopologyAwareWorkloadScheduling
+// on when it serves the Workload API), for upstream's gang scheduling.
+func (e *Env) StartKubeScheduler(ctx context.Context, config string) (*Scheduler, error) {
+	return e.startScheduler(ctx, config, true)
+}
+
+func (e *Env) startScheduler(ctx context.Context, config string, kube bool) (*Scheduler, error) {
 	path := filepath.Join(e.dir, fmt.Sprintf("scheduler-%d.yaml", time.Now().UnixNano()))
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, err
@@ -253,6 +267,26 @@ func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, er
 	if err := plugins.SetFeatureDefaults(); err != nil {
 		return nil, err
 	}
+	// Feature gates are the process's, and the in-process API server reads
+	// GenericWorkload when pods and PodGroups are written (with it off, it
+	// drops spec.schedulingGroup). The scheduler reads the gates while it is
+	// built, so it is built with its own and the control plane's are put
+	// back for the API server once it is.
+	workloadGates := func(on bool) error {
+		return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+			string(features.GenericWorkload): on, string(features.TopologyAwareWorkloadScheduling): on,
+		})
+	}
+	if kube {
+		if err := workloadGates(e.workloads); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if err := workloadGates(e.workloads); err != nil {
+			panic(fmt.Sprintf("restoring the control plane's feature gates: %v", err))
+		}
+	}()
 	opts := options.NewOptions()
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0

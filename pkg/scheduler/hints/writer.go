@@ -670,7 +670,10 @@ func templateName(request string, i int) string {
 	return fmt.Sprintf("%s-%d", request, i)
 }
 
-var podGroupResource = schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups")
+var (
+	podGroupResource         = schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups")
+	workloadPodGroupResource = schemaGVR("scheduling.k8s.io", "v1beta1", "podgroups")
+)
 
 // crdFreeOwners is how many of a CRD-free gang's members own its request.
 const crdFreeOwners = 8
@@ -686,6 +689,13 @@ func (w *Writer) owners(ctx context.Context, x Want) ([]metav1.OwnerReference, e
 			return nil, fmt.Errorf("reading PodGroup %s: %w", x.Key, err)
 		}
 		return []metav1.OwnerReference{{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}}, nil
+	}
+	if x.Source == gang.SourceWorkload {
+		pg, err := w.dyn.Resource(workloadPodGroupResource).Namespace(x.Key.Namespace).Get(ctx, x.Key.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("reading PodGroup %s (%s): %w", x.Key, gang.WorkloadGroupVersion, err)
+		}
+		return []metav1.OwnerReference{{APIVersion: gang.WorkloadGroupVersion, Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}}, nil
 	}
 	var live []*v1.Pod
 	for _, p := range w.members(x.Key) {

@@ -30,8 +30,16 @@ func Options() []app.Option {
 // room, ProvisioningRequest bookings); the write is one more API call and
 // pod update per member, which slowed big gangs by about a fifth in
 // `make bench` (gang64: 1953 status patches for 1984 pods).
+//
+// GenericWorkload (and TopologyAwareWorkloadScheduling, which needs it) stay
+// off in muster-scheduler even where the API server and kube-scheduler turn
+// them on: MusterGang reads upstream's PodGroups itself, and with the
+// feature on the framework would run its own pod-group cycle and
+// GangScheduling on the same pods (MusterGang refuses to start then).
 func SetFeatureDefaults() error {
 	return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
 		string(features.NominatedNodeNameForExpectation): false,
+		string(features.TopologyAwareWorkloadScheduling): false,
+		string(features.GenericWorkload):                 false,
 	})
 }

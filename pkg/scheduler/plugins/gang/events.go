@@ -31,6 +31,10 @@ func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint,
 		events = append(events, fwk.ClusterEventWithHint{
 			Event: fwk.ClusterEvent{Resource: podGroupResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: pl.podGroupChanged})
 	}
+	if pl.workloads != nil {
+		events = append(events, fwk.ClusterEventWithHint{
+			Event: fwk.ClusterEvent{Resource: workloadPodGroupResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: pl.podGroupChanged})
+	}
 	return events, nil
 }
 
@@ -68,7 +72,8 @@ func (pl *Gang) podGroupChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) 
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if key, src, ok, _ := gang.GroupOf(pod); ok && src == gang.SourcePodGroup && key.Namespace == pg.GetNamespace() && key.Name == pg.GetName() {
+	// Both PodGroup kinds come here; a pod's source says which it names.
+	if key, src, ok, _ := gang.GroupOf(pod); ok && src != gang.SourceLabels && key.Namespace == pg.GetNamespace() && key.Name == pg.GetName() {
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil

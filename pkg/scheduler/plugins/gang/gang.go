@@ -52,6 +52,7 @@ type Gang struct {
 	pods       cache.Indexer
 	podLister  corelisters.PodLister
 	podGroups  schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	workloads  *workloadAPI                // nil when upstream PodGroups are not served
 	status     *statusWriter
 	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
 	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
@@ -109,6 +110,15 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	}
 	if pl.podGroups == nil {
 		logger.Info("PodGroup CRD (scheduling.x-k8s.io/v1alpha1) is not served; only CRD-free gangs (label " + gang.GroupLabel + ") can be scheduled until muster-scheduler restarts with it installed")
+	}
+	if err := checkGenericWorkloadOff(); err != nil {
+		return nil, err
+	}
+	if pl.workloads, err = startWorkloadInformers(h, pl.workloadPodGroupHandler(ctx)); err != nil {
+		return nil, err
+	}
+	if pl.workloads == nil {
+		logger.Info("Upstream PodGroups (" + gang.WorkloadGroupVersion + ") are not served; pods naming one in spec.schedulingGroup wait until muster-scheduler restarts with the API on")
 	}
 
 	pl.preemption = newPreemption(ctx, h, args.Preemption)
@@ -242,6 +252,8 @@ func (pl *Gang) resolve(pod *v1.Pod) (spec gang.Spec, isGang bool, err error) {
 	switch source {
 	case gang.SourcePodGroup:
 		spec, err = pl.podGroupSpec(pod, key)
+	case gang.SourceWorkload:
+		spec, err = pl.workloadSpec(pod, key)
 	default:
 		spec, err = pl.labelSpec(pod, key, pl.members(key))
 	}

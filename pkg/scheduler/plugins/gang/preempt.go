@@ -124,7 +124,7 @@ func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.
 		if err != nil {
 			continue // bad input: reported on the gang, never a victim
 		}
-		g := capacity.Gang{Key: k.String(), Priority: corev1helpers.PodPriority(pods[0]), Since: spec.Created, Min: int64(spec.MinMember)}
+		g := capacity.Gang{Key: k.String(), Priority: corev1helpers.PodPriority(pods[0]), Since: spec.Created, Min: int64(spec.MinMember), WholeOnly: spec.WholeOnly}
 		for _, p := range pods {
 			started := p.CreationTimestamp.Time
 			if p.Status.StartTime != nil {
@@ -170,7 +170,13 @@ func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, condReason, msg st
 // eventObject is what a gang's events go on: its PodGroup, or for a
 // CRD-free gang the member given.
 func (pl *Gang) eventObject(k gang.Key, member *v1.Pod) runtime.Object {
-	if _, src, _, _ := gang.GroupOf(member); src == gang.SourcePodGroup && pl.podGroups != nil {
+	_, src, _, _ := gang.GroupOf(member)
+	if src == gang.SourceWorkload && pl.workloads != nil {
+		if pg, err := pl.workloads.podGroups.PodGroups(k.Namespace).Get(k.Name); err == nil {
+			return workloadPodGroupRef(pg)
+		}
+	}
+	if src == gang.SourcePodGroup && pl.podGroups != nil {
 		if pg, err := pl.podGroups.PodGroups(k.Namespace).Get(k.Name); err == nil {
 			// Listed objects carry no kind; the recorder needs a reference.
 			return &v1.ObjectReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Namespace: pg.Namespace, Name: pg.Name, UID: pg.UID}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -234,7 +236,20 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		pg   runtime.Object // the object events are about
 		ref  *v1.ObjectReference
 	)
-	if w.pl.podGroups != nil {
+	var upstream *schedv1beta1.PodGroup
+	source := w.pl.sourceOf(k, members)
+	if source == gang.SourceWorkload && w.pl.workloads != nil {
+		if obj, getErr := w.pl.workloads.podGroups.PodGroups(k.Namespace).Get(k.Name); getErr == nil {
+			upstream = obj
+			spec, err = gang.SpecFromWorkload(obj, w.pl.workloadOf(obj), w.pl.defaults)
+			ref = workloadPodGroupRef(obj)
+			pg = ref
+			if apimeta.IsStatusConditionTrue(obj.Status.Conditions, schedv1beta1.PodGroupInitiallyScheduled) {
+				w.placed[k] = true // survives a scheduler restart through the object itself
+			}
+		}
+	}
+	if source == gang.SourcePodGroup && w.pl.podGroups != nil {
 		if obj, getErr := w.pl.podGroups.PodGroups(k.Namespace).Get(k.Name); getErr == nil {
 			spec, err = gang.SpecFromPodGroup(obj, w.pl.defaults)
 			ref = &v1.ObjectReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID}
@@ -326,12 +341,25 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		}
 		w.h.EventRecorder().Eventf(pg, nil, kind, sum.Reason, "Scheduling", "%s", sum.Message)
 	}
-	if ref == nil || w.pgs == nil {
+	if ref == nil {
 		return
 	}
 	status := v1.ConditionFalse
 	if sum.Placed {
 		status = v1.ConditionTrue
+	}
+	if upstream != nil {
+		conds := append([]metav1.Condition{{Type: gang.ConditionScheduled, Status: metav1.ConditionStatus(status), Reason: sum.Reason, Message: sum.Message, LastTransitionTime: since}}, extra...)
+		if c, ok := gang.InitiallyScheduled(sum); ok {
+			conds = append(conds, c)
+		}
+		if err := w.writeWorkloadStatus(ctx, upstream, conds); err != nil {
+			delete(w.last, k) // try again on the next change
+		}
+		return
+	}
+	if w.pgs == nil {
+		return
 	}
 	patch, _ := json.Marshal(map[string]any{"status": map[string]any{
 		"phase":     sum.Phase,
@@ -511,8 +539,11 @@ func (w *statusWriter) timeQuorum(spec gang.Spec, members []*v1.Pod) {
 		return
 	}
 	source := "labels"
-	if spec.Source == gang.SourcePodGroup {
+	switch spec.Source {
+	case gang.SourcePodGroup:
 		source = "podgroup"
+	case gang.SourceWorkload:
+		source = "workload"
 	}
 	quorumWait.WithLabelValues(source).Observe(max(0, at.Sub(firstCreated(members)).Seconds()))
 }

@@ -229,15 +229,11 @@ func (pl *Topology) gpusOf(pod *v1.Pod) int64 {
 
 // gangOf returns the gang a pod belongs to as MusterGang resolved it, or the
 // pod alone as a gang of one.
-func gangOf(state fwk.CycleState, pod *v1.Pod) (key gang.Key, min int64, annotations map[string]string, object string) {
+func gangOf(state fwk.CycleState, pod *v1.Pod) gang.Spec {
 	if spec, ok := gangplugin.SpecFromCycleState(state); ok {
-		object = "Pod " + pod.Namespace + "/" + pod.Name
-		if spec.Source == gang.SourcePodGroup {
-			object = "PodGroup " + spec.Key.String()
-		}
-		return spec.Key, int64(spec.MinMember), spec.Annotations, object
+		return spec
 	}
-	return gang.Key{Namespace: pod.Namespace, Name: "pod:" + pod.Name}, 1, pod.Annotations, "Pod " + pod.Namespace + "/" + pod.Name
+	return gang.Spec{Key: gang.Key{Namespace: pod.Namespace, Name: "pod:" + pod.Name}, Source: gang.SourceLabels, MinMember: 1, MaxMember: 1, Annotations: pod.Annotations}
 }
 
 // PreFilter reads what the member's gang asks for and, when the gang's
@@ -248,8 +244,9 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 	if gpus <= 0 {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	key, min, annotations, object := gangOf(state, pod)
-	req, err := topology.ParseRequest(annotations, pl.levels, object)
+	spec := gangOf(state, pod)
+	key, min := spec.Key, int64(spec.MinMember)
+	req, err := topology.GangRequest(spec, pl.levels, spec.Object(pod))
 	if err != nil {
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}

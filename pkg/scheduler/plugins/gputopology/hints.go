@@ -134,11 +134,7 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 		}
 	}
 	want := hints.Want{Key: spec.Key, Min: g.Min, Source: spec.Source, SpotExtras: spec.SpotExtras}
-	object := "Pod " + pod.Namespace + "/" + pod.Name
-	if spec.Source == gang.SourcePodGroup {
-		object = "PodGroup " + spec.Key.String()
-	}
-	req, err := topology.ParseRequest(spec.Annotations, pl.levels, object)
+	req, err := topology.GangRequest(spec, pl.levels, spec.Object(pod))
 	if err != nil {
 		g.Invalid = err
 		want.Verdict = hint.Decide(g)

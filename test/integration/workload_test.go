@@ -1,0 +1,220 @@
+package integration
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/topology"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// jobLabel marks the pods of one upstream PodGroup, for counting them.
+const jobLabel = "example.com/job"
+
+// workloadSetup starts a control plane serving upstream's Workload API
+// (GenericWorkload and TopologyAwareWorkloadScheduling on, as a 1.37 cluster
+// that uses it runs) and muster-scheduler, which runs with them off.
+func workloadSetup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	env, err := harness.StartWith(t, harness.Options{WorkloadAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
+		t.Fatal(err)
+	}
+	startScheduler(t, ctx, env, args)
+	return ctx, env
+}
+
+// workload creates a Workload with one gang template and its PodGroup, as a
+// workload controller does (the Workload first, the PodGroup pointing at it).
+func workload(t *testing.T, ctx context.Context, env *harness.Env, name string, minCount int32, workloadAnnotations map[string]string, edit func(*schedv1beta1.PodGroup)) {
+	t.Helper()
+	policy := schedv1beta1.PodGroupSchedulingPolicy{Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: minCount}}
+	wl := &schedv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: workloadAnnotations},
+		Spec:       schedv1beta1.WorkloadSpec{PodGroupTemplates: []schedv1beta1.PodGroupTemplate{{Name: "workers", SchedulingPolicy: policy}}},
+	}
+	if _, err := env.Client.SchedulingV1beta1().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createWorkloadPodGroup(t, ctx, env, &schedv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: schedv1beta1.PodGroupSpec{
+			WorkloadRef:      &schedv1beta1.WorkloadReference{WorkloadName: name, TemplateName: "workers"},
+			SchedulingPolicy: policy,
+		},
+	}, edit)
+}
+
+func createWorkloadPodGroup(t *testing.T, ctx context.Context, env *harness.Env, pg *schedv1beta1.PodGroup, edit func(*schedv1beta1.PodGroup)) {
+	t.Helper()
+	if edit != nil {
+		edit(pg)
+	}
+	if _, err := env.Client.SchedulingV1beta1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// groupMembers are n pods of gpus GPUs whose spec.schedulingGroup names
+// PodGroup group; the first is named prefix-0.
+func groupMembers(group, prefix string, n int, gpus int64, priorityClass string) []*v1.Pod {
+	var pods []*v1.Pod
+	for i := range n {
+		p := harness.Member{Namespace: ns, Name: prefix + "-" + strconv.Itoa(i), GPUs: gpus, PriorityClass: priorityClass,
+			Labels: map[string]string{jobLabel: group}}.Pod()
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
+		pods = append(pods, p)
+	}
+	return pods
+}
+
+// waitWorkloadCondition waits for a condition of an upstream PodGroup.
+func waitWorkloadCondition(t *testing.T, ctx context.Context, env *harness.Env, name, typ string, status metav1.ConditionStatus, reason, msgPart string) metav1.Condition {
+	t.Helper()
+	var last []metav1.Condition
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		pg, err := env.Client.SchedulingV1beta1().PodGroups(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		last = pg.Status.Conditions
+		c := apimeta.FindStatusCondition(pg.Status.Conditions, typ)
+		return c != nil && c.Status == status && c.Reason == reason && strings.Contains(c.Message, msgPart), nil
+	})
+	if err != nil {
+		t.Fatalf("PodGroup %s: no condition %s=%s reason %s containing %q; conditions %+v", name, typ, status, reason, msgPart, last)
+	}
+	return *apimeta.FindStatusCondition(last, typ)
+}
+
+// An MPIJob run through upstream's Workload API: a CPU-only launcher and
+// 8-GPU workers in one PodGroup (minCount = workers + 1), max and timeout
+// from Muster's annotations on the Workload. The quorum binds all or
+// nothing, an elastic worker above min joins, and the PodGroup carries
+// upstream's PodGroupInitiallyScheduled condition and Muster's own.
+func TestWorkloadPodGroupIsAGang(t *testing.T) {
+	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	workload(t, ctx, env, "mpi", 4, map[string]string{gang.MaxMemberAnnotation: "5", gang.ScheduleTimeoutAnnotation: "120"}, nil)
+
+	launcher := groupMembers("mpi", "mpi-launcher", 1, 0, "")[0]
+	launcher.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("2")
+	workers := groupMembers("mpi", "mpi-worker", 5, 8, "")
+	// Two workers first: the quorum (launcher + 3 workers) is not there yet.
+	createPods(t, ctx, env, workers[:2]...)
+	waitWorkloadCondition(t, ctx, env, "mpi", gang.ConditionScheduled, metav1.ConditionFalse, gang.ReasonAwaitingQuorum, "2 of 4 members exist")
+	stays(t, time.Second, "no member binds before the quorum exists", func() (bool, error) {
+		n, err := harness.Bound(ctx, env.Client, ns, harness.Selector(jobLabel, "mpi"))
+		return n == 0, err
+	})
+	createPods(t, ctx, env, launcher)
+	createPods(t, ctx, env, workers[2:]...)
+	// Launcher + 4 workers: max 5 (min 4 = launcher + 3 workers); the fifth
+	// worker waits for room.
+	waitBound(t, env, jobLabel, "mpi", 5)
+	waitWorkloadCondition(t, ctx, env, "mpi", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
+	waitWorkloadCondition(t, ctx, env, "mpi", gang.ConditionScheduled, metav1.ConditionTrue, gang.ReasonAtMax, "5 of max 5 members placed")
+	waitEvent(t, ctx, env, "PodGroup", "mpi", gang.ReasonAtMax, "5 of max 5")
+
+	// ScaleIn as operators do it: bound workers are deleted. The waiting
+	// worker takes the freed room (the gang is below max), and after a
+	// second deletion the gang stays placed at its min and says so.
+	bound := func() []v1.Pod {
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(jobLabel, "mpi")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []v1.Pod
+		for _, p := range pods.Items {
+			if p.Spec.NodeName != "" && p.Name != launcher.Name && p.DeletionTimestamp == nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	deletePod := func(name string) {
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deletePod(bound()[0].Name)
+	waitBound(t, env, jobLabel, "mpi", 5)
+	deletePod(bound()[0].Name)
+	waitWorkloadCondition(t, ctx, env, "mpi", gang.ConditionScheduled, metav1.ConditionTrue, gang.ReasonQuorumPlaced, "4 members placed (min 4, max 5)")
+	waitWorkloadCondition(t, ctx, env, "mpi", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
+}
+
+// What a gang from upstream's API cannot get is said on the PodGroup with
+// upstream's reasons, and the pods wait: a quorum that does not fit, a
+// topology key that is none of Muster's levels (naming the field; never
+// dropped silently), a PodGroup that does not exist yet
+// (its members wait, and bind once it is created).
+func TestWorkloadPodGroupSaysWhyItWaits(t *testing.T) {
+	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	workload(t, ctx, env, "big", 3, nil, nil)
+	createPods(t, ctx, env, groupMembers("big", "big", 3, 8, "")...)
+	waitWorkloadCondition(t, ctx, env, "big", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionFalse, schedv1beta1.PodGroupReasonUnschedulable, "")
+
+	workload(t, ctx, env, "odd", 1, nil, func(pg *schedv1beta1.PodGroup) {
+		pg.Spec.SchedulingConstraints = &schedv1beta1.PodGroupSchedulingConstraints{Topology: []schedv1beta1.TopologyConstraint{{Key: "example.com/room"}}}
+	})
+	createPods(t, ctx, env, groupMembers("odd", "odd", 1, 1, "")...)
+	waitWorkloadCondition(t, ctx, env, "odd", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionFalse, schedv1beta1.PodGroupReasonUnschedulable,
+		`spec.schedulingConstraints.topology[0].key: node label "example.com/room" is none of the scheduler's topology levels`)
+	waitPod(t, ctx, env, "odd-0", "rejected naming the field", hasScheduledReason(v1.PodReasonUnschedulable, "example.com/room"))
+
+	late := groupMembers("late", "late", 2, 4, "")
+	createPods(t, ctx, env, late...)
+	waitPod(t, ctx, env, "late-0", "told its PodGroup is missing", hasScheduledReason(v1.PodReasonSchedulingGated, "PodGroup team-a/late (scheduling.k8s.io/v1beta1) does not exist"))
+	workload(t, ctx, env, "late", 2, nil, nil)
+	waitBound(t, env, jobLabel, "late", 2)
+}
+
+// schedulingConstraints.topology[].key is the node label of one of Muster's
+// levels: the gang lands within one domain of it, and the one with room.
+func TestWorkloadTopologyKeyIsALevel(t *testing.T) {
+	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	gpuNodes(t, ctx, env,
+		"a1:"+h100+":c1:r1:zone-a", "a2:"+h100+":c1:r1:zone-a", "a3:"+h100+":c2:r2:zone-a",
+		"b1:"+h100+":c3:r3:zone-b", "b2:"+h100+":c3:r3:zone-b", "b3:"+h100+":c4:r4:zone-b", "b4:"+h100+":c4:r4:zone-b")
+	workload(t, ctx, env, "zonal", 4, nil, func(pg *schedv1beta1.PodGroup) {
+		pg.Spec.SchedulingConstraints = &schedv1beta1.PodGroupSchedulingConstraints{Topology: []schedv1beta1.TopologyConstraint{{Key: topology.ZoneLabel}}}
+	})
+	createPods(t, ctx, env, groupMembers("zonal", "zonal", 4, 8, "")...)
+	waitBound(t, env, jobLabel, "zonal", 4)
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(jobLabel, "zonal")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if !strings.HasPrefix(p.Spec.NodeName, "b") {
+			t.Errorf("member %s on %s, want every member in zone-b (zone-a has 3 nodes for 4 members)", p.Name, p.Spec.NodeName)
+		}
+	}
+}
