@@ -451,7 +451,7 @@ func mpiOperatorJob(name string, workers int, workerGPUs int64) (*schedv1alpha1.
 	}
 	pg := &schedv1alpha1.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, OwnerReferences: []metav1.OwnerReference{mpiJobRef}},
-		Spec: schedv1alpha1.PodGroupSpec{MinMember: int32(workers + 1), ScheduleTimeoutSeconds: ptr.To[int32](0), MinResources: minResources},
+		Spec:       schedv1alpha1.PodGroupSpec{MinMember: int32(workers + 1), ScheduleTimeoutSeconds: ptr.To[int32](0), MinResources: minResources},
 	}
 	return pg, pods
 }
