@@ -218,3 +218,93 @@ func TestWorkloadTopologyKeyIsALevel(t *testing.T) {
 		}
 	}
 }
+
+// disruptionMode decides how a gang from upstream's API gives room to a
+// higher-priority one: single (the default) sheds a member above minCount,
+// all preempts the whole gang, never a part of it.
+func TestWorkloadDisruptionMode(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		mode       *schedv1beta1.DisruptionMode
+		left       int
+		evicted    int
+		disruption string
+		reason     string
+	}{
+		{name: "single", mode: &schedv1beta1.DisruptionMode{Single: &schedv1beta1.SingleDisruptionMode{}}, left: 3, evicted: 1,
+			disruption: "shed 1 of 4 members for team-a/urgent (priority 1000)", reason: gang.ReasonShed},
+		{name: "all", mode: &schedv1beta1.DisruptionMode{All: &schedv1beta1.AllDisruptionMode{}}, left: 0, evicted: 4,
+			disruption: "preempted all 4 members for team-a/urgent (priority 1000)", reason: gang.ReasonPreempted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
+			k := startKubelet(t, ctx, env)
+			if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+				t.Fatal(err)
+			}
+			createPriorityClasses(t, ctx, env, map[string]int32{"high": 1000})
+			workload(t, ctx, env, "elastic", 2, map[string]string{gang.MaxMemberAnnotation: "4"}, func(pg *schedv1beta1.PodGroup) { pg.Spec.DisruptionMode = tc.mode })
+			createPods(t, ctx, env, groupMembers("elastic", "elastic", 4, 8, "")...)
+			waitBound(t, env, jobLabel, "elastic", 4)
+			waitWorkloadCondition(t, ctx, env, "elastic", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
+
+			workload(t, ctx, env, "urgent", 1, nil, nil)
+			createPods(t, ctx, env, groupMembers("urgent", "urgent", 1, 8, "high")...)
+			waitBound(t, env, jobLabel, "urgent", 1)
+			waitBound(t, env, jobLabel, "elastic", tc.left)
+			if n := len(k.evicted()); n != tc.evicted {
+				t.Errorf("%d of elastic's members evicted, want %d: %v", n, tc.evicted, k.evicted())
+			}
+			waitWorkloadCondition(t, ctx, env, "elastic", gang.ConditionDisrupted, metav1.ConditionTrue, tc.reason, tc.disruption)
+			// Upstream's condition is terminal once true, members lost or not.
+			waitWorkloadCondition(t, ctx, env, "elastic", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
+		})
+	}
+}
+
+// An upstream PodGroup whose minCount changes, or which is deleted, while
+// members hold reservations releases them at once. Deleted, it stays while
+// its pods exist (the API server's PodGroupProtection finalizer): marked for
+// deletion is gone for Muster.
+func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
+	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	holdTwo := func(name string) {
+		workload(t, ctx, env, name, 3, nil, nil)
+		members := groupMembers(name, name, 3, 8, "")
+		members[2].Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/never"}} // the other two wait at Permit
+		createPods(t, ctx, env, members...)
+		waitWorkloadCondition(t, ctx, env, name, gang.ConditionScheduled, metav1.ConditionFalse, gang.ReasonWaitingForRoom, "")
+	}
+	holdTwo("shrink")
+	pg, err := env.Client.SchedulingV1beta1().PodGroups(ns).Get(ctx, "shrink", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.Spec.SchedulingPolicy.Gang.MinCount = 2
+	if _, err := env.Client.SchedulingV1beta1().PodGroups(ns).Update(ctx, pg, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, jobLabel, "shrink", 2)
+	waitWorkloadCondition(t, ctx, env, "shrink", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
+
+	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: harness.Selector(jobLabel, "shrink")}); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, jobLabel, "shrink", 0)
+	holdTwo("gone")
+	if err := env.Client.SchedulingV1beta1().PodGroups(ns).Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	workload(t, ctx, env, "next", 3, nil, nil)
+	createPods(t, ctx, env, groupMembers("next", "next", 3, 8, "")...)
+	if err := harness.WaitBound(ctx, env.Client, ns, harness.Selector(jobLabel, "next"), 3, 30*time.Second); err != nil {
+		pods, _ := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		for _, p := range pods.Items {
+			t.Logf("pod %s node %q deleting %v conditions %+v", p.Name, p.Spec.NodeName, p.DeletionTimestamp != nil, p.Status.Conditions)
+		}
+		t.Fatal(err)
+	}
+}

@@ -102,6 +102,10 @@ func (pl *Gang) workloadSpec(pod *v1.Pod, key gang.Key) (gang.Spec, error) {
 	if err != nil {
 		return gang.Spec{}, err
 	}
+	if pg.DeletionTimestamp != nil {
+		return gang.Spec{}, &gang.FieldError{Object: "PodGroup " + key.String() + " (" + gang.WorkloadGroupVersion + ")", Field: "metadata.deletionTimestamp",
+			Detail: "the PodGroup is being deleted; its members are not placed"}
+	}
 	return gang.SpecFromWorkload(pg, pl.workloadOf(pg), pl.defaults)
 }
 
@@ -132,7 +136,17 @@ func (pl *Gang) workloadPodGroupHandler(ctx context.Context) cache.ResourceEvent
 		UpdateFunc: func(o, n any) {
 			old, ok1 := o.(*schedv1beta1.PodGroup)
 			pg, ok2 := n.(*schedv1beta1.PodGroup)
-			if !ok1 || !ok2 || minCount(old) == minCount(pg) {
+			if !ok1 || !ok2 {
+				return
+			}
+			// Deleting a PodGroup whose pods exist only marks it: the API
+			// server's PodGroupProtection finalizer keeps it until they go.
+			if old.DeletionTimestamp == nil && pg.DeletionTimestamp != nil {
+				pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
+					fmt.Sprintf("PodGroup %s/%s is being deleted; its members' reservations were released", pg.Namespace, pg.Name), false)
+				return
+			}
+			if minCount(old) == minCount(pg) {
 				return
 			}
 			pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
