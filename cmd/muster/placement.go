@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/placement"
+	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -47,9 +49,13 @@ func newPlacementReportCommand() *cobra.Command {
 		Short: "Compare Muster's GPU placement with the default scheduler's on a fixed trace of gangs",
 		Long: `placement-report runs one fixed trace of gang arrivals and departures on a
 synthetic cluster (64 nodes of 8 GPUs in cliques of 8 nodes, racks of 16 and
-zones of 32) three times, each in a fresh in-process control plane: with
-muster-scheduler, and with the default scheduler whose NodeResourcesFit scores
-LeastAllocated and then MostAllocated. Every run sees the same pods, created
+zones of 32) four times, each in a fresh in-process control plane: with
+muster-scheduler, with the default scheduler whose NodeResourcesFit scores
+LeastAllocated and then MostAllocated, and with upstream's own gang
+scheduling (each gang an upstream PodGroup, scheduling.k8s.io/v1beta1, with
+its size as minCount and the zone as its topology constraint where Muster's
+gang requires one; GenericWorkload and TopologyAwareWorkloadScheduling on,
+default profile). Every run sees the same pods, created
 and deleted in the same order, one step at a time; after each step it waits
 until the scheduler has settled and takes a snapshot.
 
@@ -80,13 +86,18 @@ type schedProfile struct {
 	name          string // report column
 	schedulerName string // the pods' spec.schedulerName
 	config        func(kubeconfig string) string
+	// upstream: the control plane serves the Workload API and each gang is an
+	// upstream PodGroup (gang minCount, the zone as its topology constraint)
+	// for kube-scheduler's own gang scheduling.
+	upstream bool
 }
 
 func placementProfiles() []schedProfile {
 	return []schedProfile{
-		{placement.ProfileMuster, harness.MusterProfile, func(kc string) string { return harness.MusterConfig(kc, placementGangArgs) }},
-		{placement.ProfileLeastAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.LeastAllocated) }},
-		{placement.ProfileMostAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.MostAllocated) }},
+		{placement.ProfileMuster, harness.MusterProfile, func(kc string) string { return harness.MusterConfig(kc, placementGangArgs) }, false},
+		{placement.ProfileLeastAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.LeastAllocated) }, false},
+		{placement.ProfileMostAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.MostAllocated) }, false},
+		{placement.ProfileUpstream, v1.DefaultSchedulerName, harness.DefaultConfig, true},
 	}
 }
 
@@ -160,7 +171,7 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 	defer cancel()
 
 	fmt.Fprintf(progress, "%-15s starting a control plane and the scheduler...\n", p.name+":")
-	env, err := harness.Start(tb)
+	env, err := harness.StartWith(tb, harness.Options{WorkloadAPI: p.upstream})
 	if err != nil {
 		return res, err
 	}
@@ -189,7 +200,11 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 			return res, fmt.Errorf("pod watch: %v did not sync", typ)
 		}
 	}
-	sched, err := env.StartScheduler(ctx, p.config(kubeconfig))
+	startScheduler := env.StartScheduler
+	if p.upstream {
+		startScheduler = env.StartKubeScheduler
+	}
+	sched, err := startScheduler(ctx, p.config(kubeconfig))
 	if err != nil {
 		return res, fmt.Errorf("starting the scheduler: %w", err)
 	}
@@ -249,7 +264,40 @@ func applyEvent(ctx context.Context, env *harness.Env, p schedProfile, c placeme
 			members[i].Annotations[k] = v
 		}
 	}
+	if p.upstream {
+		return createUpstreamGang(ctx, env, c, g, members)
+	}
 	return harness.CreatePods(ctx, env.Client, members...)
+}
+
+// createUpstreamGang creates a gang as upstream's Workload API has it: a
+// PodGroup with the gang's size as minCount and, where Muster's annotations
+// require a zone, the zone label as its topology constraint (upstream has
+// no GPU class or preferred level), then the members naming it in
+// spec.schedulingGroup. The gang label stays for the report to count them.
+func createUpstreamGang(ctx context.Context, env *harness.Env, c placement.Cluster, g placement.Gang, members []harness.Member) error {
+	pg := &schedv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: placementNamespace, Name: g.Name},
+		Spec: schedv1beta1.PodGroupSpec{SchedulingPolicy: schedv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: int32(g.Members)}}},
+	}
+	if level, ok := g.Annotations(c)[topology.RequiredLevelAnnotation]; ok {
+		if level != "zone" {
+			return fmt.Errorf("gang %s: required level %q has no upstream topology key here", g.Name, level)
+		}
+		pg.Spec.SchedulingConstraints = &schedv1beta1.PodGroupSchedulingConstraints{Topology: []schedv1beta1.TopologyConstraint{{Key: topology.ZoneLabel}}}
+	}
+	if _, err := env.Client.SchedulingV1beta1().PodGroups(placementNamespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating PodGroup %s: %w", g.Name, err)
+	}
+	for _, m := range members {
+		pod := m.Pod()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &pg.Name}
+		if _, err := env.Client.CoreV1().Pods(placementNamespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating pod %s: %w", pod.Name, err)
+		}
+	}
+	return nil
 }
 
 // settle waits until the step has taken effect and the scheduler is quiet:

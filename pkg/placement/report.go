@@ -12,6 +12,10 @@ const (
 	ProfileMuster         = "Muster"
 	ProfileLeastAllocated = "LeastAllocated"
 	ProfileMostAllocated  = "MostAllocated"
+	// ProfileUpstream is kube-scheduler's own gang scheduling: upstream
+	// PodGroups (GenericWorkload, TopologyAwareWorkloadScheduling) under
+	// the default profile.
+	ProfileUpstream = "Upstream"
 )
 
 // RatioPrefix starts the report's last line.

@@ -486,3 +486,68 @@ func TestMPIOperatorV2Objects(t *testing.T) {
 	waitCondition(t, ctx, env, "second", gang.ReasonUnschedulable, "")
 	stayBound(t, env, gang.PodGroupLabel, "second", 0, 2*time.Second)
 }
+
+// jobSetPod is a pod as a JobSet (kubernetes-sigs/jobset v0.12.0) and the Job
+// controller make it: JobSet copies the replicated job's pod template,
+// which is where a user asks for a gang (JobSet makes no PodGroup; Muster's
+// CRD-free labels on every replicated job's template name one gang for the
+// whole JobSet), adds its labels and annotations
+// (pkg/controllers/jobset_controller.go constructJob, labelAndAnnotateObject;
+// the Job is <jobset>-<replicatedjob>-<index>, placement.GenJobName) and a
+// subdomain; the Job controller (Indexed completion) names the pod
+// <job>-<completion index>-<suffix> and adds its own labels and owner.
+func jobSetPod(jobSet, rjob string, rjobReplicas, jobIdx, globalIdx, podIdx int, gpus int64, min int, globalReplicas int) *v1.Pod {
+	jobName := fmt.Sprintf("%s-%s-%d", jobSet, rjob, jobIdx)
+	p := harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d-q8z2x", jobName, podIdx), GPUs: gpus,
+		Labels:      map[string]string{gang.GroupLabel: jobSet},
+		Annotations: map[string]string{gang.MinMemberAnnotation: fmt.Sprint(min)},
+	}.Pod()
+	jobSetLabels := map[string]string{
+		"jobset.sigs.k8s.io/jobset-name": jobSet, "jobset.sigs.k8s.io/jobset-uid": "3c9a1f0e-7b2d-4e51-a8c6-0d4f2b7e9a13",
+		"jobset.sigs.k8s.io/replicatedjob-name": rjob, "jobset.sigs.k8s.io/restart-attempt": "0",
+		"jobset.sigs.k8s.io/replicatedjob-replicas": fmt.Sprint(rjobReplicas), "jobset.sigs.k8s.io/global-replicas": fmt.Sprint(globalReplicas),
+		"jobset.sigs.k8s.io/job-index": fmt.Sprint(jobIdx), "jobset.sigs.k8s.io/job-key": fmt.Sprintf("%040x", len(jobName)*7919),
+		"jobset.sigs.k8s.io/job-global-index": fmt.Sprint(globalIdx), "jobset.sigs.k8s.io/group-name": "default",
+		"jobset.sigs.k8s.io/group-replicas": fmt.Sprint(globalReplicas), "jobset.sigs.k8s.io/job-group-index": fmt.Sprint(globalIdx),
+	}
+	for k, v := range jobSetLabels {
+		p.Labels[k] = v
+		p.Annotations[k] = v
+	}
+	jobUID := fmt.Sprintf("9d2e4b6a-1c3f-4a5e-8b7d-%012d", jobIdx*10+len(rjob))
+	for k, v := range map[string]string{"batch.kubernetes.io/controller-uid": jobUID, "controller-uid": jobUID,
+		"batch.kubernetes.io/job-name": jobName, "job-name": jobName, "batch.kubernetes.io/job-completion-index": fmt.Sprint(podIdx)} {
+		p.Labels[k] = v
+	}
+	p.Annotations["batch.kubernetes.io/job-completion-index"] = fmt.Sprint(podIdx)
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: jobName, UID: types.UID(jobUID),
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	p.Spec.Subdomain = jobSet
+	p.Spec.Hostname = fmt.Sprintf("%s-%d", jobName, podIdx)
+	p.Spec.RestartPolicy = v1.RestartPolicyNever
+	return p
+}
+
+// A JobSet of a CPU-only driver job and two 2-pod worker jobs of 8 GPUs,
+// one gang across its replicated jobs (min = every pod): it binds whole on
+// four GPU nodes, and a second JobSet that does not fit binds nothing.
+func TestJobSetPods(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
+		t.Fatal(err)
+	}
+	pods := func(name string) []*v1.Pod {
+		out := []*v1.Pod{jobSetPod(name, "driver", 1, 0, 0, 0, 0, 5, 3)}
+		for j := range 2 {
+			for i := range 2 {
+				out = append(out, jobSetPod(name, "workers", 2, j, j+1, i, 8, 5, 3))
+			}
+		}
+		return out
+	}
+	createPods(t, ctx, env, pods("llm")...)
+	waitBound(t, env, gang.GroupLabel, "llm", 5)
+	createPods(t, ctx, env, pods("second")...)
+	waitPod(t, ctx, env, "second-workers-0-0-q8z2x", "unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/second"))
+	stayBound(t, env, gang.GroupLabel, "second", 0, 2*time.Second)
+}
