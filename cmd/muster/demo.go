@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,6 +34,7 @@ import (
 	"github.com/muster-project/muster/pkg/demo"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -107,7 +112,9 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	defer endControlPlane(tb, &err)
 
 	p.printf("Starting etcd, kube-apiserver and muster-scheduler in-process...\n")
-	env, err := harness.Start(tb)
+	// The control plane serves upstream's Workload API, as a 1.37 cluster
+	// using it does; muster-scheduler runs with GenericWorkload off.
+	env, err := harness.StartWith(tb, harness.Options{WorkloadAPI: true})
 	if err != nil {
 		return err
 	}
@@ -168,7 +175,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	}()
 
 	submitErr := make(chan error, 1)
-	go func() { submitErr <- submit(runCtx, env, scen, board, p, start) }()
+	go func() { submitErr <- submit(runCtx, env, scen, board, p, start, false) }()
 
 	var reasons map[string]string
 	settled := false
@@ -222,6 +229,16 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	} else {
 		p.printf("Settled after %.1fs.\n", time.Since(start).Seconds())
 	}
+	// One scheduler per process at a time: its configz and metrics
+	// registrations are the process's. Muster's work is done and reported.
+	sched.Stop()
+	upstream, err := runUpstreamDemo(ctx, scen, p)
+	if err != nil {
+		return fmt.Errorf("upstream gang scheduling: %w", err)
+	}
+	for i := range results {
+		results[i].Upstream = demo.UpstreamCell(upstream[i])
+	}
 	p.printf("\n")
 	p.mu.Lock()
 	werr := demo.WriteTable(out, results)
@@ -245,6 +262,65 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	}
 	p.printf("OK: every gang that fits reached min (elastic gangs their max) inside the topology it asked for; the gang too big for the cluster bound nothing, says why and asked the autoscaler for exactly what it lacks.\n")
 	return nil
+}
+
+// upstreamCap bounds the upstream run: gangs that fit are placed in seconds.
+const upstreamCap = 30 * time.Second
+
+// runUpstreamDemo runs the same scenario once more, in a fresh control
+// plane, under kube-scheduler's own gang scheduling (default profile with
+// GenericWorkload and TopologyAwareWorkloadScheduling on): every gang an
+// upstream PodGroup with its min as minCount and the level it must sit
+// within as its topology constraint. It returns the results in scenario
+// order.
+func runUpstreamDemo(ctx context.Context, scen demo.Scenario, p *printer) (results []demo.Result, err error) {
+	p.printf("\nThe same gangs under kube-scheduler's own gang scheduling (upstream PodGroups, GenericWorkload on), in a second control plane...\n")
+	tb := harness.NewProcessTB("muster-demo-upstream")
+	defer endControlPlane(tb, &err)
+	env, err := harness.StartWith(tb, harness.Options{WorkloadAPI: true})
+	if err != nil {
+		return nil, err
+	}
+	kubeconfig, err := env.Kubeconfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, demo.Namespace); err != nil {
+		return nil, err
+	}
+	if err := createNodes(ctx, env, scen); err != nil {
+		return nil, err
+	}
+	sched, err := env.StartKubeScheduler(ctx, harness.DefaultConfig(kubeconfig))
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-scheduler: %w", err)
+	}
+	defer sched.Stop()
+	board := demo.NewBoard(scen.Gangs)
+	board.SetNodes(scen.Nodes())
+	runCtx, cancel := context.WithTimeout(ctx, upstreamCap)
+	defer cancel()
+	if err := watchPods(runCtx, env, board); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := submit(runCtx, env, scen, board, &printer{out: io.Discard}, start, true); err != nil {
+		return nil, err
+	}
+	// Settled: every gang that fits is placed and nothing moved for a
+	// second, or nothing moved for three (upstream may not place them all).
+	last, still := board.Progress(), time.Now()
+	for runCtx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+		if pr := board.Progress(); pr != last {
+			last, still = pr, time.Now()
+		}
+		if quiet := time.Since(still); (board.Settled() && quiet >= time.Second) || quiet >= 3*time.Second {
+			break
+		}
+	}
+	p.printf("Upstream: %d of %d pods bound, %d of %d gangs at min, after %.1fs.\n", last.Bound, last.Pods, last.AtMin, last.Gangs, time.Since(start).Seconds())
+	return board.Results(), nil
 }
 
 // writeMusterMetrics prints the muster_* series of the in-process
@@ -323,6 +399,9 @@ func startInformers(ctx context.Context, factory informers.SharedInformerFactory
 }
 
 func gangName(pod *v1.Pod) string {
+	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+		return *sg.PodGroupName
+	}
 	if n := pod.Labels[gang.PodGroupLabel]; n != "" {
 		return n
 	}
@@ -332,7 +411,7 @@ func gangName(pod *v1.Pod) string {
 // submit creates the scenario's gangs in waves, WaveInterval apart whether or
 // not the previous wave's pods are all created yet. Gangs of one wave are
 // created concurrently, each one's members in a burst.
-func submit(ctx context.Context, env *harness.Env, scen demo.Scenario, board *demo.Board, p *printer, start time.Time) error {
+func submit(ctx context.Context, env *harness.Env, scen demo.Scenario, board *demo.Board, p *printer, start time.Time, upstream bool) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(scen.Gangs))
 	for w := 0; w < scen.Waves(); w++ {
@@ -356,7 +435,7 @@ func submit(ctx context.Context, env *harness.Env, scen demo.Scenario, board *de
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := createGang(ctx, env, g); err != nil {
+				if err := createGang(ctx, env, g, upstream); err != nil {
 					errs <- err
 					return
 				}
@@ -377,10 +456,25 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func createGang(ctx context.Context, env *harness.Env, g demo.Gang) error {
+// createGang creates a gang's objects and members. upstream creates every
+// gang as an upstream PodGroup for kube-scheduler's own gang scheduling.
+func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream bool) error {
 	var members []harness.Member
-	switch g.Source {
-	case demo.SourcePodGroup:
+	var group *string // spec.schedulingGroup.podGroupName of every member
+	switch {
+	case upstream || g.Source == demo.SourceWorkload:
+		if err := createWorkloadPodGroup(ctx, env, g, upstream); err != nil {
+			return err
+		}
+		group = &g.Name
+		for i := range g.Members {
+			m := harness.Member{Namespace: demo.Namespace, Name: fmt.Sprintf("%s-%d", g.Name, i), GPUs: g.GPUs}
+			if upstream {
+				m.Scheduler = v1.DefaultSchedulerName
+			}
+			members = append(members, m)
+		}
+	case g.Source == demo.SourcePodGroup:
 		max := int32(g.Max)
 		if g.Max == g.Min {
 			max = 0
@@ -415,6 +509,9 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang) error {
 			for m := range work {
 				pod := m.Pod()
 				pod.Spec.NodeSelector = map[string]string{demo.LabelAgentPool: g.Pool}
+				if group != nil {
+					pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: group}
+				}
 				if _, err := env.Client.CoreV1().Pods(m.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
 					select {
 					case errs <- fmt.Errorf("creating pod %s: %w", m.Name, err):
@@ -431,6 +528,41 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang) error {
 	wg.Wait()
 	close(errs)
 	return <-errs
+}
+
+// createWorkloadPodGroup creates a gang's upstream PodGroup
+// (scheduling.k8s.io/v1beta1): minCount is its min; for Muster, max and its
+// GPU class and topology asks are annotations; for kube-scheduler's own gang
+// scheduling (upstream), the level the gang must sit within is its topology
+// constraint, the only ask upstream has a field for.
+func createWorkloadPodGroup(ctx context.Context, env *harness.Env, g demo.Gang, upstream bool) error {
+	pg := &schedv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: demo.Namespace, Name: g.Name},
+		Spec: schedv1beta1.PodGroupSpec{SchedulingPolicy: schedv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: int32(g.Min)}}},
+	}
+	if upstream {
+		if g.Within != "" {
+			i := slices.IndexFunc(demo.Levels, func(l topology.Level) bool { return l.Name == g.Within })
+			if i < 0 {
+				return fmt.Errorf("gang %s: level %q is none of the demo's", g.Name, g.Within)
+			}
+			pg.Spec.SchedulingConstraints = &schedv1beta1.PodGroupSchedulingConstraints{
+				Topology: []schedv1beta1.TopologyConstraint{{Key: demo.Levels[i].Label}}}
+		}
+	} else {
+		pg.Annotations = maps.Clone(g.Ask)
+		if g.Max != g.Min {
+			if pg.Annotations == nil {
+				pg.Annotations = map[string]string{}
+			}
+			pg.Annotations[gang.MaxMemberAnnotation] = fmt.Sprint(g.Max)
+		}
+	}
+	if _, err := env.Client.SchedulingV1beta1().PodGroups(demo.Namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating PodGroup %s (%s): %w", g.Name, gang.WorkloadGroupVersion, err)
+	}
+	return nil
 }
 
 // createWorkers is how many members of one gang are created concurrently.
@@ -452,6 +584,16 @@ func waitReasons(ctx context.Context, env *harness.Env, results []demo.Result) m
 			continue
 		}
 		g := r.Gang
+		if g.Source == demo.SourceWorkload {
+			pg, err := env.Client.SchedulingV1beta1().PodGroups(demo.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+			if err != nil {
+				continue
+			}
+			if c := apimeta.FindStatusCondition(pg.Status.Conditions, gang.ConditionScheduled); c != nil {
+				out[g.Name] = c.Reason + ": " + c.Message
+			}
+			continue
+		}
 		if g.Source == demo.SourcePodGroup {
 			u, err := dc.Resource(podGroupGVR).Namespace(demo.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
 			if err != nil {

@@ -191,6 +191,15 @@ type Result struct {
 	Reason  string    // why the gang is not at min, if it is not
 	Domain  string    // the narrowest topology domain holding the placed members
 	Asked   string    // what the scheduler asked the autoscaler for, if anything
+	// Upstream is how the same gang fared under kube-scheduler's own gang
+	// scheduling (UpstreamCell), empty when that was not run.
+	Upstream string
+}
+
+// UpstreamCell sums up a result of the upstream run for the table:
+// "placed/members within time-to-min", e.g. "4/4 clique c1 0.21s".
+func UpstreamCell(r Result) string {
+	return fmt.Sprintf("%d/%d %s %s", r.Placed, r.Gang.Members, r.Domain, Duration(r.ToMin()))
 }
 
 // AtMin says the gang reached min.
@@ -230,7 +239,12 @@ func ProgressLine(elapsed time.Duration, p Progress) string {
 // WriteTable writes the result table.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GANG\tSOURCE\tMIN\tMAX\tPLACED\tWITHIN\tTO MIN\tTO MAX\tASKED AUTOSCALER\tREASON")
+	upstream := slices.ContainsFunc(results, func(r Result) bool { return r.Upstream != "" })
+	head := "GANG\tSOURCE\tMIN\tMAX\tPLACED\tWITHIN\tTO MIN\tTO MAX\tASKED AUTOSCALER"
+	if upstream {
+		head += "\tUPSTREAM (PLACED WITHIN TO MIN)"
+	}
+	fmt.Fprintln(tw, head+"\tREASON")
 	for _, r := range results {
 		reason := "-"
 		if !r.AtMin() {
@@ -243,8 +257,12 @@ func WriteTable(w io.Writer, results []Result) error {
 		if asked == "" {
 			asked = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\t%s\t%s\t%s\n", r.Gang.Name, r.Gang.Source, r.Gang.Min, r.Gang.Max,
-			r.Placed, r.Gang.Members, r.Domain, Duration(r.ToMin()), Duration(r.ToMax()), asked, reason)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d/%d\t%s\t%s\t%s\t%s\t", r.Gang.Name, r.Gang.Source, r.Gang.Min, r.Gang.Max,
+			r.Placed, r.Gang.Members, r.Domain, Duration(r.ToMin()), Duration(r.ToMax()), asked)
+		if upstream {
+			fmt.Fprintf(tw, "%s\t", r.Upstream)
+		}
+		fmt.Fprintf(tw, "%s\n", reason)
 	}
 	return tw.Flush()
 }

@@ -96,6 +96,22 @@ big      PodGroup  5    5    0/5     -             -       -       2 pods       
 	if sb.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", sb.String(), want)
 	}
+
+	// With the upstream run, a column says how each gang fared there.
+	up := append([]Result(nil), rs...)
+	up[1].Placed = 4 // upstream has no max: all members of the elastic gang bound
+	for i := range rs {
+		rs[i].Upstream = UpstreamCell(up[i])
+	}
+	sb.Reset()
+	if err := WriteTable(&sb, rs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(sb.String(), "\n")
+	if !strings.Contains(lines[0], "ASKED AUTOSCALER  UPSTREAM (PLACED WITHIN TO MIN)  REASON") ||
+		!strings.Contains(lines[2], "4/4 zone z 1.00s") || !strings.Contains(lines[3], "0/5 - -") {
+		t.Errorf("table with the upstream column:\n%s", sb.String())
+	}
 }
 
 func TestVerdict(t *testing.T) {

@@ -57,6 +57,9 @@ const (
 	SourcePodGroup Source = "PodGroup"
 	// SourceLabels is a CRD-free gang: muster.dev/pod-group plus min/max annotations.
 	SourceLabels Source = "labels"
+	// SourceWorkload is upstream's PodGroup (scheduling.k8s.io/v1beta1) named
+	// by the members' spec.schedulingGroup.
+	SourceWorkload Source = "Workload"
 )
 
 // Gang is one job of the scenario.
@@ -130,7 +133,7 @@ func NewScenario(nodes int) (Scenario, error) {
 			{Name: "eval-batch", Source: SourcePodGroup, Min: 1, Max: 1, Members: 1, GPUs: 2, Pool: DevPool, Wave: 1},
 			// Wave 3: a gang bigger than the cluster, and more small work.
 			{Name: "giant-moe", Source: SourcePodGroup, Min: nodes + 16, Max: nodes + 16, Members: nodes + 16, GPUs: 8, Pool: TrainPool, Wave: 2},
-			{Name: "rl-rollout", Source: SourcePodGroup, Min: 4, Max: 4, Members: 4, GPUs: 2, Pool: DevPool, Wave: 2},
+			{Name: "rl-rollout", Source: SourceWorkload, Min: 4, Max: 4, Members: 4, GPUs: 2, Pool: DevPool, Wave: 2},
 			{Name: "notebook-kim", Source: SourceLabels, Min: 1, Max: 1, Members: 1, GPUs: 1, Pool: DevPool, Wave: 2},
 		},
 	}

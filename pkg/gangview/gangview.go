@@ -12,6 +12,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,7 +31,8 @@ type Row struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// Source is where the gang's spec comes from: podgroup (a
-	// scheduler-plugins PodGroup) or labels (Muster's CRD-free label).
+	// scheduler-plugins PodGroup), workload (upstream's PodGroup,
+	// scheduling.k8s.io/v1beta1) or labels (Muster's CRD-free label).
 	Source  string `json:"source"`
 	Members int    `json:"members"`
 	Bound   int    `json:"bound"`
@@ -86,6 +89,9 @@ func PodGroupFrom(u *unstructured.Unstructured) (PodGroup, error) {
 type Objects struct {
 	Pods      []v1.Pod
 	PodGroups []PodGroup
+	// WorkloadPodGroups and Workloads are upstream's (scheduling.k8s.io/v1beta1).
+	WorkloadPodGroups []schedv1beta1.PodGroup
+	Workloads         []schedv1beta1.Workload
 	Requests  []autoscalingv1.ProvisioningRequest
 	Nodes     []v1.Node
 	// Levels are the topology levels, narrowest first (nil: Muster's
@@ -109,6 +115,16 @@ func Build(o Objects, now time.Time) []Row {
 	for i := range o.PodGroups {
 		pg := &o.PodGroups[i]
 		pgs[gang.Key{Namespace: pg.Namespace, Name: pg.Name}] = pg
+	}
+	wpgs := map[gang.Key]*schedv1beta1.PodGroup{}
+	for i := range o.WorkloadPodGroups {
+		pg := &o.WorkloadPodGroups[i]
+		wpgs[gang.Key{Namespace: pg.Namespace, Name: pg.Name}] = pg
+	}
+	workloads := map[gang.Key]*schedv1beta1.Workload{}
+	for i := range o.Workloads {
+		wl := &o.Workloads[i]
+		workloads[gang.Key{Namespace: wl.Namespace, Name: wl.Name}] = wl
 	}
 	type group struct {
 		source gang.Source
@@ -134,6 +150,11 @@ func Build(o Objects, now time.Time) []Row {
 			groups[k] = &group{source: gang.SourcePodGroup}
 		}
 	}
+	for k := range wpgs {
+		if groups[k] == nil {
+			groups[k] = &group{source: gang.SourceWorkload}
+		}
+	}
 	requests := map[gang.Key][]*autoscalingv1.ProvisioningRequest{}
 	for i := range o.Requests {
 		pr := &o.Requests[i]
@@ -150,24 +171,47 @@ func Build(o Objects, now time.Time) []Row {
 		var spec gang.Spec
 		var err error
 		pg := pgs[k]
+		wpg := wpgs[k]
+		if g.source != gang.SourcePodGroup {
+			pg = nil
+		}
+		if g.source != gang.SourceWorkload {
+			wpg = nil
+		}
 		switch {
 		case g.source == gang.SourcePodGroup && pg == nil:
 			err = fmt.Errorf("PodGroup %s does not exist", k)
 		case g.source == gang.SourcePodGroup:
 			spec, err = gang.SpecFromPodGroup(&pg.PodGroup, gang.Defaults{})
+		case g.source == gang.SourceWorkload && wpg == nil:
+			err = fmt.Errorf("PodGroup %s (%s) does not exist", k, gang.WorkloadGroupVersion)
+		case g.source == gang.SourceWorkload:
+			var wl *schedv1beta1.Workload
+			if ref := wpg.Spec.WorkloadRef; ref != nil {
+				wl = workloads[gang.Key{Namespace: k.Namespace, Name: ref.WorkloadName}]
+			}
+			spec, err = gang.SpecFromWorkload(wpg, wl, gang.Defaults{})
 		case len(g.pods) > 0:
 			spec, err = gang.SpecFromPod(g.pods[0], k, gang.Defaults{})
 		}
 		obs := observe(g.pods)
 		r.Members, r.Bound, r.Min, r.Max = obs.Members, obs.Placed, spec.MinMember, spec.MaxMember
-		if err != nil {
+		switch {
+		case err != nil:
 			r.Phase, r.Reason, r.Message = gang.PhasePending, gang.ReasonInvalidSpec, err.Error()
-		} else {
+		case wpg != nil:
+			r.Phase, r.Reason, r.Message = workloadStatus(spec, obs, wpg, g.pods)
+		default:
 			r.Phase, r.Reason, r.Message = status(spec, obs, pg, g.pods)
 		}
 		r.Waited = waited(g.pods, spec.MinMember, now)
-		if pg != nil && len(g.pods) == 0 {
-			r.Waited = now.Sub(pg.CreationTimestamp.Time)
+		if len(g.pods) == 0 {
+			if pg != nil {
+				r.Waited = now.Sub(pg.CreationTimestamp.Time)
+			}
+			if wpg != nil {
+				r.Waited = now.Sub(wpg.CreationTimestamp.Time)
+			}
 		}
 		r.Domain = domain(g.pods, nodes, levels, spec.Annotations)
 		r.Request = requestState(requests[k])
@@ -183,8 +227,11 @@ func Build(o Objects, now time.Time) []Row {
 }
 
 func sourceName(s gang.Source) string {
-	if s == gang.SourcePodGroup {
+	switch s {
+	case gang.SourcePodGroup:
 		return "podgroup"
+	case gang.SourceWorkload:
+		return "workload"
 	}
 	return "labels"
 }
@@ -250,6 +297,19 @@ func status(spec gang.Spec, obs gang.Observed, pg *PodGroup, pods []*v1.Pod) (ph
 	}
 	s := spec.Summarize(obs, false, why)
 	return s.Phase, s.Reason, s.Message
+}
+
+// workloadStatus reads an upstream PodGroup's status as Muster writes it:
+// its Scheduled condition in words; the phase (upstream's API has none) as
+// the status writer derives it, the quorum counting as placed once
+// upstream's PodGroupInitiallyScheduled is true.
+func workloadStatus(spec gang.Spec, obs gang.Observed, pg *schedv1beta1.PodGroup, pods []*v1.Pod) (phase, reason, message string) {
+	everPlaced := apimeta.IsStatusConditionTrue(pg.Status.Conditions, schedv1beta1.PodGroupInitiallyScheduled)
+	phase = spec.Summarize(obs, everPlaced, "").Phase
+	if c := apimeta.FindStatusCondition(pg.Status.Conditions, gang.ConditionScheduled); c != nil {
+		return phase, c.Reason, c.Message
+	}
+	return status(spec, obs, nil, pods)
 }
 
 // waited is from the first member's creation to the min-th bind (the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
@@ -109,5 +110,48 @@ func TestAgeAndShort(t *testing.T) {
 	}
 	if got := Short("a  long\nmessage here", 10); got != "a long me…" {
 		t.Errorf("Short: %q", got)
+	}
+}
+
+// Gangs from upstream's Workload API: their rows read the upstream PodGroup
+// (min from minCount, max from its Workload's annotation, status from the
+// conditions Muster writes there).
+func TestBuildWorkloadGangs(t *testing.T) {
+	member := func(name, group string, node string) v1.Pod {
+		p := pod(name, nil, nil, 0, node, time.Second, "")
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+		return p
+	}
+	wpg := func(name string, min int32, conds ...metav1.Condition) schedv1beta1.PodGroup {
+		return schedv1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name, CreationTimestamp: metav1.NewTime(t0)},
+			Spec: schedv1beta1.PodGroupSpec{WorkloadRef: &schedv1beta1.WorkloadReference{WorkloadName: "job", TemplateName: "w"},
+				SchedulingPolicy: schedv1beta1.PodGroupSchedulingPolicy{Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: min}}},
+			Status: schedv1beta1.PodGroupStatus{Conditions: conds},
+		}
+	}
+	o := Objects{
+		Pods: []v1.Pod{member("mpi-0", "mpi", "n0"), member("mpi-1", "mpi", "n1"), member("lost-0", "lost", "")},
+		WorkloadPodGroups: []schedv1beta1.PodGroup{
+			wpg("mpi", 2,
+				metav1.Condition{Type: gang.ConditionScheduled, Status: metav1.ConditionTrue, Reason: gang.ReasonQuorumPlaced, Message: "2 members placed (min 2, max 3)"},
+				metav1.Condition{Type: schedv1beta1.PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: "Scheduled"}),
+			wpg("idle", 4),
+		},
+		Workloads: []schedv1beta1.Workload{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "job", Annotations: map[string]string{gang.MaxMemberAnnotation: "3"}}}},
+	}
+	rows := Build(o, t0.Add(time.Minute))
+	got := map[string]Row{}
+	for _, r := range rows {
+		got[r.Name] = r
+	}
+	if r := got["mpi"]; r.Source != "workload" || r.Min != 2 || r.Max != 3 || r.Bound != 2 || r.Reason != gang.ReasonQuorumPlaced || r.Phase != gang.PhaseRunning {
+		t.Errorf("mpi row = %+v", r)
+	}
+	if r := got["idle"]; r.Source != "workload" || r.Min != 4 || r.Members != 0 || r.Waited != time.Minute {
+		t.Errorf("idle row = %+v", r)
+	}
+	if r := got["lost"]; r.Reason != gang.ReasonInvalidSpec || !strings.Contains(r.Message, "PodGroup team-a/lost (scheduling.k8s.io/v1beta1) does not exist") {
+		t.Errorf("lost row = %+v", r)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/gangview"
 )
 
@@ -131,6 +132,19 @@ func read(ctx context.Context, c clients, ns string) (gangview.Objects, error) {
 		}
 	case !apierrors.IsNotFound(err):
 		return o, fmt.Errorf("listing PodGroups: %w", err)
+	}
+	// Upstream's Workload API (scheduling.k8s.io/v1beta1), where served.
+	wpgs, err := c.kube.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+	switch {
+	case err == nil:
+		o.WorkloadPodGroups = wpgs.Items
+		if wls, err := c.kube.SchedulingV1beta1().Workloads(ns).List(ctx, metav1.ListOptions{}); err == nil {
+			o.Workloads = wls.Items
+		} else if !apierrors.IsNotFound(err) {
+			return o, fmt.Errorf("listing Workloads: %w", err)
+		}
+	case !apierrors.IsNotFound(err):
+		return o, fmt.Errorf("listing PodGroups (%s): %w", gang.WorkloadGroupVersion, err)
 	}
 	prs, err := c.dyn.Resource(autoscalingv1.Resource).Namespace(ns).List(ctx, metav1.ListOptions{})
 	switch {
