@@ -92,8 +92,8 @@ type Objects struct {
 	// WorkloadPodGroups and Workloads are upstream's (scheduling.k8s.io/v1beta1).
 	WorkloadPodGroups []schedv1beta1.PodGroup
 	Workloads         []schedv1beta1.Workload
-	Requests  []autoscalingv1.ProvisioningRequest
-	Nodes     []v1.Node
+	Requests          []autoscalingv1.ProvisioningRequest
+	Nodes             []v1.Node
 	// Levels are the topology levels, narrowest first (nil: Muster's
 	// defaults).
 	Levels []config.TopologyLevel
