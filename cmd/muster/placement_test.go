@@ -137,11 +137,12 @@ func TestPlacementReportSmall(t *testing.T) {
 	}
 	header := false
 	for _, l := range lines {
-		if f := strings.Fields(l); len(f) == 4 && f[0] == "METRIC" {
-			header = f[1] == placement.ProfileMuster && f[2] == placement.ProfileLeastAllocated && f[3] == placement.ProfileMostAllocated
+		if f := strings.Fields(l); len(f) == 5 && f[0] == "METRIC" {
+			header = f[1] == placement.ProfileMuster && f[2] == placement.ProfileLeastAllocated && f[3] == placement.ProfileMostAllocated &&
+				f[4] == placement.ProfileUpstream
 		}
 	}
 	if !header {
-		t.Errorf("no header row naming the three profiles:\n%s", text)
+		t.Errorf("no header row naming the four profiles:\n%s", text)
 	}
 }

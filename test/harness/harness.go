@@ -69,7 +69,10 @@ type Options struct {
 }
 
 // Start brings up etcd (once per process), a kube-apiserver with its own
-// storage prefix, and installs Muster's CRDs. Everything stops with tb's cleanup.
+// storage prefix, and installs Muster's CRDs. Everything stops with tb's
+// cleanup. It leaves upstream's Workload API off (StartWith turns it on):
+// with the API on, the in-process scheduler sees GenericWorkload on while
+// it runs, which the real muster-scheduler never does (see startScheduler).
 func Start(tb ktesting.TB) (*Env, error) { return StartWith(tb, Options{}) }
 
 // StartWith is Start with options.
@@ -108,55 +111,64 @@ func StartWith(tb ktesting.TB, o Options) (*Env, error) {
 }
 
 func (e *Env) installCRDs(ctx context.Context) error {
-	cs, err := apiextensionsclient.NewForConfig(e.Config)
-	if err != nil {
-		return err
-	}
 	crds, err := manifests.CRDs()
 	if err != nil {
 		return err
 	}
 	for _, raw := range crds {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(raw, crd); err != nil {
-			return fmt.Errorf("decoding CRD: %w", err)
+		if err := e.InstallCRD(ctx, raw); err != nil {
+			return err
 		}
-		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
+	}
+	return nil
+}
+
+// InstallCRD creates a CustomResourceDefinition from its manifest and waits
+// until it is established and in discovery.
+func (e *Env) InstallCRD(ctx context.Context, manifest []byte) error {
+	cs, err := apiextensionsclient.NewForConfig(e.Config)
+	if err != nil {
+		return err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(manifest, crd); err != nil {
+		return fmt.Errorf("decoding CRD: %w", err)
+	}
+	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
 		}
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-			if err != nil {
+		for _, c := range got.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("CRD %s not established: %w", crd.Name, err)
+	}
+	// Established is not served yet: discovery learns of a CRD a little
+	// later, and a scheduler that looks before then runs without
+	// PodGroups (a flaky test, found on a loaded CI machine).
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			list, err := cs.Discovery().ServerResourcesForGroupVersion(crd.Spec.Group + "/" + v.Name)
+			if err != nil || !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == crd.Spec.Names.Plural }) {
 				return false, nil
 			}
-			for _, c := range got.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("CRD %s not established: %w", crd.Name, err)
 		}
-		// Established is not served yet: discovery learns of a CRD a little
-		// later, and a scheduler that looks before then runs without
-		// PodGroups (a flaky test, found on a loaded CI machine).
-		err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			for _, v := range crd.Spec.Versions {
-				if !v.Served {
-					continue
-				}
-				list, err := cs.Discovery().ServerResourcesForGroupVersion(crd.Spec.Group + "/" + v.Name)
-				if err != nil || !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == crd.Spec.Names.Plural }) {
-					return false, nil
-				}
-			}
-			return true, nil
-		})
-		if err != nil {
-			return fmt.Errorf("CRD %s not in discovery: %w", crd.Name, err)
-		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("CRD %s not in discovery: %w", crd.Name, err)
 	}
 	return nil
 }
@@ -271,7 +283,11 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool) (*Sc
 	// GenericWorkload when pods and PodGroups are written (with it off, it
 	// drops spec.schedulingGroup). The scheduler reads the gates while it is
 	// built, so it is built with its own and the control plane's are put
-	// back for the API server once it is.
+	// back for the API server once it is. One read remains at run time: with
+	// the gate back on, the framework's pod-add handler moves every
+	// unschedulable pod whose hints accept it back to the queue on each pod
+	// added, which a real muster-scheduler (gate off) never does; so only
+	// tests of the Workload API turn it on.
 	workloadGates := func(on bool) error {
 		return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
 			string(features.GenericWorkload): on, string(features.TopologyAwareWorkloadScheduling): on,

@@ -15,8 +15,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,35 +85,13 @@ func trainingOperator(t *testing.T) (bin, src string) {
 func startTrainingOperator(t *testing.T, ctx context.Context, env *harness.Env, schemes ...string) {
 	t.Helper()
 	bin, src := trainingOperator(t)
-	cs, err := apiextensionsclient.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range schemes {
 		raw, err := os.ReadFile(filepath.Join(src, "manifests", "base", "crds", "kubeflow.org_"+s+"s.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(raw, crd); err != nil {
+		if err := env.InstallCRD(ctx, raw); err != nil {
 			t.Fatal(err)
-		}
-		if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-			got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, nil
-			}
-			for _, c := range got.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		}); err != nil {
-			t.Fatalf("CRD %s not established: %v", crd.Name, err)
 		}
 	}
 	// Its webhook certificates live in a Secret of its namespace that its

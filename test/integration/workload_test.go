@@ -308,3 +308,23 @@ func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A cluster without upstream's Workload API (the harness's default, as most
+// tests run) keeps scheduling the other two gang sources: muster-scheduler
+// starts without it and binds a scheduler-plugins PodGroup gang and a
+// CRD-free one.
+func TestWithoutWorkloadAPI(t *testing.T) {
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 2, 0, 0, "pg")
+	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "pg", 2, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "free", 2, 8, 2, 2)...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.PodGroupLabel, "pg", 2)
+	waitBound(t, env, gang.GroupLabel, "free", 2)
+}
