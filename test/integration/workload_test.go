@@ -258,6 +258,15 @@ func TestWorkloadDisruptionMode(t *testing.T) {
 			waitWorkloadCondition(t, ctx, env, "elastic", gang.ConditionDisrupted, metav1.ConditionTrue, tc.reason, tc.disruption)
 			// Upstream's condition is terminal once true, members lost or not.
 			waitWorkloadCondition(t, ctx, env, "elastic", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
+			// The waiting gang's Preempting condition goes once its quorum
+			// is placed; the event stays.
+			waitEvent(t, ctx, env, "PodGroup", "urgent", gang.ReasonMadeRoom, "for its quorum (priority 1000)")
+			if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+				pg, err := env.Client.SchedulingV1beta1().PodGroups(ns).Get(ctx, "urgent", metav1.GetOptions{})
+				return err == nil && apimeta.FindStatusCondition(pg.Status.Conditions, gang.ConditionPreempting) == nil, nil
+			}); err != nil {
+				t.Errorf("PodGroup urgent keeps its Preempting condition after its quorum was placed: %v", err)
+			}
 		})
 	}
 }

@@ -62,6 +62,9 @@ type statusWriter struct {
 	// extra holds conditions other components report on a gang (the
 	// autoscaler hints), written with the gang's own in one patch.
 	extra map[gang.Key]map[string]metav1.Condition
+	// reported are the condition types reported through ReportCondition,
+	// Muster's to remove from an upstream PodGroup once they are cleared.
+	reported map[string]bool
 	// phase is each gang's phase as last written, for the muster_gangs
 	// gauge (read at scrape time, so not owned by the loop).
 	phase map[gang.Key]string
@@ -85,6 +88,7 @@ func ReportCondition(h fwk.Handle, k gang.Key, c metav1.Condition) bool {
 	w := v.(*statusWriter)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.reported[c.Type] = true
 	conds := w.extra[k]
 	old, had := conds[c.Type]
 	switch {
@@ -132,7 +136,7 @@ func conditionsSignature(cs []metav1.Condition) string {
 func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
-		placed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{},
+		placed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
 		phase: map[gang.Key]string{}, started: time.Now()}
 	registerMetrics()
 	writers.Store(h, w)
@@ -353,7 +357,13 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		if c, ok := gang.InitiallyScheduled(sum); ok {
 			conds = append(conds, c)
 		}
-		if err := w.writeWorkloadStatus(ctx, upstream, conds); err != nil {
+		w.mu.Lock()
+		owned := map[string]bool{gang.ConditionScheduled: true}
+		for t := range w.reported {
+			owned[t] = true
+		}
+		w.mu.Unlock()
+		if err := w.writeWorkloadStatus(ctx, upstream, conds, owned); err != nil {
 			delete(w.last, k) // try again on the next change
 		}
 		return

@@ -174,9 +174,15 @@ func workloadPodGroupRef(pg *schedv1beta1.PodGroup) *v1.ObjectReference {
 // writeWorkloadStatus writes upstream's PodGroupInitiallyScheduled condition
 // (with upstream's reasons) and Muster's own conditions on an upstream
 // PodGroup. A strategic merge patch keys conditions by type, so conditions
-// others write (DisruptionTarget) stay.
-func (w *statusWriter) writeWorkloadStatus(ctx context.Context, pg *schedv1beta1.PodGroup, conds []metav1.Condition) error {
-	var patchConds []metav1.Condition
+// others write (DisruptionTarget) stay; those of Muster's own types (owned)
+// no longer reported are deleted.
+func (w *statusWriter) writeWorkloadStatus(ctx context.Context, pg *schedv1beta1.PodGroup, conds []metav1.Condition, owned map[string]bool) error {
+	var patchConds []any
+	for _, old := range pg.Status.Conditions {
+		if owned[old.Type] && !slices.ContainsFunc(conds, func(c metav1.Condition) bool { return c.Type == old.Type }) {
+			patchConds = append(patchConds, map[string]string{"type": old.Type, "$patch": "delete"})
+		}
+	}
 	for _, c := range conds {
 		old := apimeta.FindStatusCondition(pg.Status.Conditions, c.Type)
 		if c.Type == schedv1beta1.PodGroupInitiallyScheduled && old != nil && old.Status == metav1.ConditionTrue {
