@@ -460,15 +460,13 @@ func plural(n int, what string) string {
 // gang as an upstream PodGroup for kube-scheduler's own gang scheduling.
 func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream bool) error {
 	var members []harness.Member
-	var group *string // spec.schedulingGroup.podGroupName of every member
 	switch {
 	case upstream || g.Source == demo.SourceWorkload:
 		if err := createWorkloadPodGroup(ctx, env, g, upstream); err != nil {
 			return err
 		}
-		group = &g.Name
 		for i := range g.Members {
-			m := harness.Member{Namespace: demo.Namespace, Name: fmt.Sprintf("%s-%d", g.Name, i), GPUs: g.GPUs}
+			m := harness.Member{Namespace: demo.Namespace, Name: fmt.Sprintf("%s-%d", g.Name, i), GPUs: g.GPUs, SchedulingGroup: g.Name}
 			if upstream {
 				m.Scheduler = v1.DefaultSchedulerName
 			}
@@ -509,9 +507,6 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream boo
 			for m := range work {
 				pod := m.Pod()
 				pod.Spec.NodeSelector = map[string]string{demo.LabelAgentPool: g.Pool}
-				if group != nil {
-					pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: group}
-				}
 				if _, err := env.Client.CoreV1().Pods(m.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
 					select {
 					case errs <- fmt.Errorf("creating pod %s: %w", m.Name, err):
@@ -536,11 +531,7 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream boo
 // scheduling (upstream), the level the gang must sit within is its topology
 // constraint, the only ask upstream has a field for.
 func createWorkloadPodGroup(ctx context.Context, env *harness.Env, g demo.Gang, upstream bool) error {
-	pg := &schedv1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: demo.Namespace, Name: g.Name},
-		Spec: schedv1beta1.PodGroupSpec{SchedulingPolicy: schedv1beta1.PodGroupSchedulingPolicy{
-			Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: int32(g.Min)}}},
-	}
+	pg := harness.WorkloadPodGroup(demo.Namespace, g.Name, int32(g.Min))
 	if upstream {
 		if g.Within != "" {
 			i := slices.IndexFunc(demo.Levels, func(l topology.Level) bool { return l.Name == g.Within })

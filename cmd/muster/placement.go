@@ -276,11 +276,7 @@ func applyEvent(ctx context.Context, env *harness.Env, p schedProfile, c placeme
 // no GPU class or preferred level), then the members naming it in
 // spec.schedulingGroup. The gang label stays for the report to count them.
 func createUpstreamGang(ctx context.Context, env *harness.Env, c placement.Cluster, g placement.Gang, members []harness.Member) error {
-	pg := &schedv1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: placementNamespace, Name: g.Name},
-		Spec: schedv1beta1.PodGroupSpec{SchedulingPolicy: schedv1beta1.PodGroupSchedulingPolicy{
-			Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: int32(g.Members)}}},
-	}
+	pg := harness.WorkloadPodGroup(placementNamespace, g.Name, int32(g.Members))
 	if level, ok := g.Annotations(c)[topology.RequiredLevelAnnotation]; ok {
 		if level != "zone" {
 			return fmt.Errorf("gang %s: required level %q has no upstream topology key here", g.Name, level)
@@ -290,14 +286,10 @@ func createUpstreamGang(ctx context.Context, env *harness.Env, c placement.Clust
 	if _, err := env.Client.SchedulingV1beta1().PodGroups(placementNamespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating PodGroup %s: %w", g.Name, err)
 	}
-	for _, m := range members {
-		pod := m.Pod()
-		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &pg.Name}
-		if _, err := env.Client.CoreV1().Pods(placementNamespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("creating pod %s: %w", pod.Name, err)
-		}
+	for i := range members {
+		members[i].SchedulingGroup = g.Name
 	}
-	return nil
+	return harness.CreatePods(ctx, env.Client, members...)
 }
 
 // settle waits until the step has taken effect and the scheduler is quiet:

@@ -65,7 +65,7 @@ func (s Spec) Object(member *v1.Pod) string {
 	case SourcePodGroup:
 		return "PodGroup " + s.Key.String()
 	case SourceWorkload:
-		return "PodGroup " + s.Key.String() + " (scheduling.k8s.io/v1beta1)"
+		return WorkloadObject("PodGroup", s.Key)
 	}
 	return podObject(member)
 }

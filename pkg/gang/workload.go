@@ -10,6 +10,12 @@ import (
 // WorkloadGroupVersion is the API upstream's Workload and PodGroup live in.
 const WorkloadGroupVersion = "scheduling.k8s.io/v1beta1"
 
+// WorkloadObject names an upstream PodGroup or Workload for messages, e.g.
+// "PodGroup ns/train (scheduling.k8s.io/v1beta1)".
+func WorkloadObject(kind string, k Key) string {
+	return kind + " " + k.String() + " (" + WorkloadGroupVersion + ")"
+}
+
 // SpecFromWorkload reads an upstream PodGroup (scheduling.k8s.io/v1beta1),
 // with the Workload it was made from when there is one (wl may be nil).
 //
@@ -21,7 +27,7 @@ const WorkloadGroupVersion = "scheduling.k8s.io/v1beta1"
 // topology, spot extras) comes from Muster's annotations, the PodGroup's
 // over the Workload's, so a Workload sets them for every group it makes.
 func SpecFromWorkload(pg *schedv1beta1.PodGroup, wl *schedv1beta1.Workload, d Defaults) (Spec, error) {
-	obj := "PodGroup " + pg.Namespace + "/" + pg.Name + " (" + WorkloadGroupVersion + ")"
+	obj := WorkloadObject("PodGroup", Key{Namespace: pg.Namespace, Name: pg.Name})
 	annotations := pg.Annotations
 	if wl != nil && len(wl.Annotations) > 0 {
 		annotations = make(map[string]string, len(wl.Annotations)+len(pg.Annotations))
@@ -37,7 +43,7 @@ func SpecFromWorkload(pg *schedv1beta1.PodGroup, wl *schedv1beta1.Workload, d De
 		if _, own := pg.Annotations[name]; own || wl == nil {
 			return obj
 		}
-		return "Workload " + wl.Namespace + "/" + wl.Name + " (" + WorkloadGroupVersion + ")"
+		return WorkloadObject("Workload", Key{Namespace: wl.Namespace, Name: wl.Name})
 	}
 	s := Spec{
 		Key:         Key{Namespace: pg.Namespace, Name: pg.Name},

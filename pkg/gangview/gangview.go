@@ -184,7 +184,7 @@ func Build(o Objects, now time.Time) []Row {
 		case g.source == gang.SourcePodGroup:
 			spec, err = gang.SpecFromPodGroup(&pg.PodGroup, gang.Defaults{})
 		case g.source == gang.SourceWorkload && wpg == nil:
-			err = fmt.Errorf("PodGroup %s (%s) does not exist", k, gang.WorkloadGroupVersion)
+			err = fmt.Errorf("%s does not exist", gang.WorkloadObject("PodGroup", k))
 		case g.source == gang.SourceWorkload:
 			var wl *schedv1beta1.Workload
 			if ref := wpg.Spec.WorkloadRef; ref != nil {

@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,16 +165,13 @@ func GangRequest(spec gang.Spec, levels []Level, object string) (Request, error)
 		return r, err
 	}
 	const field = "spec.schedulingConstraints.topology[0].key"
-	i := -1
-	labels := make([]string, 0, len(levels))
-	for j, l := range levels {
-		if l.Label == spec.TopologyKey {
-			i = j
-		}
-		labels = append(labels, l.Name+"="+l.Label)
-	}
+	i := slices.IndexFunc(levels, func(l Level) bool { return l.Label == spec.TopologyKey })
 	switch {
 	case i < 0:
+		labels := make([]string, len(levels))
+		for j, l := range levels {
+			labels[j] = l.Name + "=" + l.Label
+		}
 		return Request{}, &gang.FieldError{Object: object, Field: field,
 			Detail: fmt.Sprintf("node label %q is none of the scheduler's topology levels (%s); use one of their labels or add a level for it to MusterTopology's args", spec.TopologyKey, strings.Join(labels, ", "))}
 	case r.Required != Anywhere && r.Required != i:

@@ -94,18 +94,11 @@ func UpstreamOf(sc Scenario) (Scenario, bool) {
 // with a gang policy and pods that name it in spec.schedulingGroup.
 func upstreamGang(ns string, g, n int) (*schedulingv1beta1.PodGroup, []*v1.Pod) {
 	name := fmt.Sprintf("u-%d", g)
-	pg := &schedulingv1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
-			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(n)}}},
-	}
 	pods := make([]*v1.Pod, n)
 	for i := range pods {
-		p := harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1}.Pod()
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
-		pods[i] = p
+		pods[i] = harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1, SchedulingGroup: name}.Pod()
 	}
-	return pg, pods
+	return harness.WorkloadPodGroup(ns, name, int32(n)), pods
 }
 
 // mixedGang is gang g of size n in the Mixed scenario: a launcher and n-1

@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -81,6 +82,9 @@ type Member struct {
 	Annotations     map[string]string
 	Gated           bool // carries a scheduling gate
 	Tolerations     []v1.Toleration
+	// SchedulingGroup names the upstream PodGroup (scheduling.k8s.io/v1beta1)
+	// the pod belongs to, in spec.schedulingGroup.
+	SchedulingGroup string
 }
 
 // Pod builds the pod.
@@ -104,6 +108,9 @@ func (m Member) Pod() *v1.Pod {
 	}
 	if m.Gated {
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "test.muster.dev/hold"}}
+	}
+	if m.SchedulingGroup != "" {
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &m.SchedulingGroup}
 	}
 	return p
 }
@@ -149,6 +156,16 @@ func PodGroup(ns, name string, min, max int32, timeoutSeconds int32) *schedv1alp
 		pg.Spec.ScheduleTimeoutSeconds = &timeoutSeconds
 	}
 	return pg
+}
+
+// WorkloadPodGroup is an upstream PodGroup (scheduling.k8s.io/v1beta1) with
+// a gang policy of minCount.
+func WorkloadPodGroup(ns, name string, minCount int32) *schedv1beta1.PodGroup {
+	return &schedv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: schedv1beta1.PodGroupSpec{SchedulingPolicy: schedv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: minCount}}},
+	}
 }
 
 // CreatePods creates the members' pods.

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/topology"
@@ -53,17 +52,8 @@ func workload(t *testing.T, ctx context.Context, env *harness.Env, name string, 
 	if _, err := env.Client.SchedulingV1beta1().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	createWorkloadPodGroup(t, ctx, env, &schedv1beta1.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: schedv1beta1.PodGroupSpec{
-			WorkloadRef:      &schedv1beta1.WorkloadReference{WorkloadName: name, TemplateName: "workers"},
-			SchedulingPolicy: policy,
-		},
-	}, edit)
-}
-
-func createWorkloadPodGroup(t *testing.T, ctx context.Context, env *harness.Env, pg *schedv1beta1.PodGroup, edit func(*schedv1beta1.PodGroup)) {
-	t.Helper()
+	pg := harness.WorkloadPodGroup(ns, name, minCount)
+	pg.Spec.WorkloadRef = &schedv1beta1.WorkloadReference{WorkloadName: name, TemplateName: "workers"}
 	if edit != nil {
 		edit(pg)
 	}
@@ -77,10 +67,8 @@ func createWorkloadPodGroup(t *testing.T, ctx context.Context, env *harness.Env,
 func groupMembers(group, prefix string, n int, gpus int64, priorityClass string) []*v1.Pod {
 	var pods []*v1.Pod
 	for i := range n {
-		p := harness.Member{Namespace: ns, Name: prefix + "-" + strconv.Itoa(i), GPUs: gpus, PriorityClass: priorityClass,
-			Labels: map[string]string{jobLabel: group}}.Pod()
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
-		pods = append(pods, p)
+		pods = append(pods, harness.Member{Namespace: ns, Name: prefix + "-" + strconv.Itoa(i), GPUs: gpus, PriorityClass: priorityClass,
+			Labels: map[string]string{jobLabel: group}, SchedulingGroup: group}.Pod())
 	}
 	return pods
 }

@@ -670,10 +670,12 @@ func templateName(request string, i int) string {
 	return fmt.Sprintf("%s-%d", request, i)
 }
 
-var (
-	podGroupResource         = schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups")
-	workloadPodGroupResource = schemaGVR("scheduling.k8s.io", "v1beta1", "podgroups")
-)
+// podGroupResources are the PodGroups that own a gang's request, by the
+// gang's source.
+var podGroupResources = map[gang.Source]schema.GroupVersionResource{
+	gang.SourcePodGroup: schemaGVR("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
+	gang.SourceWorkload: schemaGVR("scheduling.k8s.io", "v1beta1", "podgroups"),
+}
 
 // crdFreeOwners is how many of a CRD-free gang's members own its request.
 const crdFreeOwners = 8
@@ -683,19 +685,12 @@ const crdFreeOwners = 8
 // garbage collector deletes an object only when all its owners are gone, so
 // an operator replacing one member does not take the request with it.
 func (w *Writer) owners(ctx context.Context, x Want) ([]metav1.OwnerReference, error) {
-	if x.Source == gang.SourcePodGroup {
-		pg, err := w.dyn.Resource(podGroupResource).Namespace(x.Key.Namespace).Get(ctx, x.Key.Name, metav1.GetOptions{})
+	if gvr, ok := podGroupResources[x.Source]; ok {
+		pg, err := w.dyn.Resource(gvr).Namespace(x.Key.Namespace).Get(ctx, x.Key.Name, metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("reading PodGroup %s: %w", x.Key, err)
+			return nil, fmt.Errorf("reading PodGroup %s (%s): %w", x.Key, gvr.GroupVersion(), err)
 		}
-		return []metav1.OwnerReference{{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}}, nil
-	}
-	if x.Source == gang.SourceWorkload {
-		pg, err := w.dyn.Resource(workloadPodGroupResource).Namespace(x.Key.Namespace).Get(ctx, x.Key.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("reading PodGroup %s (%s): %w", x.Key, gang.WorkloadGroupVersion, err)
-		}
-		return []metav1.OwnerReference{{APIVersion: gang.WorkloadGroupVersion, Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}}, nil
+		return []metav1.OwnerReference{{APIVersion: gvr.GroupVersion().String(), Kind: "PodGroup", Name: pg.GetName(), UID: pg.GetUID()}}, nil
 	}
 	var live []*v1.Pod
 	for _, p := range w.members(x.Key) {

@@ -66,31 +66,53 @@ func podGroupClient(cfg *rest.Config) (versioned.Interface, error) {
 	return cs, nil
 }
 
-// podGroupHandler releases a gang's reservations at once when its PodGroup
-// goes, or its minMember changes: members holding nodes for a quorum that
-// no longer exists (or is another size) would otherwise keep them until
-// the gang's timeout.
+// podGroupState is what releaseOnPodGroupChange reads of a PodGroup of
+// either kind (scheduler-plugins' or upstream's).
+type podGroupState struct {
+	key      gang.Key
+	min      int32
+	minField string // the field min comes from, for the message
+	deleting bool   // marked for deletion (a finalizer may keep it a while)
+}
+
+// podGroupHandler releases a gang's reservations when its scheduler-plugins
+// PodGroup goes or its minMember changes.
 func (pl *Gang) podGroupHandler(ctx context.Context) cache.ResourceEventHandler {
+	return pl.releaseOnPodGroupChange(ctx, func(o any) (podGroupState, bool) {
+		pg, ok := o.(*schedv1alpha1.PodGroup)
+		if !ok {
+			return podGroupState{}, false
+		}
+		return podGroupState{key: gang.Key{Namespace: pg.Namespace, Name: pg.Name}, min: pg.Spec.MinMember,
+			minField: "spec.minMember", deleting: pg.DeletionTimestamp != nil}, true
+	})
+}
+
+// releaseOnPodGroupChange releases a gang's reservations at once when its
+// PodGroup goes (or is marked for deletion), or its min changes: members
+// holding nodes for a quorum that no longer exists (or is another size)
+// would otherwise keep them until the gang's timeout.
+func (pl *Gang) releaseOnPodGroupChange(ctx context.Context, read func(any) (podGroupState, bool)) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(o, n any) {
-			old, ok1 := o.(*schedv1alpha1.PodGroup)
-			pg, ok2 := n.(*schedv1alpha1.PodGroup)
-			if !ok1 || !ok2 || old.Spec.MinMember == pg.Spec.MinMember {
-				return
+			old, ok1 := read(o)
+			pg, ok2 := read(n)
+			switch {
+			case !ok1 || !ok2:
+			case !old.deleting && pg.deleting:
+				pl.release(ctx, pg.key, fmt.Sprintf("PodGroup %s is being deleted; its members' reservations were released", pg.key), false)
+			case old.min != pg.min:
+				pl.release(ctx, pg.key, fmt.Sprintf("PodGroup %s changed %s from %d to %d; members placed for the old quorum were released",
+					pg.key, pg.minField, old.min, pg.min), false)
 			}
-			pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
-				fmt.Sprintf("PodGroup %s/%s changed spec.minMember from %d to %d; members placed for the old quorum were released", pg.Namespace, pg.Name, old.Spec.MinMember, pg.Spec.MinMember), false)
 		},
 		DeleteFunc: func(o any) {
 			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 				o = t.Obj
 			}
-			pg, ok := o.(*schedv1alpha1.PodGroup)
-			if !ok {
-				return
+			if pg, ok := read(o); ok {
+				pl.release(ctx, pg.key, fmt.Sprintf("PodGroup %s was deleted; its members' reservations were released", pg.key), true)
 			}
-			pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
-				fmt.Sprintf("PodGroup %s/%s was deleted; its members' reservations were released", pg.Namespace, pg.Name), true)
 		},
 	}
 }

@@ -97,13 +97,13 @@ func (pl *Gang) workloadSpec(pod *v1.Pod, key gang.Key) (gang.Spec, error) {
 	pg, err := pl.workloads.podGroups.PodGroups(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
 		return gang.Spec{}, &gang.FieldError{Object: "Pod " + pod.Namespace + "/" + pod.Name, Field: field,
-			Detail: "PodGroup " + key.String() + " (" + gang.WorkloadGroupVersion + ") does not exist"}
+			Detail: gang.WorkloadObject("PodGroup", key) + " does not exist"}
 	}
 	if err != nil {
 		return gang.Spec{}, err
 	}
 	if pg.DeletionTimestamp != nil {
-		return gang.Spec{}, &gang.FieldError{Object: "PodGroup " + key.String() + " (" + gang.WorkloadGroupVersion + ")", Field: "metadata.deletionTimestamp",
+		return gang.Spec{}, &gang.FieldError{Object: gang.WorkloadObject("PodGroup", key), Field: "metadata.deletionTimestamp",
 			Detail: "the PodGroup is being deleted; its members are not placed"}
 	}
 	return gang.SpecFromWorkload(pg, pl.workloadOf(pg), pl.defaults)
@@ -123,47 +123,22 @@ func (pl *Gang) workloadOf(pg *schedv1beta1.PodGroup) *schedv1beta1.Workload {
 }
 
 // workloadPodGroupHandler releases a gang's reservations when its upstream
-// PodGroup goes or its minCount changes, as podGroupHandler does for
-// scheduler-plugins PodGroups.
+// PodGroup goes or its minCount changes. Deleting one whose pods exist
+// only marks it: the API server's PodGroupProtection finalizer keeps it
+// until they go.
 func (pl *Gang) workloadPodGroupHandler(ctx context.Context) cache.ResourceEventHandler {
-	minCount := func(pg *schedv1beta1.PodGroup) int32 {
-		if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
-			return g.MinCount
+	return pl.releaseOnPodGroupChange(ctx, func(o any) (podGroupState, bool) {
+		pg, ok := o.(*schedv1beta1.PodGroup)
+		if !ok {
+			return podGroupState{}, false
 		}
-		return 1
-	}
-	return cache.ResourceEventHandlerFuncs{
-		UpdateFunc: func(o, n any) {
-			old, ok1 := o.(*schedv1beta1.PodGroup)
-			pg, ok2 := n.(*schedv1beta1.PodGroup)
-			if !ok1 || !ok2 {
-				return
-			}
-			// Deleting a PodGroup whose pods exist only marks it: the API
-			// server's PodGroupProtection finalizer keeps it until they go.
-			if old.DeletionTimestamp == nil && pg.DeletionTimestamp != nil {
-				pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
-					fmt.Sprintf("PodGroup %s/%s is being deleted; its members' reservations were released", pg.Namespace, pg.Name), false)
-				return
-			}
-			if minCount(old) == minCount(pg) {
-				return
-			}
-			pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
-				fmt.Sprintf("PodGroup %s/%s changed spec.schedulingPolicy.gang.minCount from %d to %d; members placed for the old quorum were released", pg.Namespace, pg.Name, minCount(old), minCount(pg)), false)
-		},
-		DeleteFunc: func(o any) {
-			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
-				o = t.Obj
-			}
-			pg, ok := o.(*schedv1beta1.PodGroup)
-			if !ok {
-				return
-			}
-			pl.release(ctx, gang.Key{Namespace: pg.Namespace, Name: pg.Name},
-				fmt.Sprintf("PodGroup %s/%s was deleted; its members' reservations were released", pg.Namespace, pg.Name), true)
-		},
-	}
+		min := int32(1)
+		if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
+			min = g.MinCount
+		}
+		return podGroupState{key: gang.Key{Namespace: pg.Namespace, Name: pg.Name}, min: min,
+			minField: "spec.schedulingPolicy.gang.minCount", deleting: pg.DeletionTimestamp != nil}, true
+	})
 }
 
 // workloadPodGroupRef is what events about an upstream PodGroup go on.
