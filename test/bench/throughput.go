@@ -64,51 +64,58 @@ var (
 	Gang512 = Scenario{Name: "gang512", GangSize: 512}
 	// Mixed is the pods in gangs of 1 to 64, launcher plus workers.
 	Mixed = Scenario{Name: "mixed", Mixed: true}
-	// Upstream8 and Upstream64 are Gang8 and Gang64 as upstream PodGroups
-	// under upstream's GangScheduling.
-	Upstream8  = Scenario{Name: "upstream8", GangSize: 8, Upstream: true}
-	Upstream64 = Scenario{Name: "upstream64", GangSize: 64, Upstream: true}
+	// Upstream8, Upstream64, Upstream512 and UpstreamMixed are the same
+	// gangs as upstream PodGroups under upstream's GangScheduling.
+	Upstream8     = Scenario{Name: "upstream8", GangSize: 8, Upstream: true}
+	Upstream64    = Scenario{Name: "upstream64", GangSize: 64, Upstream: true}
+	Upstream512   = Scenario{Name: "upstream512", GangSize: 512, Upstream: true}
+	UpstreamMixed = Scenario{Name: "upstream-mixed", Mixed: true, Upstream: true}
 )
 
 // Scenarios returns the standard scenarios in report order; with upstream,
-// also upstream's gang scheduling of the same gangs.
+// also upstream's gang scheduling of each gang scenario's gangs.
 func Scenarios(upstream bool) []Scenario {
 	s := []Scenario{Plain, Gang8, Gang64, Gang512, Mixed}
 	if upstream {
-		s = append(s, Upstream8, Upstream64)
+		s = append(s, Upstream8, Upstream64, Upstream512, UpstreamMixed)
 	}
 	return s
 }
 
 // UpstreamOf is the upstream scenario with sc's gangs, if there is one.
 func UpstreamOf(sc Scenario) (Scenario, bool) {
-	for _, u := range []Scenario{Upstream8, Upstream64} {
-		if !sc.Upstream && !sc.Mixed && u.GangSize == sc.GangSize {
+	for _, u := range []Scenario{Upstream8, Upstream64, Upstream512, UpstreamMixed} {
+		if !sc.Upstream && u.GangSize == sc.GangSize && u.Mixed == sc.Mixed {
 			return u, true
 		}
 	}
 	return Scenario{}, false
 }
 
-// upstreamGang is gang g of n members as upstream's API has it: a PodGroup
-// with a gang policy and pods that name it in spec.schedulingGroup.
-func upstreamGang(ns string, g, n int) (*schedulingv1beta1.PodGroup, []*v1.Pod) {
-	name := fmt.Sprintf("u-%d", g)
-	pods := make([]*v1.Pod, n)
-	for i := range pods {
-		pods[i] = harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1, SchedulingGroup: name}.Pod()
-	}
-	return harness.WorkloadPodGroup(ns, name, int32(n)), pods
-}
-
-// mixedGang is gang g of size n in the Mixed scenario: a launcher and n-1
+// gangOf is gang g of n members in scenario sc: under Muster, pods
+// labelled as a CRD-free gang; upstream, a v1beta1 PodGroup with a gang
+// policy and pods that name it in spec.schedulingGroup. A Mixed gang has an
+// MPI job's shape: a launcher without GPUs (one CPU) and n-1 one-GPU
 // workers (a gang of one is a lone worker).
-func mixedGang(ns string, g, n int) []*v1.Pod {
-	name := fmt.Sprintf("m-%d", g)
-	ms := harness.LabelMembers(ns, name, n, 1, n, n)
+func gangOf(ns string, sc Scenario, g, n int) (*schedulingv1beta1.PodGroup, []*v1.Pod) {
+	name := fmt.Sprintf("g-%d", g)
+	if sc.Mixed {
+		name = fmt.Sprintf("m-%d", g)
+	}
+	var pg *schedulingv1beta1.PodGroup
+	var ms []harness.Member
+	if sc.Upstream {
+		name = "u-" + name
+		pg = harness.WorkloadPodGroup(ns, name, int32(n))
+		for i := 0; i < n; i++ {
+			ms = append(ms, harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1, SchedulingGroup: name})
+		}
+	} else {
+		ms = harness.LabelMembers(ns, name, n, 1, n, n)
+	}
 	pods := make([]*v1.Pod, 0, n)
 	for i, m := range ms {
-		if i == 0 && n > 1 {
+		if sc.Mixed && i == 0 && n > 1 {
 			m.Name, m.GPUs = name+"-launcher", 0
 			p := m.Pod()
 			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
@@ -117,7 +124,7 @@ func mixedGang(ns string, g, n int) []*v1.Pod {
 		}
 		pods = append(pods, m.Pod())
 	}
-	return pods
+	return pg, pods
 }
 
 // Config sizes a run; zero fields take the defaults.
@@ -270,6 +277,13 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		}
 		s.gangs = append(s.gangs, idx)
 	}
+	addGroup := func(g, size int) {
+		pg, pods := gangOf(ns, sc, g, size)
+		if pg != nil {
+			s.podGroups = append(s.podGroups, pg)
+		}
+		addGang(pods)
+	}
 	switch {
 	case sc.Mixed:
 		for g, left := 0, n; ; g++ {
@@ -278,13 +292,7 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 				break
 			}
 			left -= size
-			addGang(mixedGang(ns, g, size))
-		}
-	case sc.Upstream:
-		for g := 0; g < n/sc.GangSize; g++ {
-			pg, pods := upstreamGang(ns, g, sc.GangSize)
-			s.podGroups = append(s.podGroups, pg)
-			addGang(pods)
+			addGroup(g, size)
 		}
 	case sc.GangSize <= 0:
 		for i := 0; i < n; i++ {
@@ -292,11 +300,7 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		}
 	default:
 		for g := 0; g < n/sc.GangSize; g++ {
-			var pods []*v1.Pod
-			for _, m := range harness.LabelMembers(ns, fmt.Sprintf("g-%d", g), sc.GangSize, 1, sc.GangSize, sc.GangSize) {
-				pods = append(pods, m.Pod())
-			}
-			addGang(pods)
+			addGroup(g, sc.GangSize)
 		}
 	}
 	s.created = make([]time.Time, len(s.pods))

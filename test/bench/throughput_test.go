@@ -110,29 +110,53 @@ func TestThroughputScenarioMixed(t *testing.T) {
 	t.Logf("%s: %d pods in %v (%.1f pods/s), gang latency p50 %v p99 %v, %.2f API writes per pod", res.Scenario, res.Pods, res.Elapsed, res.PodsPerSec, res.P50, res.P99, res.WritesPerPod())
 }
 
-// TestThroughputScenarioUpstream runs gangs of 8 as upstream v1beta1
-// PodGroups under the default profile's GangScheduling: every gang reaches
-// its min.
+// TestThroughputScenarioUpstream runs gangs of 8, and one round of the
+// mixed sizes (launcher plus workers), as upstream v1beta1 PodGroups under
+// the default profile's GangScheduling: every gang reaches its min, every
+// pod binds, one PodGroup per gang.
 func TestThroughputScenarioUpstream(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	env, err := harness.StartWith(t, harness.Options{WorkloadAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ctx, env, Config{Nodes: 50, Pods: 64, Timeout: 2 * time.Minute}, Upstream8)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		sc          Scenario
+		pods, gangs int
+	}{
+		{Upstream8, 64, 8},
+		{UpstreamMixed, 127, len(MixedSizes)},
+	} {
+		res, err := Run(ctx, env, Config{Nodes: 50, Pods: tc.pods, Timeout: 2 * time.Minute}, tc.sc)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sc.Name, err)
+		}
+		if res.Pods != tc.pods || res.Gangs != tc.gangs {
+			t.Fatalf("%s: created %d pods in %d gangs, want %d in %d", tc.sc.Name, res.Pods, res.Gangs, tc.pods, tc.gangs)
+		}
+		if got := res.GangsAtMin(); got != res.Gangs || res.Bound != res.Pods {
+			t.Errorf("%s: %d of %d gangs at min, %d of %d pods bound", tc.sc.Name, got, res.Gangs, res.Bound, res.Pods)
+		}
+		groups, err := env.Client.SchedulingV1beta1().PodGroups(res.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil || len(groups.Items) != tc.gangs {
+			t.Errorf("%s: PodGroups in %s: %d (err %v), want %d", tc.sc.Name, res.Namespace, len(groups.Items), err, tc.gangs)
+		}
+		t.Logf("%s: %d pods in %v (%.1f pods/s), gang latency p50 %v p99 %v", res.Scenario, res.Pods, res.Elapsed, res.PodsPerSec, res.P50, res.P99)
 	}
-	if res.Pods != 64 || res.Gangs != 8 {
-		t.Fatalf("created %d pods in %d gangs, want 64 in 8", res.Pods, res.Gangs)
+}
+
+func TestUpstreamOf(t *testing.T) {
+	for _, sc := range Scenarios(false) {
+		u, ok := UpstreamOf(sc)
+		if sc == Plain {
+			if ok {
+				t.Errorf("plain has upstream scenario %s", u.Name)
+			}
+			continue
+		}
+		if !ok || !u.Upstream || u.GangSize != sc.GangSize || u.Mixed != sc.Mixed {
+			t.Errorf("UpstreamOf(%s) = %+v, %v; want the same gangs upstream", sc.Name, u, ok)
+		}
 	}
-	if got := res.GangsAtMin(); got != res.Gangs || res.Bound != res.Pods {
-		t.Errorf("%d of %d gangs at min, %d of %d pods bound", got, res.Gangs, res.Bound, res.Pods)
-	}
-	groups, err := env.Client.SchedulingV1beta1().PodGroups(res.Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil || len(groups.Items) != 8 {
-		t.Errorf("PodGroups in %s: %d (err %v), want 8", res.Namespace, len(groups.Items), err)
-	}
-	t.Logf("%s: %d pods in %v (%.1f pods/s), gang latency p50 %v p99 %v", res.Scenario, res.Pods, res.Elapsed, res.PodsPerSec, res.P50, res.P99)
 }
