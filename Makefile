@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: simulate-spot image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: bench-perf bench-perf-short etcd simulate-spot image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -26,6 +26,7 @@ test:
 	HELM="$$(hack/install-helm.sh)" GO=$(GO) hack/gotest.sh -p $(TEST_P) -timeout 80m $(PKGS)
 	cd hack/image && GOFLAGS=-mod=mod GO=$(GO) ../gotest.sh ./...
 	$(MAKE) -C autoscaler test TEST_P=$(TEST_P)
+	$(MAKE) bench-perf-short
 
 ## demo: the embedded default — API server, GPU nodes, muster-scheduler, a burst of gangs
 demo:
@@ -39,6 +40,32 @@ bench:
 ## bench-go: the same scenarios as Go benchmarks
 bench-go:
 	cd test/bench && $(GO) test -run '^$$' -bench Throughput -benchtime=1x -timeout 30m .
+
+## bench-perf: upstream's own benchmark (test/integration/scheduler_perf) on
+## its gang and topology-aware workloads at 5000 nodes, under upstream's
+## plugins and under Muster's (test/perf); a table of its SchedulingThroughput.
+## scheduler_perf starts an etcd from PATH per workload: hack/etcd is one.
+## PERF_LABELS picks workloads (e.g. performance,scale: 200 gangs, 10000 pods).
+PERF_LABELS ?= performance,-short,-scale
+bench-perf: etcd
+	@mkdir -p $(BIN)/perf
+	cd test/perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -run '^$$' -bench PerfScheduling -benchtime=1x -timeout 150m \
+		-perf-scheduling-label-filter=$(PERF_LABELS) -data-items-dir=$(CURDIR)/$(BIN)/perf . > $(CURDIR)/$(BIN)/perf/bench.out 2>&1 \
+		|| { grep -E -A20 '^(--- FAIL|FAIL|panic)' $(CURDIR)/$(BIN)/perf/bench.out | head -100; exit 1; }
+	$(GO) run ./hack/perftable < $(BIN)/perf/bench.out
+
+## bench-perf-short: bench-perf's 10-node workloads, upstream's and Muster's
+## plugins each (part of make test)
+bench-perf-short: etcd
+	@mkdir -p $(BIN)/perf
+	cd test/perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -run '^$$' -bench PerfScheduling -benchtime=1x -short -timeout 20m \
+		-perf-scheduling-label-filter=performance -data-items-dir=$(CURDIR)/$(BIN)/perf . > $(CURDIR)/$(BIN)/perf/short.out 2>&1 \
+		|| { grep -E -A20 '^(--- FAIL|FAIL|panic)' $(CURDIR)/$(BIN)/perf/short.out | head -100; exit 1; }
+	$(GO) run ./hack/perftable < $(BIN)/perf/short.out
+
+## etcd: a single-member etcd from the vendored server, for scheduler_perf
+etcd:
+	$(GO) build -o $(BIN)/etcd ./hack/etcd
 
 ## simulate: the whole stack (API server, scheduler, armlocal with its node
 ## agent, muster-autoscaler) replays a bursty trace with Muster and with a

@@ -16,6 +16,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -31,6 +32,7 @@ func main() {
 	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
 	flag.BoolVar(&showWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
 	flag.BoolVar(&withUpstream, "upstream", true, "also schedule every gang scenario's gangs as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
+	flag.StringVar(&only, "only", "", "run only these scenarios (comma separated names, e.g. gang512,upstream512); the ratio lines need plain and the gang scenarios")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
 	flag.Parse()
 	if *nodes < 1 || *pods < 64 || *runs < 1 {
@@ -68,8 +70,11 @@ func quietKlog() {
 	klog.SetOutput(io.Discard)
 }
 
-// showWrites: --writes; withUpstream: --upstream.
-var showWrites, withUpstream bool
+// showWrites: --writes; withUpstream: --upstream; only: --only.
+var (
+	showWrites, withUpstream bool
+	only                     string
+)
 
 // writeTable prints the API writes per pod of each scenario, by verb and
 // resource: where a scenario's extra API server load comes from.
@@ -129,7 +134,10 @@ func run(nodes, pods, runs int) error {
 	// Runs go round the scenarios in turn, so that a slow spell of the
 	// machine touches every scenario alike; each figure is the median of
 	// the runs.
-	scenarios := bench.Scenarios(withUpstream)
+	scenarios, err := selected(bench.Scenarios(withUpstream), only)
+	if err != nil {
+		return err
+	}
 	results := make([][]bench.Result, len(scenarios))
 	for i := 0; i < runs; i++ {
 		for j, sc := range scenarios {
@@ -177,26 +185,72 @@ func run(nodes, pods, runs int) error {
 			return err
 		}
 	}
-	plain := byName[bench.Plain.Name].podsPerSec
-	fmt.Printf("gang64/plain throughput ratio: %.2f\n", byName[bench.Gang64.Name].podsPerSec/plain)
-	worst := byName[bench.Gang8.Name].podsPerSec
-	vsUpstream := 0.0
+	plain, ok := byName[bench.Plain.Name]
+	if !ok {
+		return nil
+	}
+	if g, ok := byName[bench.Gang64.Name]; ok {
+		fmt.Printf("gang64/plain throughput ratio: %.2f\n", g.podsPerSec/plain.podsPerSec)
+	}
+	worst, vsUpstream := 0.0, 0.0
 	for j, sc := range scenarios {
 		if sc.Upstream || sc == bench.Plain {
 			continue
 		}
-		worst = min(worst, rows[j].podsPerSec)
-		if u, ok := bench.UpstreamOf(sc); ok && withUpstream {
-			if r := rows[j].podsPerSec / byName[u.Name].podsPerSec; vsUpstream == 0 || r < vsUpstream {
-				vsUpstream = r
+		if worst == 0 || rows[j].podsPerSec < worst {
+			worst = rows[j].podsPerSec
+		}
+		if u, ok := bench.UpstreamOf(sc); ok {
+			if ur, ok := byName[u.Name]; ok {
+				if r := rows[j].podsPerSec / ur.podsPerSec; vsUpstream == 0 || r < vsUpstream {
+					vsUpstream = r
+				}
 			}
 		}
 	}
-	fmt.Printf("gang/plain throughput ratio: %.2f\n", worst/plain) // the worst gang scenario
-	if withUpstream {
+	if worst > 0 {
+		fmt.Printf("gang/plain throughput ratio: %.2f\n", worst/plain.podsPerSec) // the worst gang scenario
+	}
+	if vsUpstream > 0 {
 		fmt.Printf("muster/upstream gang throughput ratio: %.2f\n", vsUpstream) // the worst gang scenario
 	}
 	return nil
+}
+
+// selected is the scenarios named in list (all of them if it is empty),
+// in report order.
+func selected(all []bench.Scenario, list string) ([]bench.Scenario, error) {
+	if list == "" {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []bench.Scenario
+	for _, sc := range all {
+		if want[sc.Name] {
+			out = append(out, sc)
+			delete(want, sc.Name)
+		}
+	}
+	if len(want) > 0 {
+		var names []string
+		for _, sc := range all {
+			names = append(names, sc.Name)
+		}
+		return nil, fmt.Errorf("--only: unknown scenario(s) %v; the scenarios are %s", sortedKeys(want), strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // median is the median of f over the runs (the mean of the middle two

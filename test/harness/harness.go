@@ -80,7 +80,7 @@ func StartWith(tb ktesting.TB, o Options) (*Env, error) {
 	if _, err := startEtcd(); err != nil {
 		return nil, err
 	}
-	if err := ensureCertFixtureDir(); err != nil {
+	if err := EnsureCertFixtureDir(); err != nil {
 		return nil, err
 	}
 	flags := framework.DefaultTestServerFlags()
@@ -178,13 +178,15 @@ var (
 	certErr  error
 )
 
-// ensureCertFixtureDir gives the upstream API server test server somewhere to
+// EnsureCertFixtureDir gives the upstream API server test server somewhere to
 // cache its self-signed serving certificate. It writes it beside its own
 // source file, in a testdata directory that vendoring leaves out and that
 // must not be written to; it honours Bazel's TEST_SRCDIR/TEST_WORKSPACE by
 // looking under $TEST_SRCDIR/$TEST_WORKSPACE/<its source dir>/testdata
 // instead, so those point at a temporary directory, once per process.
-func ensureCertFixtureDir() error {
+// Start calls it; so must any other user of the upstream test server (the
+// scheduler_perf benchmark).
+func EnsureCertFixtureDir() error {
 	certOnce.Do(func() {
 		const apiserverPkg = "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 		pkg := apiserverPkg

@@ -3,20 +3,39 @@
 package plugins
 
 import (
+	"sort"
+
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/pkg/features"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/plugins/gputopology"
 )
 
+// Registry is every Muster plugin by name, as an out-of-tree registry
+// (upstream's scheduler_perf takes one).
+func Registry() frameworkruntime.Registry {
+	return frameworkruntime.Registry{
+		gangplugin.Name:  gangplugin.New,
+		gputopology.Name: gputopology.New,
+	}
+}
+
 // Options registers every Muster plugin with the scheduler command.
 func Options() []app.Option {
-	return []app.Option{
-		app.WithPlugin(gangplugin.Name, gangplugin.New),
-		app.WithPlugin(gputopology.Name, gputopology.New),
+	r := Registry()
+	names := make([]string, 0, len(r))
+	for name := range r {
+		names = append(names, name)
 	}
+	sort.Strings(names)
+	opts := make([]app.Option, 0, len(names))
+	for _, name := range names {
+		opts = append(opts, app.WithPlugin(name, r[name]))
+	}
+	return opts
 }
 
 // SetFeatureDefaults turns off, as the binary's default, the kube-scheduler

@@ -122,12 +122,16 @@ func Shared(ctx context.Context, key any, cfg *rest.Config, client kubernetes.In
 	if w, ok := shared[key]; ok {
 		return w, nil
 	}
-	w := NewForClient(client)
+	// One writer only: each starts its queue's goroutines when built, and
+	// only the one that runs shuts them down.
+	var w *Writer
 	if cfg != nil {
 		var err error
 		if w, err = New(cfg); err != nil {
 			return nil, err
 		}
+	} else {
+		w = NewForClient(client)
 	}
 	shared[key] = w
 	go w.Run(ctx, 2)

@@ -45,10 +45,21 @@ func (pl *Gang) sameGang(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Qu
 	}
 	mine, _, ok, _ := gang.GroupOf(pod)
 	theirs, _, ok2, _ := gang.GroupOf(other)
-	if ok && ok2 && mine == theirs {
-		return fwk.Queue, nil
+	if !ok || !ok2 || mine != theirs {
+		return fwk.QueueSkip, nil
 	}
-	return fwk.QueueSkip, nil
+	// A new unscheduled member of a gang short of its quorum admits no one
+	// (members wait for min to be present, and one beyond max waits for a
+	// slot, which an arrival does not free); the member that completes
+	// the quorum wakes the whole gang (quorumArrived). Requeueing every
+	// gated member on every arrival ran PreEnqueue, which counts the
+	// members, n times per arrival: cubic in the gang's size.
+	if oldObj == nil && other.Spec.NodeName == "" {
+		if _, quorate := pl.quorate.Load(mine); !quorate {
+			return fwk.QueueSkip, nil
+		}
+	}
+	return fwk.Queue, nil
 }
 
 // roomFreed requeues a gang member when room may have appeared, and ends its

@@ -245,9 +245,20 @@ func (pl *Gang) members(key gang.Key) []*v1.Pod {
 // false for ordinary pods. A non-nil error is bad input, already naming the
 // object and field.
 func (pl *Gang) resolve(pod *v1.Pod) (spec gang.Spec, isGang bool, err error) {
+	spec, _, isGang, err = pl.resolveMembers(pod, false)
+	return spec, isGang, err
+}
+
+// resolveMembers is resolve that also returns the gang's members (with
+// listMembers, or when a CRD-free gang's spec needed them), so a caller
+// that counts them next lists a big gang once, not twice, per member.
+func (pl *Gang) resolveMembers(pod *v1.Pod, listMembers bool) (spec gang.Spec, members []*v1.Pod, isGang bool, err error) {
 	key, source, isGang, err := gang.GroupOf(pod)
 	if !isGang || err != nil {
-		return gang.Spec{Key: key}, err != nil, err
+		return gang.Spec{Key: key}, nil, err != nil, err
+	}
+	if listMembers || source == gang.SourceLabels {
+		members = pl.members(key)
 	}
 	switch source {
 	case gang.SourcePodGroup:
@@ -255,13 +266,13 @@ func (pl *Gang) resolve(pod *v1.Pod) (spec gang.Spec, isGang bool, err error) {
 	case gang.SourceWorkload:
 		spec, err = pl.workloadSpec(pod, key)
 	default:
-		spec, err = pl.labelSpec(pod, key, pl.members(key))
+		spec, err = pl.labelSpec(pod, key, members)
 	}
 	if err != nil {
-		return gang.Spec{Key: key, Source: source}, true, err
+		return gang.Spec{Key: key, Source: source}, members, true, err
 	}
 	pl.gangSince.Store(key, spec.Created)
-	return spec, true, nil
+	return spec, members, true, nil
 }
 
 func (pl *Gang) podGroupSpec(pod *v1.Pod, key gang.Key) (gang.Spec, error) {
@@ -327,7 +338,7 @@ func olderPod(a, b *v1.Pod) bool {
 // members, or of a gang already at max, wait gated, neither retried in a loop
 // nor reported Unschedulable (so no autoscaler scales for them).
 func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	spec, isGang, err := pl.resolve(pod)
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
 	if !isGang {
 		return nil
 	}
@@ -335,7 +346,7 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 		pl.status.invalid(spec.Key, pod, err)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), "")
+	counts := pl.tracker.Count(spec.Key, members, "")
 	verdict, msg := spec.Admit(counts)
 	pl.status.touch(spec.Key)
 	if verdict == gang.Admit {
@@ -374,7 +385,7 @@ func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
 // reserves anything for a gang that cannot fit.
 func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	pl.leading.Scheduling()
-	spec, isGang, err := pl.resolve(pod)
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
 	if !isGang {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
@@ -390,7 +401,6 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	// Room the capacity plan holds for gangs served first is not this
 	// member's: Filter keeps it off, and the room check leaves it out.
 	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
-	members := pl.members(spec.Key)
 	counts := pl.tracker.Count(spec.Key, members, pod.UID)
 	// Spot nodes matter only to members that tolerate their taint. A member
 	// is above min once the quorum is placed or holds its reservations.
@@ -666,11 +676,11 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 	if !ok || pod.Spec.NodeName != "" {
 		return
 	}
-	spec, isGang, err := pl.resolve(pod)
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
 	if !isGang || err != nil {
 		return
 	}
-	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), "")
+	counts := pl.tracker.Count(spec.Key, members, "")
 	if counts.Members < int(spec.MinMember) {
 		pl.quorate.Delete(spec.Key)
 		return
