@@ -65,12 +65,20 @@ func pack(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bo
 	case len(q) > 1:
 		taken = make([]used, len(nodes))
 	}
-	return packInto(logger, q, nodes, inDomain, taken)
+	return packInto(logger, q, nodes, inDomain, taken, nil)
+}
+
+// placed is count members of shape put on node (an index) by packInto.
+type placed struct {
+	node  int
+	shape *Shape
+	count int64
 }
 
 // packInto is pack adding what it places to taken (nil: keep no account,
-// for a quorum of one shape on untouched nodes).
-func packInto(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bool, taken []used) Packing {
+// for a quorum of one shape on untouched nodes) and, with a journal, listing
+// it there too.
+func packInto(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node) bool, taken []used, journal *[]placed) Packing {
 	p := Packing{Placed: make([]int64, len(q))}
 	for i, w := range q {
 		left := w.Count
@@ -96,6 +104,9 @@ func packInto(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node
 			left -= c
 			if u != nil {
 				u.add(w.Shape, c)
+			}
+			if journal != nil {
+				*journal = append(*journal, placed{node: j, shape: w.Shape, count: c})
 			}
 		}
 		p.Placed[i] = w.Count - left

@@ -37,13 +37,23 @@ type Waiting struct {
 type Plan struct {
 	order []string
 	rank  map[string]int
-	// held[i] is what gangs ranked before i (exclusive) hold, per node;
-	// cumulative, so "ahead of gang i" is one lookup.
-	held []map[string]used
-	// all is what every waiting gang holds, per node.
-	all map[string]used
+	// holds lists, per node with room held, what gangs hold there:
+	// cumulative entries in rank order, so "held ahead of gang i" is the
+	// last entry ranked before i. Only nodes a gang packs onto get entries,
+	// so a plan costs what its gangs touch, not nodes x gangs.
+	holds map[string][]cumulativeHold
+	// firstHeld is the rank of the first gang that holds room (len(order)
+	// if none): a gang ranked no later holds nothing ahead of it.
+	firstHeld int
 	// booked names, by node, the gang whose booking holds the node.
 	booked map[string]string
+}
+
+// cumulativeHold is what the gangs ranked up to and including rank hold on
+// one node.
+type cumulativeHold struct {
+	rank int
+	u    used
 }
 
 // Served orders waiting gangs: higher priority first, then older, then by key.
@@ -67,21 +77,41 @@ func Served(w []Waiting) {
 func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[string]string, starvationBound time.Duration) *Plan {
 	w := append([]Waiting(nil), waiting...)
 	Served(w)
-	p := &Plan{rank: make(map[string]int, len(w)), all: map[string]used{}, booked: booked}
+	p := &Plan{rank: make(map[string]int, len(w)), holds: map[string][]cumulativeHold{}, firstHeld: len(w), booked: booked}
+	// base is what the gangs kept so far hold, per node; each gang packs
+	// onto it in place, and is taken off again (its journal undone) when
+	// it neither fits nor has starved.
 	base := make([]used, len(nodes))
+	var journal []placed
 	for i, g := range w {
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
-		p.held = append(p.held, snapshot(base, nodes))
-		taken, fits := packTaken(logger, g.Quorum, nodes, base, p.admitFor(g.Key, g.InDomain))
+		journal = journal[:0]
+		fits := packInto(logger, g.Quorum, nodes, p.admitFor(g.Key, g.InDomain), base, &journal).Fits()
 		if !fits && (g.Waited < starvationBound || !g.CouldFit) {
+			for _, e := range journal {
+				base[e.node].add(e.shape, -e.count)
+			}
 			continue
 		}
-		for j := range base {
-			base[j] = base[j].plus(taken[j])
+		for _, e := range journal {
+			name := nodes[e.node].Node.Name
+			hs := p.holds[name]
+			if n := len(hs); n > 0 && hs[n-1].rank == i {
+				hs[n-1].u.add(e.shape, e.count)
+				continue
+			}
+			var u used
+			if n := len(hs); n > 0 {
+				u = hs[n-1].u.clone()
+			}
+			u.add(e.shape, e.count)
+			p.holds[name] = append(hs, cumulativeHold{rank: i, u: u})
+		}
+		if len(journal) > 0 {
+			p.firstHeld = min(p.firstHeld, i)
 		}
 	}
-	p.all = snapshot(base, nodes)
 	return p
 }
 
@@ -103,9 +133,10 @@ func (p *Plan) admitFor(key string, inDomain func(*v1.Node) bool) func(*v1.Node)
 // one it was asked for: room the plan holds for them, and nodes booked for
 // them.
 type Held struct {
-	m    map[string]used
 	plan *Plan
 	key  string
+	// rank: room held by gangs ranked before it is set aside.
+	rank int
 }
 
 // Ahead returns the room held for gangs served before key, and the nodes
@@ -116,9 +147,23 @@ func (p *Plan) Ahead(key string) Held {
 		return Held{}
 	}
 	if i, ok := p.rank[key]; ok {
-		return Held{m: p.held[i], plan: p, key: key}
+		return Held{plan: p, key: key, rank: i}
 	}
-	return Held{m: p.all, plan: p, key: key}
+	return Held{plan: p, key: key, rank: len(p.order)}
+}
+
+// on is the room held on the node, if any.
+func (h Held) on(node string) (used, bool) {
+	if h.plan == nil || h.rank <= h.plan.firstHeld {
+		return used{}, false
+	}
+	hs := h.plan.holds[node]
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].rank < h.rank {
+			return hs[i].u, true
+		}
+	}
+	return used{}, false
 }
 
 // bookedElsewhere says the node is booked for another gang.
@@ -132,12 +177,14 @@ func (h Held) bookedElsewhere(node string) bool {
 
 // On says whether room is held on the node.
 func (h Held) On(node string) bool {
-	_, ok := h.m[node]
+	_, ok := h.on(node)
 	return ok || h.bookedElsewhere(node)
 }
 
 // Empty says nothing is held.
-func (h Held) Empty() bool { return len(h.m) == 0 && (h.plan == nil || len(h.plan.booked) == 0) }
+func (h Held) Empty() bool {
+	return h.plan == nil || (h.rank <= h.plan.firstHeld && len(h.plan.booked) == 0)
+}
 
 // Waiting lists the waiting gangs in the order they are served.
 func (p *Plan) Waiting() []string {
@@ -153,7 +200,7 @@ func (h Held) Admits(s *Shape, n *Node) bool {
 	if s.GPUs > 0 && h.bookedElsewhere(n.Node.Name) {
 		return false
 	}
-	u, ok := h.m[n.Node.Name]
+	u, ok := h.on(n.Node.Name)
 	if !ok {
 		return copiesOn(s, n, nil) > 0
 	}
@@ -167,36 +214,11 @@ func PackAround(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.No
 	}
 	base := make([]used, len(nodes))
 	for i := range nodes {
-		if u, ok := held.m[nodes[i].Node.Name]; ok {
+		if u, ok := held.on(nodes[i].Node.Name); ok {
 			base[i] = u
 		}
 	}
 	return pack(logger, q, nodes, held.plan.admitFor(held.key, inDomain), base)
-}
-
-// packTaken packs q on the room base leaves and returns what it took per
-// node, and whether all of q found a place.
-func packTaken(logger klog.Logger, q Quorum, nodes []Node, base []used, inDomain func(*v1.Node) bool) ([]used, bool) {
-	taken := make([]used, len(nodes))
-	for i := range base {
-		taken[i] = base[i].clone()
-	}
-	p := packInto(logger, q, nodes, inDomain, taken)
-	for i := range taken {
-		taken[i] = taken[i].minus(base[i])
-	}
-	return taken, p.Fits()
-}
-
-// snapshot keeps the nodes with something held, by name.
-func snapshot(base []used, nodes []Node) map[string]used {
-	out := map[string]used{}
-	for i, u := range base {
-		if !u.zero() {
-			out[nodes[i].Node.Name] = u.clone()
-		}
-	}
-	return out
 }
 
 func (u used) zero() bool {
@@ -209,29 +231,4 @@ func (u used) zero() bool {
 		}
 	}
 	return true
-}
-
-func (u used) plus(o used) used {
-	out := u.clone()
-	out.milliCPU += o.milliCPU
-	out.memory += o.memory
-	out.pods += o.pods
-	for k, v := range o.scalars {
-		if out.scalars == nil {
-			out.scalars = map[v1.ResourceName]int64{}
-		}
-		out.scalars[k] += v
-	}
-	return out
-}
-
-func (u used) minus(o used) used {
-	neg := used{milliCPU: -o.milliCPU, memory: -o.memory, pods: -o.pods}
-	if o.scalars != nil {
-		neg.scalars = map[v1.ResourceName]int64{}
-		for k, v := range o.scalars {
-			neg.scalars[k] = -v
-		}
-	}
-	return u.plus(neg)
 }
