@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: bench-perf bench-perf-short etcd simulate-spot image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -105,7 +105,15 @@ placement-report:
 
 ## bench-topology: a 512-member gang on 5000 nodes through MusterTopology
 bench-topology:
-	$(GO) test ./pkg/scheduler/plugins/gputopology -run '^$$' -bench Gang512 -benchtime=5x
+	$(GO) test ./pkg/scheduler/plugins/gputopology -run '^$$' -bench Gang512 -benchtime=5x -benchmem
+
+## bench-scale: 5000 nodes and 10 000 pods in 200 gangs (a launcher and 49
+## one-GPU workers, two priorities) scheduled by a muster-scheduler process:
+## its RSS and CPU per pod; then the hot paths (capacity plan, MusterTopology's
+## PreFilter/Filter/Score/Reserve) with -benchmem
+bench-scale: build
+	$(BIN)/muster-bench --scale --nodes 5000 --pods 10000 --scheduler-binary $(BIN)/muster-scheduler
+	$(GO) test ./pkg/capacity ./pkg/scheduler/plugins/gputopology -run '^$$' -bench 'MakePlan|Gang512' -benchtime=5x -benchmem
 
 ## vendor: refresh vendor/ from go.mod (needs the module proxy)
 vendor:

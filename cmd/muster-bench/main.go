@@ -33,6 +33,8 @@ func main() {
 	flag.BoolVar(&showWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
 	flag.BoolVar(&withUpstream, "upstream", true, "also schedule every gang scenario's gangs as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
 	flag.StringVar(&only, "only", "", "run only these scenarios (comma separated names, e.g. gang512,upstream512); the ratio lines need plain and the gang scenarios")
+	scale := flag.Bool("scale", false, "instead of the scenarios: gangs of 50 (launcher + 49 workers, two priorities) scheduled by a muster-scheduler process (--scheduler-binary); print its RSS and CPU per pod (e.g. --nodes 5000 --pods 10000)")
+	schedulerBinary := flag.String("scheduler-binary", "bin/muster-scheduler", "the muster-scheduler binary --scale runs")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
 	flag.Parse()
 	if *nodes < 1 || *pods < 64 || *runs < 1 {
@@ -50,6 +52,13 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *scale {
+		if err := runScale(*nodes, *pods, *schedulerBinary); err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*nodes, *pods, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "muster-bench:", err)

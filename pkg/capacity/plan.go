@@ -47,6 +47,8 @@ type Plan struct {
 	firstHeld int
 	// booked names, by node, the gang whose booking holds the node.
 	booked map[string]string
+	// last is the gang served last (its quorum left out).
+	last Waiting
 }
 
 // cumulativeHold is what the gangs ranked up to and including rank hold on
@@ -58,15 +60,28 @@ type cumulativeHold struct {
 
 // Served orders waiting gangs: higher priority first, then older, then by key.
 func Served(w []Waiting) {
-	sort.SliceStable(w, func(i, j int) bool {
-		if w[i].Priority != w[j].Priority {
-			return w[i].Priority > w[j].Priority
-		}
-		if !w[i].Since.Equal(w[j].Since) {
-			return w[i].Since.Before(w[j].Since)
-		}
-		return w[i].Key < w[j].Key
-	})
+	sort.SliceStable(w, func(i, j int) bool { return servedBefore(&w[i], &w[j]) })
+}
+
+func servedBefore(a, b *Waiting) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if !a.Since.Equal(b.Since) {
+		return a.Since.Before(b.Since)
+	}
+	return a.Key < b.Key
+}
+
+// ServedAfterAll says a gang (its Key, Priority and Since) that is not in
+// the plan would be served after every gang that is: the plan, which sets
+// aside all it holds for gangs it does not know, treats it rightly as it
+// stands. A nil plan knows no gang.
+func (p *Plan) ServedAfterAll(g Waiting) bool {
+	if p == nil || len(p.order) == 0 {
+		return true
+	}
+	return servedBefore(&p.last, &g)
 }
 
 // MakePlan promises free room to waiting quorums in order (see Plan).
@@ -111,6 +126,10 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[st
 		if len(journal) > 0 {
 			p.firstHeld = min(p.firstHeld, i)
 		}
+	}
+	if len(w) > 0 {
+		p.last = w[len(w)-1]
+		p.last.Quorum, p.last.InDomain = nil, nil
 	}
 	return p
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 )
@@ -312,4 +313,61 @@ func (p *Plan) heldBefore(rank int) map[string]used {
 func (h Held) heldOn(node string) used {
 	u, _ := h.on(node)
 	return u
+}
+
+// A gang the plan does not know is served after all of its gangs only if it
+// ranks after the last of them (priority, then age, then key); a plan
+// without gangs serves any gang last.
+func TestServedAfterAll(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	w1 := ShapeOf(pod("w1", 1000, 1), gpu)
+	q := Quorum{{Shape: w1, Count: 1}}
+	plan := MakePlan(logger, []Waiting{
+		{Key: "ns/a", Since: t0, Quorum: q},
+		{Key: "ns/b", Since: t0.Add(time.Minute), Quorum: q},
+	}, cluster(2), nil, time.Hour)
+	for _, tc := range []struct {
+		g    Waiting
+		want bool
+	}{
+		{Waiting{Key: "ns/c", Since: t0.Add(2 * time.Minute)}, true},
+		{Waiting{Key: "ns/c", Since: t0.Add(time.Minute)}, true}, // same age, later key
+		{Waiting{Key: "ns/0", Since: t0.Add(time.Minute)}, false},
+		{Waiting{Key: "ns/c", Since: t0.Add(30 * time.Second)}, false},
+		{Waiting{Key: "ns/c", Priority: 1, Since: t0.Add(time.Hour)}, false},
+	} {
+		if got := plan.ServedAfterAll(tc.g); got != tc.want {
+			t.Errorf("ServedAfterAll(%s, priority %d, since +%v) = %v, want %v", tc.g.Key, tc.g.Priority, tc.g.Since.Sub(t0), got, tc.want)
+		}
+	}
+	var none *Plan
+	if !none.ServedAfterAll(Waiting{Key: "ns/x", Priority: 1000}) || !MakePlan(logger, nil, cluster(1), nil, time.Hour).ServedAfterAll(Waiting{Key: "ns/x"}) {
+		t.Error("a plan without gangs does not serve a new gang last")
+	}
+}
+
+// The shape cache answers from memory while a pod's resourceVersion stays,
+// reads it again when it changes, and forgets it on request.
+func TestShapesCache(t *testing.T) {
+	c := NewShapes(gpu)
+	p := pod("w", 1000, 1)
+	p.ResourceVersion = "1"
+	s1 := c.Of(p)
+	if c.Of(p) != s1 || c.Len() != 1 {
+		t.Fatalf("unchanged pod read again (%d remembered)", c.Len())
+	}
+	changed := p.DeepCopy()
+	changed.ResourceVersion = "2"
+	changed.Spec.Containers[0].Resources.Requests[gpu] = *resource.NewQuantity(2, resource.DecimalSI)
+	if s2 := c.Of(changed); s2 == s1 || s2.GPUs != 2 {
+		t.Errorf("changed pod: shape %v (GPUs %d), want a new one with 2 GPUs", s2, s2.GPUs)
+	}
+	c.Forget(p.UID)
+	if c.Len() != 0 {
+		t.Errorf("%d shapes remembered after Forget, want 0", c.Len())
+	}
+	noVersion := pod("x", 1000, 1)
+	if c.Of(noVersion); c.Len() != 0 {
+		t.Errorf("a pod without resourceVersion was remembered")
+	}
 }

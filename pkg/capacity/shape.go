@@ -173,6 +173,12 @@ func (q Quorum) String() string {
 // check built on it never turns away a gang that could be placed. A gang
 // with fewer unplaced members than need gets all of them.
 func QuorumOf(need int64, unplaced []*v1.Pod, first *v1.Pod, gpu v1.ResourceName) Quorum {
+	return QuorumOfShapes(need, unplaced, first, func(p *v1.Pod) *Shape { return ShapeOf(p, gpu) })
+}
+
+// QuorumOfShapes is QuorumOf reading members' shapes with shapeOf (a
+// Shapes cache's Of).
+func QuorumOfShapes(need int64, unplaced []*v1.Pod, first *v1.Pod, shapeOf func(*v1.Pod) *Shape) Quorum {
 	if need <= 0 {
 		return nil
 	}
@@ -189,7 +195,7 @@ func QuorumOf(need int64, unplaced []*v1.Pod, first *v1.Pod, gpu v1.ResourceName
 	}
 	taken := int64(0)
 	if first != nil {
-		add(ShapeOf(first, gpu))
+		add(shapeOf(first))
 		taken++
 	}
 	rest := make([]*Shape, 0, len(unplaced))
@@ -197,7 +203,7 @@ func QuorumOf(need int64, unplaced []*v1.Pod, first *v1.Pod, gpu v1.ResourceName
 		if first != nil && p.UID == first.UID {
 			continue
 		}
-		rest = append(rest, ShapeOf(p, gpu))
+		rest = append(rest, shapeOf(p))
 	}
 	if int64(len(rest)) > need-taken {
 		sort.SliceStable(rest, func(i, j int) bool { return larger(rest[j], rest[i]) })

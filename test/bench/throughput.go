@@ -48,7 +48,14 @@ type Scenario struct {
 	// profile, which schedules them with its GangScheduling plugin; the
 	// control plane must serve the Workload API (harness.Options).
 	Upstream bool
+	// Priorities: every other gang runs at PriorityClass HighPriority, so
+	// gangs of two priorities are queued and planned together.
+	Priorities bool
 }
+
+// HighPriority is the PriorityClass (value 1000) of the Priorities
+// scenarios' high-priority gangs; Run creates it.
+const HighPriority = "bench-high"
 
 // MixedSizes are the sizes the Mixed scenario's gangs take in turn.
 var MixedSizes = []int{1, 2, 4, 8, 16, 32, 64}
@@ -70,6 +77,9 @@ var (
 	Upstream64    = Scenario{Name: "upstream64", GangSize: 64, Upstream: true}
 	Upstream512   = Scenario{Name: "upstream512", GangSize: 512, Upstream: true}
 	UpstreamMixed = Scenario{Name: "upstream-mixed", Mixed: true, Upstream: true}
+	// Scale is muster-bench --scale's load: gangs of 50 (a launcher and 49
+	// one-GPU workers) at two priorities.
+	Scale = Scenario{Name: "scale", GangSize: 50, Mixed: true, Priorities: true}
 )
 
 // Scenarios returns the standard scenarios in report order; with upstream,
@@ -134,6 +144,13 @@ type Config struct {
 	Creators         int           // concurrent pod creators, default 16
 	StatusSyncMillis int64         // MusterGang statusSyncMillis, default 1000
 	Timeout          time.Duration // for all pods to bind, default 5m
+	// StartMuster, when set, starts the scheduler of Muster's scenarios
+	// from its KubeSchedulerConfiguration instead of env.StartScheduler (in
+	// process), e.g. as a muster-scheduler process; stop ends it.
+	StartMuster func(ctx context.Context, config string) (stop func(), err error)
+	// Creating and Bound, when set, are called just before the first pod
+	// is created and once every pod is bound (not on a timeout).
+	Creating, Bound func()
 }
 
 func (c Config) withDefaults() Config {
@@ -279,13 +296,18 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 	}
 	addGroup := func(g, size int) {
 		pg, pods := gangOf(ns, sc, g, size)
+		if sc.Priorities && g%2 == 1 {
+			for _, p := range pods {
+				p.Spec.PriorityClassName = HighPriority
+			}
+		}
 		if pg != nil {
 			s.podGroups = append(s.podGroups, pg)
 		}
 		addGang(pods)
 	}
 	switch {
-	case sc.Mixed:
+	case sc.Mixed && sc.GangSize <= 0:
 		for g, left := 0, n; ; g++ {
 			size := MixedSizes[g%len(MixedSizes)]
 			if size > left {
@@ -395,15 +417,32 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	// Each scheduler runs as it ships: upstream's gang scheduling with
 	// kube-scheduler's feature gates (GenericWorkload on), Muster with
 	// muster-scheduler's.
-	startScheduler := env.StartScheduler
-	if sc.Upstream {
-		startScheduler = env.StartKubeScheduler
+	startScheduler := func(ctx context.Context, config string) (func(), error) {
+		start := env.StartScheduler
+		if sc.Upstream {
+			start = env.StartKubeScheduler
+		}
+		s, err := start(ctx, config)
+		if err != nil {
+			return nil, err
+		}
+		return s.Stop, nil
 	}
-	sched, err := startScheduler(ctx, config)
+	if cfg.StartMuster != nil && profile == harness.MusterProfile {
+		startScheduler = cfg.StartMuster
+	}
+	stopScheduler, err := startScheduler(ctx, config)
 	if err != nil {
 		return res, err
 	}
-	defer sched.Stop()
+	var stopOnce sync.Once
+	stopSched := func() { stopOnce.Do(stopScheduler) }
+	defer stopSched()
+	if sc.Priorities {
+		if err := harness.CreatePriorityClass(ctx, env.Client, HighPriority, 1000); err != nil && !apierrors.IsAlreadyExists(err) {
+			return res, err
+		}
+	}
 	if err := warmUp(ctx, env.Client, ns, profile); err != nil {
 		return res, err
 	}
@@ -427,6 +466,9 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	var createErr error
 	var errOnce sync.Once
 	var wg sync.WaitGroup
+	if cfg.Creating != nil {
+		cfg.Creating()
+	}
 	start := time.Now()
 	for range cfg.Creators {
 		wg.Add(1)
@@ -461,6 +503,9 @@ feed:
 	var waitErr error
 	select {
 	case <-set.allBound:
+		if cfg.Bound != nil {
+			cfg.Bound()
+		}
 	case <-time.After(cfg.Timeout):
 		waitErr = fmt.Errorf("%s: timed out after %v waiting for binds", sc.Name, cfg.Timeout)
 	case <-ctx.Done():
@@ -481,7 +526,7 @@ feed:
 			}
 		}
 	}
-	sched.Stop()
+	stopSched()
 
 	set.mu.Lock()
 	defer set.mu.Unlock()

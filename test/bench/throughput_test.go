@@ -160,3 +160,54 @@ func TestUpstreamOf(t *testing.T) {
 		}
 	}
 }
+
+// TestThroughputScenarioScale runs a small Scale load (gangs of 50, a
+// launcher and 49 workers, every other gang at HighPriority) through a
+// scheduler started by Config.StartMuster: every pod binds, the hooks run
+// once each, and half the gangs carry the high priority.
+func TestThroughputScenarioScale(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env, err := harness.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started, creating, bound, high int
+	cfg := Config{Nodes: 50, Pods: 200, Timeout: 2 * time.Minute,
+		StartMuster: func(ctx context.Context, config string) (func(), error) {
+			started++
+			s, err := env.StartScheduler(ctx, config)
+			if err != nil {
+				return nil, err
+			}
+			return s.Stop, nil
+		},
+		Creating: func() { creating++ },
+		Bound: func() {
+			bound++
+			pods, err := env.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, p := range pods.Items {
+				if p.Spec.Priority != nil && *p.Spec.Priority == 1000 {
+					high++
+				}
+			}
+		},
+	}
+	res, err := Run(ctx, env, cfg, Scale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pods != 200 || res.Gangs != 4 || res.Bound != 200 || res.GangsAtMin() != 4 {
+		t.Errorf("%d pods in %d gangs, %d bound, %d gangs at min; want 200 in 4, all bound and at min", res.Pods, res.Gangs, res.Bound, res.GangsAtMin())
+	}
+	if started != 1 || creating != 1 || bound != 1 {
+		t.Errorf("StartMuster, Creating, Bound called %d, %d, %d times; want once each", started, creating, bound)
+	}
+	if high != 100 {
+		t.Errorf("%d pods at priority 1000, want 100 (every other gang of 50)", high)
+	}
+}

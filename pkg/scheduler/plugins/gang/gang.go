@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
@@ -48,14 +49,18 @@ type Gang struct {
 	strandedPolicy gang.StrandedPolicy
 	roomShort      sync.Map // gang.Key -> bool
 
-	tracker    *gang.Tracker
-	pods       cache.Indexer
-	podLister  corelisters.PodLister
-	podGroups  schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
-	workloads  *workloadAPI                // nil when upstream PodGroups are not served
-	status     *statusWriter
-	gangSince  sync.Map // gang.Key -> time.Time, the queue order of each gang
-	quorate    sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
+	tracker   *gang.Tracker
+	pods      cache.Indexer
+	podLister corelisters.PodLister
+	podGroups schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	workloads *workloadAPI                // nil when upstream PodGroups are not served
+	status    *statusWriter
+	gangSince sync.Map // gang.Key -> time.Time, the queue order of each gang
+	quorate   sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
+	// shapes and rooms spare the capacity plan reading unchanged members
+	// and nodes again each time it is made.
+	shapes     *capacity.Shapes
+	rooms      nodefit.RoomCache
 	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
 	wideOnce   sync.Map // types.UID -> struct{}, members whose next attempt tries every node
 	// leading is set once this replica schedules (see leader.go).
@@ -95,6 +100,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		backoff: time.Duration(*args.BackoffSeconds) * time.Second,
 		tracker: gang.NewTracker(nil),
 		leading: LeadershipOf(h),
+		shapes:  capacity.NewShapes(config.DefaultGPUResourceName),
 	}
 
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
@@ -131,11 +137,19 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	marks.SetRate(float32(*args.PodWriteQPS), 2*int(*args.PodWriteQPS))
 	pl.status = newStatusWriter(h, pl, marks, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
-		UpdateFunc: func(_, o any) { pl.touchPod(o) },
+		AddFunc: func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
+		UpdateFunc: func(_, o any) {
+			pl.touchPod(o)
+			if p, ok := podFrom(o); ok && p.Spec.NodeName != "" {
+				pl.shapes.Forget(p.UID) // placed: no plan reads it again
+			}
+		},
 		// A pod leaving frees room the capacity plan may hold.
 		DeleteFunc: func(o any) {
 			pl.touchPod(o)
+			if p, ok := podFrom(o); ok {
+				pl.shapes.Forget(p.UID)
+			}
 			pl.status.podGone(o)
 			pl.planCache.invalidate()
 			if p, ok := podFrom(o); ok {
@@ -419,7 +433,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	need := int64(spec.MinMember) - int64(counts.Placed)
 	quorum := capacity.QuorumOf(need, unplaced(members), pod, config.DefaultGPUResourceName)
 	logger := klog.FromContext(ctx)
-	rooms := nodefit.Rooms(nodes)
+	rooms := pl.rooms.Rooms(nodes)
 	if packing := capacity.PackAround(logger, quorum, rooms, nil, held); !packing.Fits() {
 		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed: %s); the cluster has room for %d members, none for %s",
 			spec.Key, need, spec.MinMember, counts.Placed, quorum, need-packing.Short.Members(), packing.Short)
@@ -494,7 +508,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		members := pl.members(spec.Key)
 		counts := pl.tracker.Count(spec.Key, members, "")
 		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
-		if did := pl.makeRoom(ctx, spec, pod, quorum, nodefit.Rooms(nodes)); did != "" {
+		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.rooms.Rooms(nodes)); did != "" {
 			msg += "; " + did
 		}
 	}
@@ -688,7 +702,7 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 	if _, done := pl.quorate.LoadOrStore(spec.Key, struct{}{}); !done {
 		// A new quorum takes its place in the capacity plan at once: in a
 		// plan made before it, it would stand behind every gang.
-		pl.planCache.invalidate()
+		pl.planCache.arrived(capacity.Waiting{Key: spec.Key.String(), Priority: corev1helpers.PodPriority(pod), Since: spec.Created})
 		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
@@ -41,6 +40,19 @@ type planCache struct {
 func (c *planCache) invalidate() {
 	c.mu.Lock()
 	c.at = time.Time{}
+	c.mu.Unlock()
+}
+
+// arrived makes the next cycle compute the plan afresh for a gang whose
+// quorum just arrived, unless the plan would serve it after every gang it
+// holds room for: then the plan already sets all its room aside for it, as
+// it will for it once made again, and a burst of new gangs does not make
+// the plan again for each (each pass reads every waiting member and node).
+func (c *planCache) arrived(g capacity.Waiting) {
+	c.mu.Lock()
+	if c.plan == nil || !c.plan.ServedAfterAll(g) {
+		c.at = time.Time{}
+	}
 	c.mu.Unlock()
 }
 
@@ -79,7 +91,7 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 		gpuPart, _ := waiting[i].Quorum.Split()
 		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), gpuPart, empty, waiting[i].InDomain).Fits()
 	}
-	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, nodefit.Rooms(nodes), booked, pl.starvationBound)
+	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, pl.rooms.Rooms(nodes), booked, pl.starvationBound)
 	return c.plan
 }
 
@@ -191,7 +203,7 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 			continue
 		}
 		out = append(out, capacity.Waiting{Key: k.String(), Priority: corev1helpers.PodPriority(p), Since: spec.Created, Waited: time.Since(spec.Created),
-			Quorum: capacity.QuorumOf(need, ready, nil, config.DefaultGPUResourceName), InDomain: inDomain})
+			Quorum: capacity.QuorumOfShapes(need, ready, nil, pl.shapes.Of), InDomain: inDomain})
 	}
 	return out
 }

@@ -511,6 +511,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["quorate-gangs"] = count(&pl.quorate)
 	out["activating-gangs"] = count(&pl.activating)
 	out["room-short-gangs"] = count(&pl.roomShort)
+	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
 	out["marks-remembered-pods"] = w.marks.Remembered()
 	return out

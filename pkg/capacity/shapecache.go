@@ -1,0 +1,61 @@
+package capacity
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Shapes remembers members' shapes by pod UID and resourceVersion. Reading
+// a shape (requests, affinity, and a key rendered from them) costs more
+// than the rest of a plan, and a plan reads every waiting member each time
+// it is made; a pod's shape changes only with a new resourceVersion.
+type Shapes struct {
+	gpu v1.ResourceName
+	mu  sync.Mutex
+	m   map[types.UID]cachedShape
+}
+
+type cachedShape struct {
+	version string
+	shape   *Shape
+}
+
+// NewShapes returns an empty cache; gpu names the GPU resource.
+func NewShapes(gpu v1.ResourceName) *Shapes {
+	return &Shapes{gpu: gpu, m: map[types.UID]cachedShape{}}
+}
+
+// Of is ShapeOf(pod), from the cache when the pod is unchanged. Pods without
+// a UID or resourceVersion (not from the API) are read every time.
+func (c *Shapes) Of(pod *v1.Pod) *Shape {
+	if pod.UID == "" || pod.ResourceVersion == "" {
+		return ShapeOf(pod, c.gpu)
+	}
+	c.mu.Lock()
+	e, ok := c.m[pod.UID]
+	c.mu.Unlock()
+	if ok && e.version == pod.ResourceVersion {
+		return e.shape
+	}
+	s := ShapeOf(pod, c.gpu)
+	c.mu.Lock()
+	c.m[pod.UID] = cachedShape{version: pod.ResourceVersion, shape: s}
+	c.mu.Unlock()
+	return s
+}
+
+// Forget drops a pod's shape (the pod is gone, or placed).
+func (c *Shapes) Forget(uid types.UID) {
+	c.mu.Lock()
+	delete(c.m, uid)
+	c.mu.Unlock()
+}
+
+// Len is how many shapes are remembered.
+func (c *Shapes) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
