@@ -80,7 +80,7 @@ func Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 type RoomCache struct {
 	mu   sync.Mutex
 	pass uint64
-	m    map[string]cachedRoom
+	m    map[string]*cachedRoom
 }
 
 type cachedRoom struct {
@@ -96,7 +96,7 @@ func (c *RoomCache) Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[string]cachedRoom, len(nodes))
+		c.m = make(map[string]*cachedRoom, len(nodes))
 	}
 	c.pass++
 	out := make([]capacity.Node, 0, len(nodes))
@@ -105,15 +105,18 @@ func (c *RoomCache) Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 		if n == nil {
 			continue
 		}
-		e, ok := c.m[n.Name]
-		if !ok || e.generation != ni.GetGeneration() || e.node != n {
-			e = cachedRoom{node: n, generation: ni.GetGeneration(), spot: capacity.IsSpot(n)}
+		e := c.m[n.Name]
+		if e == nil {
+			e = &cachedRoom{}
+			c.m[n.Name] = e
+		}
+		if e.node != n || e.generation != ni.GetGeneration() {
+			*e = cachedRoom{node: n, generation: ni.GetGeneration(), spot: capacity.IsSpot(n)}
 			if !e.spot {
 				e.room = Room(ni)
 			}
 		}
 		e.pass = c.pass
-		c.m[n.Name] = e
 		if !e.spot {
 			out = append(out, e.room)
 		}

@@ -14,16 +14,35 @@ import (
 // every pod. Muster's plugins share it.
 const GangIndex = "muster.dev/gang"
 
-// EnsureGangIndex adds GangIndex to the pod informer unless a plugin built
-// earlier already did.
+// PendingGangIndex indexes the live gang members without a node by their
+// gang, so the capacity plan finds the waiting gangs without reading every
+// pod (the bound ones outnumber them).
+const PendingGangIndex = "muster.dev/pending-gang"
+
+// EnsureGangIndex adds GangIndex and PendingGangIndex to the pod informer
+// unless a plugin built earlier already did.
 func EnsureGangIndex(informer cache.SharedIndexInformer) error {
-	if _, ok := informer.GetIndexer().GetIndexers()[GangIndex]; ok {
+	add := cache.Indexers{}
+	for name, f := range map[string]cache.IndexFunc{GangIndex: indexByGang, PendingGangIndex: indexPendingByGang} {
+		if _, ok := informer.GetIndexer().GetIndexers()[name]; !ok {
+			add[name] = f
+		}
+	}
+	if len(add) == 0 {
 		return nil
 	}
-	if err := informer.AddIndexers(cache.Indexers{GangIndex: indexByGang}); err != nil {
+	if err := informer.AddIndexers(add); err != nil {
 		return fmt.Errorf("indexing pods by gang: %w", err)
 	}
 	return nil
+}
+
+func indexPendingByGang(obj any) ([]string, error) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok || pod.Spec.NodeName != "" || !gang.Live(pod) {
+		return nil, nil
+	}
+	return indexByGang(obj)
 }
 
 func indexByGang(obj any) ([]string, error) {

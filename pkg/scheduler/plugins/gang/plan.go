@@ -157,16 +157,16 @@ func (pl *Gang) bookedNodes(nodes []fwk.NodeInfo) map[string]string {
 // failed for a reason other than room (until an attempt fails for room).
 func (pl *Gang) waitingGangs() []capacity.Waiting {
 	pending := map[gang.Key]*v1.Pod{}
-	for _, o := range pl.pods.List() {
-		p, ok := o.(*v1.Pod)
-		if !ok || p.Spec.NodeName != "" || !gang.Live(p) {
+	for _, key := range pl.pods.ListIndexFuncValues(PendingGangIndex) {
+		objs, err := pl.pods.ByIndex(PendingGangIndex, key)
+		if err != nil || len(objs) == 0 {
 			continue
 		}
-		k, _, isGang, err := gang.GroupOf(p)
-		if !isGang || err != nil {
+		p, ok := objs[0].(*v1.Pod)
+		if !ok {
 			continue
 		}
-		if _, seen := pending[k]; !seen {
+		if k, _, isGang, err := gang.GroupOf(p); isGang && err == nil {
 			pending[k] = p
 		}
 	}
