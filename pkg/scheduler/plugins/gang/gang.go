@@ -147,12 +147,10 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		// A pod leaving frees room the capacity plan may hold.
 		DeleteFunc: func(o any) {
 			pl.touchPod(o)
-			if p, ok := podFrom(o); ok {
-				pl.shapes.Forget(p.UID)
-			}
 			pl.status.podGone(o)
 			pl.planCache.invalidate()
 			if p, ok := podFrom(o); ok {
+				pl.shapes.Forget(p.UID)
 				pl.wideOnce.Delete(p.UID)
 			}
 		},
