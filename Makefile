@@ -47,21 +47,20 @@ bench-go:
 ## scheduler_perf starts an etcd from PATH per workload: hack/etcd is one.
 ## PERF_LABELS picks workloads (e.g. performance,scale: 200 gangs, 10000 pods).
 PERF_LABELS ?= performance,-short,-scale
+# PERF_FLAGS and PERF_OUT let bench-perf-short reuse the recipe.
+PERF_FLAGS  ?= -timeout 150m
+PERF_OUT    ?= bench
 bench-perf: etcd
 	@mkdir -p $(BIN)/perf
-	cd test/perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -run '^$$' -bench PerfScheduling -benchtime=1x -timeout 150m \
-		-perf-scheduling-label-filter=$(PERF_LABELS) -data-items-dir=$(CURDIR)/$(BIN)/perf . > $(CURDIR)/$(BIN)/perf/bench.out 2>&1 \
-		|| { grep -E -A20 '^(--- FAIL|FAIL|panic)' $(CURDIR)/$(BIN)/perf/bench.out | head -100; exit 1; }
-	$(GO) run ./hack/perftable < $(BIN)/perf/bench.out
+	cd test/perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -run '^$$' -bench PerfScheduling -benchtime=1x $(PERF_FLAGS) \
+		-perf-scheduling-label-filter=$(PERF_LABELS) -data-items-dir=$(CURDIR)/$(BIN)/perf . > $(CURDIR)/$(BIN)/perf/$(PERF_OUT).out 2>&1 \
+		|| { grep -E -A20 '^(--- FAIL|FAIL|panic)' $(CURDIR)/$(BIN)/perf/$(PERF_OUT).out | head -100; exit 1; }
+	$(GO) run ./hack/perftable < $(BIN)/perf/$(PERF_OUT).out
 
 ## bench-perf-short: bench-perf's 10-node workloads, upstream's and Muster's
 ## plugins each (part of make test)
-bench-perf-short: etcd
-	@mkdir -p $(BIN)/perf
-	cd test/perf && PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -run '^$$' -bench PerfScheduling -benchtime=1x -short -timeout 20m \
-		-perf-scheduling-label-filter=performance -data-items-dir=$(CURDIR)/$(BIN)/perf . > $(CURDIR)/$(BIN)/perf/short.out 2>&1 \
-		|| { grep -E -A20 '^(--- FAIL|FAIL|panic)' $(CURDIR)/$(BIN)/perf/short.out | head -100; exit 1; }
-	$(GO) run ./hack/perftable < $(BIN)/perf/short.out
+bench-perf-short:
+	$(MAKE) bench-perf PERF_LABELS=performance PERF_FLAGS="-short -timeout 20m" PERF_OUT=short
 
 ## etcd: a single-member etcd from the vendored server, for scheduler_perf
 etcd:

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,7 +52,7 @@ func runScale(nodes, pods int, binary string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			sampleErr = err
+			sampleErr = errors.Join(sampleErr, err)
 			return
 		}
 		peakRSS = max(peakRSS, rss)
@@ -95,27 +96,25 @@ func runScale(nodes, pods int, binary string) error {
 		Creating: func() {
 			// The scheduler has its informers synced and has bound the
 			// warm-up pod: what it holds now is the nodes' cost.
-			var err error
-			idleRSS, err = residentBytes(proc.Pid)
-			if err == nil {
-				cpuBefore, err = cpuTime(proc.Pid)
-			}
-			if err != nil {
-				sampleErr = err
-			}
+			rss, err := residentBytes(proc.Pid)
+			cpu, cerr := cpuTime(proc.Pid)
+			mu.Lock()
+			defer mu.Unlock()
+			idleRSS, cpuBefore, sampleErr = rss, cpu, errors.Join(sampleErr, err, cerr)
 		},
 		Bound: func() {
 			sample()
-			var err error
-			if cpuAfter, err = cpuTime(proc.Pid); err != nil {
-				sampleErr = err
-			}
+			cpu, err := cpuTime(proc.Pid)
+			mu.Lock()
+			defer mu.Unlock()
+			cpuAfter, sampleErr = cpu, errors.Join(sampleErr, err)
 		},
 	}
 	res, err := bench.Run(ctx, env, cfg, bench.Scale)
 	if err != nil {
 		return err
 	}
+	// The sampler has stopped with the scheduler.
 	if sampleErr != nil {
 		return fmt.Errorf("reading muster-scheduler's /proc: %w", sampleErr)
 	}
