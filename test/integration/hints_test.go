@@ -473,8 +473,12 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	stays(t, 3*time.Second, "the younger gang's request", unchanged)
 	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 	// A node the booking does not name (ordinary scale-up, another pool)
-	// is anyone's, though it came up after the booking began.
-	if err := harness.CreateNode(ctx, env.Client, bookedGPUNode("unbooked")); err != nil {
+	// is anyone's, though it came up after the booking began. It has five
+	// GPUs: the booked gang's 8-GPU members, older and waiting, would
+	// otherwise race the lone pod for it, and win at times.
+	unbooked := harness.GPUNode("unbooked", 5)
+	unbooked.Spec.ProviderID = providerID("unbooked")
+	if err := harness.CreateNode(ctx, env.Client, unbooked); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "lone", "bound to the node no booking names", func(p *v1.Pod) bool { return p.Spec.NodeName == "unbooked" })

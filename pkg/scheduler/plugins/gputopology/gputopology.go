@@ -581,7 +581,9 @@ func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Re
 		if capacity.Pack(logger, gpuPart, empty, func(n *v1.Node) bool {
 			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
 		}).Fits() {
-			pl.starving[key] = lv
+			if pl.hasMembers(key) {
+				pl.starving[key] = lv
+			}
 			return
 		}
 	}
@@ -817,10 +819,19 @@ func (pl *Topology) forgetIfEmpty(p *placement) {
 
 // forgetHinted drops a gang's hint timestamp when its last member is gone.
 func (pl *Topology) forgetHinted(k gang.Key) {
-	if objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, k.String()); len(objs) == 0 {
+	if !pl.hasMembers(k) {
 		delete(pl.hinted, k)
 		delete(pl.starving, k)
 	}
+}
+
+// hasMembers tells whether the informer still holds a pod of gang k. The
+// index drops a pod before podGone runs, so a cycle that checks this under
+// pl.mu before recording per-gang state either sees the gang gone or leaves
+// podGone to forget what it records.
+func (pl *Topology) hasMembers(k gang.Key) bool {
+	objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, k.String())
+	return len(objs) > 0
 }
 
 // podGone drops a deleted member from its gang. The index learns of the freed

@@ -96,7 +96,9 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 	}
 	now := time.Now()
 	pl.mu.Lock()
-	if last, ok := pl.hinted[spec.Key]; ok && now.Sub(last) < hintInterval {
+	if last, ok := pl.hinted[spec.Key]; (ok && now.Sub(last) < hintInterval) || !pl.hasMembers(spec.Key) {
+		// A gang whose last member went while this cycle ran gets no hint:
+		// podGone has already forgotten it, and an entry made now would stay.
 		pl.mu.Unlock()
 		return nil, unschedulable
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/hints"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -269,5 +270,17 @@ func TestHintTimeForgottenWhenGangGone(t *testing.T) {
 	remove(pods[1])
 	if _, ok := pl.hinted[k]; ok {
 		t.Error("hint time kept after the gang's last unbound member was deleted")
+	}
+
+	// A cycle that began before the last member went fails after podGone
+	// ran: its PostFilter records nothing that nothing would ever forget.
+	pl.hints = hints.NewWriter(nil, nil, nil, func(gang.Key) []*v1.Pod { return nil }, func() bool { return true }, nil, time.Second)
+	state := framework.NewCycleState()
+	gangplugin.StoreSpec(state, gang.Spec{Key: k, MinMember: 2})
+	if _, st := pl.PostFilter(context.Background(), state, pods[1], nil); st.IsSuccess() {
+		t.Fatalf("PostFilter of a gone gang's member succeeded: %v", st)
+	}
+	if _, ok := pl.hinted[k]; ok {
+		t.Error("PostFilter of a gang whose last member is gone left a hint time")
 	}
 }
