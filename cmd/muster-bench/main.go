@@ -26,7 +26,12 @@ import (
 	"github.com/muster-project/muster/test/harness"
 )
 
-func main() {
+func main() { os.Exit(benchMain()) }
+
+// benchMain is main, returning the exit code so the deferred clean-up (the
+// CPU profile, the embedded etcd's data) runs first.
+func benchMain() int {
+	defer harness.StopEtcd()
 	nodes := flag.Int("nodes", 1000, "nodes (8 GPUs each)")
 	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
 	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
@@ -36,12 +41,14 @@ func main() {
 	scale := flag.Bool("scale", false, "instead of the scenarios: gangs of 50 (launcher + 49 workers, two priorities) scheduled by a muster-scheduler process (--scheduler-binary); print its RSS and CPU per pod (e.g. --nodes 5000 --pods 10000)")
 	schedulerBinary := flag.String("scheduler-binary", "bin/muster-scheduler", "the muster-scheduler binary --scale runs")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
+	logFile := flag.String("log", "", "write the control plane's and schedulers' logs to this file (with --log-v), to see why a run was slow")
+	verbosity := flag.Int("log-v", 2, "log verbosity for --log (2 shows each failed gang attempt and its reason)")
 	flag.Parse()
 	if *nodes < 1 || *pods < 64 || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "muster-bench: need --nodes >= 1, --pods >= 64, --runs >= 1")
-		os.Exit(2)
+		return 2
 	}
-	quietKlog()
+	logTo(*logFile, *verbosity)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -49,34 +56,45 @@ func main() {
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "muster-bench:", err)
-			os.Exit(1)
+			return 1
 		}
 		defer pprof.StopCPUProfile()
 	}
 	if *scale {
 		if err := runScale(*nodes, *pods, *schedulerBinary); err != nil {
 			fmt.Fprintln(os.Stderr, "muster-bench:", err)
-			os.Exit(1)
+			return 1
 		}
-		return
+		return 0
 	}
 	if err := run(*nodes, *pods, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "muster-bench:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
-// quietKlog keeps the embedded control plane's logging off stderr: it logs
+// logTo keeps the embedded control plane's logging off stderr: it logs
 // harmless errors as its components start and stop ("The manifest file is
 // empty"), which drowned the results. The bench's own failures come back as
-// errors and are printed.
-func quietKlog() {
+// errors and are printed. With path set the logs go there, at verbosity v.
+func logTo(path string, v int) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
-	for k, v := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL", "v": "0"} {
-		_ = fs.Set(k, v)
+	for k, val := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL", "v": "0"} {
+		_ = fs.Set(k, val)
 	}
-	klog.SetOutput(io.Discard)
+	var out io.Writer = io.Discard
+	if path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench: --log:", err)
+		} else {
+			out = f
+			_ = fs.Set("v", fmt.Sprint(v))
+		}
+	}
+	klog.SetOutput(out)
 }
 
 // showWrites: --writes; withUpstream: --upstream; only: --only.

@@ -19,7 +19,9 @@ import (
 )
 
 func main() {
-	if err := newRootCommand().Execute(); err != nil {
+	err := newRootCommand().Execute()
+	harness.StopEtcd() // the embedded control plane's data, hundreds of MB
+	if err != nil {
 		logs.dump(os.Stderr)
 		os.Exit(1)
 	}

@@ -1,11 +1,17 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
+	"testing"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -15,14 +21,23 @@ var (
 	etcdOnce sync.Once
 	etcdURL  string
 	etcdErr  error
+	etcd     *embed.Etcd
+	etcdDir  string
 )
+
+// etcdDirPrefix names each process's etcd data directory, followed by the
+// owner's PID, so a later process can tell which directories their owners
+// left behind (killed by a test timeout, interrupted): each holds hundreds
+// of megabytes, and they filled the disk.
+const etcdDirPrefix = "muster-etcd-"
 
 // startEtcd starts one in-process etcd per process on free loopback ports and
 // points the integration framework at it through KUBE_INTEGRATION_ETCD_URL.
 // Each API server then uses its own key prefix, so tests stay isolated.
 func startEtcd() (string, error) {
 	etcdOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "muster-etcd")
+		reapEtcdDirs(os.TempDir())
+		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", etcdDirPrefix, os.Getpid()))
 		if err != nil {
 			etcdErr = err
 			return
@@ -50,8 +65,10 @@ func startEtcd() (string, error) {
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			etcdErr = fmt.Errorf("starting embedded etcd: %w", err)
+			_ = os.RemoveAll(dir)
 			return
 		}
+		etcd, etcdDir = e, dir
 		select {
 		case <-e.Server.ReadyNotify():
 		case <-time.After(30 * time.Second):
@@ -71,4 +88,63 @@ func freeURL() (*url.URL, error) {
 	}
 	defer l.Close()
 	return url.Parse("http://" + l.Addr().String())
+}
+
+// StopEtcd stops the process's etcd, if it started, and removes its data.
+// No API server may use it after: call it when the process is done with
+// the harness (RunTests does, for test binaries).
+func StopEtcd() {
+	if etcd != nil {
+		etcd.Close()
+		etcd = nil
+	}
+	if etcdDir != "" {
+		_ = os.RemoveAll(etcdDir)
+		etcdDir = ""
+	}
+}
+
+// RunTests runs a test binary's tests, then stops its etcd and removes the
+// data: use it as TestMain's body in packages that start API servers.
+func RunTests(m *testing.M) int {
+	defer StopEtcd()
+	return m.Run()
+}
+
+// reapEtcdDirs removes the etcd data directories under tmp whose owning
+// process has exited.
+func reapEtcdDirs(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := etcdDirOwner(e.Name())
+		if !ok || !e.IsDir() || processAlive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+	}
+}
+
+// etcdDirOwner parses the PID out of a directory name etcd's data was
+// given (etcdDirPrefix, PID, '-', random suffix).
+func etcdDirOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, etcdDirPrefix)
+	if !ok {
+		return 0, false
+	}
+	pidText, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	return pid, err == nil && pid > 0
+}
+
+// processAlive tells whether a process with this PID exists (signal 0
+// checks without sending anything; EPERM means it exists as another user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

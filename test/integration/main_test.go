@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,9 @@ import (
 )
 
 const ns = "team-a"
+
+// TestMain removes the embedded etcd's data when the tests are done.
+func TestMain(m *testing.M) { os.Exit(harness.RunTests(m)) }
 
 // setup starts a control plane and muster-scheduler with args, and a namespace.
 func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {

@@ -538,6 +538,7 @@ func (pl *Gang) whyNoNode(statuses fwk.NodeToStatusReader) string {
 // fail ends a gang's attempt: reject every waiting member, back off, and wake
 // the members when the backoff ends.
 func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
+	klog.FromContext(ctx).V(2).Info("Gang attempt failed; backing off", "gang", key, "backoff", pl.backoff, "reason", msg)
 	for _, uid := range pl.tracker.Fail(key, msg, pl.backoff) {
 		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 			wp.Reject(Name, msg)
