@@ -20,9 +20,9 @@ func TestReapEtcdDirs(t *testing.T) {
 	dirs := map[string]bool{ // name: should stay
 		fmt.Sprintf("%s%d-123", etcdDirPrefix, os.Getpid()): true,
 		fmt.Sprintf("%s%d-456", etcdDirPrefix, dead):        false,
-		"muster-etcd789":                                    true, // no owner in the name
-		fmt.Sprintf("%sx-1", etcdDirPrefix):                 true,
-		"unrelated":                                         true,
+		"muster-etcd789":                    true, // no owner in the name
+		fmt.Sprintf("%sx-1", etcdDirPrefix): true,
+		"unrelated":                         true,
 	}
 	for name := range dirs {
 		if err := os.MkdirAll(filepath.Join(tmp, name, "member"), 0o700); err != nil {
