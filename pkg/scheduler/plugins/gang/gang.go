@@ -205,8 +205,10 @@ func NarrowedToGang(state fwk.CycleState) {
 	}
 }
 
-// narrowedCycle reports whether MusterTopology narrowed this cycle.
-func narrowedCycle(state fwk.CycleState) bool {
+// NarrowedCycle reports whether MusterTopology narrowed this cycle: a
+// member that fits none of its gang's nodes is then tried on every node
+// before its gang's attempt fails.
+func NarrowedCycle(state fwk.CycleState) bool {
 	d, err := state.Read(specStateKey)
 	return err == nil && d.(*cycleSpec).narrowed
 }
@@ -485,7 +487,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
 	}
-	if narrowedCycle(state) {
+	if NarrowedCycle(state) {
 		// Only the gang's own nodes were tried: try every node at once,
 		// before failing the gang's attempt. The member is in flight, so
 		// the queue brings it back as soon as this cycle ends.

@@ -16,6 +16,7 @@ package gputopology
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -87,7 +88,11 @@ type Topology struct {
 	index  *topology.Index
 	synced map[string]int64
 	gangs  map[gang.Key]*placement
-	shapes shapeWindow
+	// claimed sums, per node, the GPUs gangs' chosen domains hold for
+	// quorum members not reserved yet (placement.claims): a gang choosing
+	// its domain leaves them out.
+	claimed map[string]int64
+	shapes  shapeWindow
 	// decisions counts domain choices (tests check there is one per attempt).
 	decisions int64
 
@@ -119,6 +124,10 @@ type placement struct {
 	// PreFilter hands it to the framework so that the quorum's members are
 	// filtered and scored on those nodes only.
 	inDomain sets.Set[string]
+	// claims holds, per node of the domain, the GPUs of quorum members not
+	// reserved yet (capacity.ClaimGPUs): other gangs' choices leave them
+	// out until the members reserve, or the attempt ends.
+	claims map[string]int64
 }
 
 type member struct {
@@ -143,6 +152,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		index:    topology.NewIndex(levels),
 		synced:   map[string]int64{},
 		gangs:    map[gang.Key]*placement{},
+		claimed:  map[string]int64{},
 		shapes:   newShapeWindow(int(*args.ShapeWindow)),
 		leading:  gangplugin.LeadershipOf(h),
 		starving: map[gang.Key]labelValue{},
@@ -316,7 +326,18 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 			placedAll = placed + pl.boundWithoutGPUs(members)
 			quorum = capacity.QuorumOf(min-placedAll, pl.unplaced(members, p), pod, pl.gpu)
 		}
+		// Room other gangs' choices claimed for members not reserved yet
+		// is not this gang's to choose.
+		pl.dropClaims(p)
+		pl.applyClaims(1)
 		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes)
+		var claims map[string]int64
+		if ok && choice.Level != topology.Anywhere {
+			p.inDomain = nodesIn(pl.choiceLabel(choice), nodes)
+			claims = pl.claimsFor(p, req, quorum, nodes)
+		}
+		pl.applyClaims(-1)
+		pl.setClaims(p, claims)
 		pl.decisions++
 		if !ok {
 			domainDecisions.WithLabelValues("unschedulable", topology.LevelName(pl.levels, req.Required)).Inc()
@@ -328,7 +349,9 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		p.choice, p.decided = choice, true
 		s.domain = pl.choiceLabel(choice)
 		s.prefer = s.domain
-		p.inDomain = nodesIn(s.domain, nodes)
+		if choice.Level == topology.Anywhere {
+			p.inDomain = nil
+		}
 		result = p.domainNodes()
 		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "quorum", quorum.String())
 	}
@@ -530,7 +553,7 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 		}
 		lv := pl.choiceLabel(choice)
 		if rooms == nil {
-			rooms = nodefit.Rooms(nodes)
+			rooms = pl.roomsLessClaims(nodes)
 		}
 		packing := capacity.Pack(logger, quorum, rooms, func(n *v1.Node) bool {
 			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
@@ -777,6 +800,7 @@ func (pl *Topology) Reserve(_ context.Context, state fwk.CycleState, pod *v1.Pod
 	defer pl.mu.Unlock()
 	if s.placement.add(pod.UID, nodeName, s.gpus) {
 		pl.index.Adjust(nodeName, s.gpus)
+		pl.reserveClaim(s.placement, nodeName, s.gpus)
 	}
 	pl.gangs[s.placement.key] = s.placement
 	return nil
@@ -801,7 +825,7 @@ func (pl *Topology) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.P
 // muster_scheduler_state_entries gauge.
 func (pl *Topology) stateEntries() map[string]int {
 	pl.mu.RLock()
-	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving)}
+	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving), "claimed-nodes": len(pl.claimed)}
 	pl.mu.RUnlock()
 	if pl.hints != nil {
 		for k, v := range pl.hints.StateEntries() {
@@ -813,8 +837,105 @@ func (pl *Topology) stateEntries() map[string]int {
 
 func (pl *Topology) forgetIfEmpty(p *placement) {
 	if len(p.members) == 0 && pl.gangs[p.key] == p {
+		pl.dropClaims(p)
 		delete(pl.gangs, p.key)
 	}
+}
+
+// claimsFor works out the GPUs the gang's quorum members will take in its
+// chosen domain (p.inDomain, of the gang's GPU class), as
+// capacity.ClaimGPUs spreads them over the nodes' free GPUs, other claims
+// left out (the caller applied them to the index). pl.mu must be held.
+func (pl *Topology) claimsFor(p *placement, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo) map[string]int64 {
+	gpuPart, _ := quorum.Split()
+	if len(gpuPart) == 0 || p.inDomain == nil {
+		return nil
+	}
+	free := make(map[string]int64, len(p.inDomain))
+	for _, ni := range nodes {
+		n := ni.Node()
+		if n == nil || !p.inDomain.Has(n.Name) || !req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel])) {
+			continue
+		}
+		if v, ok := pl.index.Node(n.Name); ok {
+			free[n.Name] = v.FreeGPUs
+		}
+	}
+	return capacity.ClaimGPUs(gpuPart, free)
+}
+
+// setClaims records a gang's claims, its earlier ones dropped already.
+// pl.mu must be held.
+func (pl *Topology) setClaims(p *placement, claims map[string]int64) {
+	p.claims = claims
+	for n, c := range claims {
+		pl.claimed[n] += c
+	}
+}
+
+// reserveClaim turns a reserved member's GPUs from claimed into used: from
+// its node's claim, or, had scoring put it elsewhere, from the largest
+// claim left. pl.mu must be held.
+func (pl *Topology) reserveClaim(p *placement, node string, gpus int64) {
+	for gpus > 0 && len(p.claims) > 0 {
+		from := node
+		if p.claims[from] == 0 {
+			for n, c := range p.claims {
+				if c > p.claims[from] || (c == p.claims[from] && n < from) {
+					from = n
+				}
+			}
+		}
+		take := min(gpus, p.claims[from])
+		pl.unclaim(p, from, take)
+		gpus -= take
+	}
+}
+
+// dropClaims ends a gang's claims: its attempt ended, or it chooses again.
+// pl.mu must be held.
+func (pl *Topology) dropClaims(p *placement) {
+	for n, c := range p.claims {
+		pl.unclaim(p, n, c)
+	}
+}
+
+func (pl *Topology) unclaim(p *placement, node string, gpus int64) {
+	if p.claims[node] -= gpus; p.claims[node] <= 0 {
+		delete(p.claims, node)
+	}
+	if pl.claimed[node] -= gpus; pl.claimed[node] <= 0 {
+		delete(pl.claimed, node)
+	}
+}
+
+// applyClaims counts every gang's claims as used GPUs in the index (sign
+// 1), or stops counting them (-1), around a domain choice. pl.mu must be
+// held.
+func (pl *Topology) applyClaims(sign int64) {
+	for n, c := range pl.claimed {
+		pl.index.Adjust(n, sign*c)
+	}
+}
+
+// roomsLessClaims is every regular node's room with the GPUs other gangs
+// claimed taken.
+func (pl *Topology) roomsLessClaims(nodes []fwk.NodeInfo) []capacity.Node {
+	rooms := nodefit.Rooms(nodes)
+	if len(pl.claimed) == 0 {
+		return rooms
+	}
+	for i := range rooms {
+		if c := pl.claimed[rooms[i].Node.Name]; c > 0 {
+			used := maps.Clone(rooms[i].UsedScalars) // the snapshot's own map
+			if used == nil {
+				used = map[v1.ResourceName]int64{}
+			}
+			used[pl.gpu] += c
+			rooms[i].UsedScalars = used
+		}
+	}
+	return rooms
 }
 
 // forgetHinted drops a gang's hint timestamp when its last member is gone.

@@ -87,12 +87,19 @@ func (pl *Topology) activateWaitingGPUPods(logger klog.Logger, h fwk.Handle) {
 // the hints writer. It never makes a member schedulable itself.
 func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	unschedulable := fwk.NewStatus(fwk.Unschedulable)
-	if pl.hints == nil {
-		return nil, unschedulable
-	}
 	spec, ok := gangplugin.SpecFromCycleState(state)
 	if !ok {
 		return nil, unschedulable // a lone pod: any autoscaler handles it
+	}
+	if s, ok := readState(state); ok && !gangplugin.NarrowedCycle(state) {
+		// The member fits no node: unless only its gang's own nodes were
+		// tried, the gang's attempt ends, and with it what it claimed.
+		pl.mu.Lock()
+		pl.dropClaims(s.placement)
+		pl.mu.Unlock()
+	}
+	if pl.hints == nil {
+		return nil, unschedulable
 	}
 	now := time.Now()
 	pl.mu.Lock()

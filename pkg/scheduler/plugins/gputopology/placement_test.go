@@ -62,6 +62,7 @@ func newTestPlugin() *Topology {
 		index:    topology.NewIndex(levels),
 		synced:   map[string]int64{},
 		gangs:    map[gang.Key]*placement{},
+		claimed:  map[string]int64{},
 		shapes:   newShapeWindow(64),
 		starving: map[gang.Key]labelValue{},
 	}
@@ -85,47 +86,53 @@ func schedule(ctx context.Context, tb testing.TB, pl *Topology, c *cluster, spec
 	placed := make([]string, 0, len(pods))
 	candidates := make([]int, 0, len(c.infos))
 	for _, pod := range pods {
-		state := framework.NewCycleState()
-		gangplugin.StoreSpec(state, spec)
-		res, status := pl.PreFilter(ctx, state, pod, c.views)
-		if !status.IsSuccess() {
-			tb.Fatalf("PreFilter %s: %v", pod.Name, status.AsError())
-		}
-		candidates = candidates[:0]
-		if res.AllNodes() {
-			for i := range c.infos {
-				candidates = append(candidates, i)
-			}
-		} else {
-			for name := range res.NodeNames {
-				candidates = append(candidates, c.byName[name])
-			}
-		}
-		best, bestScore := -1, int64(-1)
-		want := pl.gpusOf(pod)
-		for _, i := range candidates {
-			if freeGPUs(c.views[i], pl.gpu) < want {
-				continue
-			}
-			if st := pl.Filter(ctx, state, pod, c.views[i]); !st.IsSuccess() {
-				continue
-			}
-			s, _ := pl.Score(ctx, state, pod, c.views[i])
-			if s > bestScore || (s == bestScore && i < best) {
-				best, bestScore = i, s
-			}
-		}
-		if best < 0 {
-			tb.Fatalf("member %s fits no node", pod.Name)
-		}
-		name := c.infos[best].Node().Name
-		if st := pl.Reserve(ctx, state, pod, name); !st.IsSuccess() {
-			tb.Fatal(st.AsError())
-		}
-		c.infos[best].AddPod(pod)
-		placed = append(placed, name)
+		placed = append(placed, scheduleOne(ctx, tb, pl, c, spec, pod, &candidates))
 	}
 	return placed
+}
+
+// scheduleOne is schedule for one member; scratch holds candidate nodes.
+func scheduleOne(ctx context.Context, tb testing.TB, pl *Topology, c *cluster, spec gang.Spec, pod *v1.Pod, scratch *[]int) string {
+	state := framework.NewCycleState()
+	gangplugin.StoreSpec(state, spec)
+	res, status := pl.PreFilter(ctx, state, pod, c.views)
+	if !status.IsSuccess() {
+		tb.Fatalf("PreFilter %s: %v", pod.Name, status.AsError())
+	}
+	candidates := (*scratch)[:0]
+	defer func() { *scratch = candidates }()
+	if res.AllNodes() {
+		for i := range c.infos {
+			candidates = append(candidates, i)
+		}
+	} else {
+		for name := range res.NodeNames {
+			candidates = append(candidates, c.byName[name])
+		}
+	}
+	best, bestScore := -1, int64(-1)
+	want := pl.gpusOf(pod)
+	for _, i := range candidates {
+		if freeGPUs(c.views[i], pl.gpu) < want {
+			continue
+		}
+		if st := pl.Filter(ctx, state, pod, c.views[i]); !st.IsSuccess() {
+			continue
+		}
+		s, _ := pl.Score(ctx, state, pod, c.views[i])
+		if s > bestScore || (s == bestScore && i < best) {
+			best, bestScore = i, s
+		}
+	}
+	if best < 0 {
+		tb.Fatalf("member %s fits no node", pod.Name)
+	}
+	name := c.infos[best].Node().Name
+	if st := pl.Reserve(ctx, state, pod, name); !st.IsSuccess() {
+		tb.Fatal(st.AsError())
+	}
+	c.infos[best].AddPod(pod)
+	return name
 }
 
 func labelsOf(c *cluster, nodes []string, label string) []string {
@@ -282,5 +289,61 @@ func TestHintTimeForgottenWhenGangGone(t *testing.T) {
 	}
 	if _, ok := pl.hinted[k]; ok {
 		t.Error("PostFilter of a gang whose last member is gone left a hint time")
+	}
+}
+
+// Two gangs placing their quorums at once, members interleaved as the queue
+// hands them out: the second does not choose the node the first chose and
+// has begun to fill, though its free GPUs would hold the second's quorum
+// were the first's unplaced members not counted. Without the claim both
+// chose the fuller node, and one member of four found no room there.
+func TestChoiceLeavesOutOtherGangsClaims(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(2, 1, 2, 2)
+	busy := st.MakePod().Namespace("ml").Name("busy").UID("busy").Node("gpu-00000").
+		Req(map[v1.ResourceName]string{"nvidia.com/gpu": "1"}).Obj()
+	c.infos[0].AddPod(busy)
+	pl := newTestPlugin()
+	specOf := func(name string) gang.Spec {
+		return gang.Spec{Key: gang.Key{Namespace: "ml", Name: name}, Source: gang.SourceLabels, MinMember: 4, MaxMember: 4}
+	}
+	a, b := members("a", 4, "1"), members("b", 4, "1")
+	var scratch []int
+	nodes := map[string][]string{}
+	for i := range 4 {
+		nodes["a"] = append(nodes["a"], scheduleOne(ctx, t, pl, c, specOf("a"), a[i], &scratch))
+		if i == 0 {
+			if got := pl.claimed["gpu-00000"]; got != 3 {
+				t.Errorf("after a's first member: %d GPUs of gpu-00000 claimed for a, want 3", got)
+			}
+		}
+		nodes["b"] = append(nodes["b"], scheduleOne(ctx, t, pl, c, specOf("b"), b[i], &scratch))
+	}
+	for g, want := range map[string]string{"a": "gpu-00000", "b": "gpu-00001"} {
+		for _, n := range nodes[g] {
+			if n != want {
+				t.Errorf("gang %s placed on %v, want every member on %s", g, nodes[g], want)
+				break
+			}
+		}
+	}
+	if len(pl.claimed) != 0 {
+		t.Errorf("claims left after both quorums were reserved: %v", pl.claimed)
+	}
+
+	// A gang whose member fits no node in its domain ends its attempt in
+	// PostFilter: its claim goes with it.
+	cg := members("c", 2, "1")
+	state := framework.NewCycleState()
+	gangplugin.StoreSpec(state, gang.Spec{Key: gang.Key{Namespace: "ml", Name: "c"}, Source: gang.SourceLabels, MinMember: 2, MaxMember: 2})
+	if _, st := pl.PreFilter(ctx, state, cg[0], c.views); !st.IsSuccess() {
+		t.Fatal(st.AsError())
+	}
+	if len(pl.claimed) == 0 {
+		t.Fatal("gang c chose a domain but claimed nothing")
+	}
+	pl.PostFilter(ctx, state, cg[0], nil)
+	if len(pl.claimed) != 0 {
+		t.Errorf("claims left after gang c's attempt failed: %v", pl.claimed)
 	}
 }
