@@ -56,6 +56,9 @@ type statusWriter struct {
 	gate   map[types.UID]gatedPod
 	last   map[gang.Key]written
 	placed map[gang.Key]bool // the quorum was placed at some point
+	// untimed: gangs whose quorum was placed but whose binds the informer
+	// has not shown yet, so its wait is timed at a later sync.
+	untimed map[gang.Key]bool
 	// stranded is when each gang's bound members fell, or stood, below min.
 	stranded map[gang.Key]time.Time
 	told     map[types.UID]string
@@ -136,7 +139,7 @@ func conditionsSignature(cs []metav1.Condition) string {
 func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
-		placed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
+		placed: map[gang.Key]bool{}, untimed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
 		phase: map[gang.Key]string{}, started: time.Now()}
 	registerMetrics()
 	writers.Store(h, w)
@@ -295,9 +298,12 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		sum = spec.Summarize(obs, w.placed[k], failure)
 		if spec.QuorumPlaced(obs.Counts) {
 			if !w.placed[k] {
-				w.timeQuorum(spec, members)
+				w.untimed[k] = true
 			}
 			w.placed[k] = true
+		}
+		if w.untimed[k] && w.timeQuorum(spec, members) {
+			delete(w.untimed, k)
 		}
 	}
 	w.mu.Lock()
@@ -505,6 +511,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	// last and placed belong to the writer's loop, which reads them unlocked.
 	w.loopMu.Lock()
 	out["status-written-gangs"], out["status-placed-gangs"], out["status-stranded-gangs"] = len(w.last), len(w.placed), len(w.stranded)
+	out["status-untimed-gangs"] = len(w.untimed)
 	w.loopMu.Unlock()
 	out["tracked-gangs"] = pl.tracker.Len()
 	out["queue-order-gangs"] = count(&pl.gangSince)
@@ -525,6 +532,7 @@ func (w *statusWriter) forget(k gang.Key) {
 	delete(w.phase, k)
 	w.mu.Unlock()
 	delete(w.placed, k)
+	delete(w.untimed, k)
 	w.pl.forgetGang(k)
 }
 
@@ -543,11 +551,18 @@ func (w *statusWriter) podGone(obj any) {
 
 // timeQuorum records how long a gang waited for the quorum it now has,
 // unless the quorum was bound before this writer started (a restart, or a
-// standby taking over, finds quorums it did not see bind).
-func (w *statusWriter) timeQuorum(spec gang.Spec, members []*v1.Pod) {
+// standby taking over, finds quorums it did not see bind). It returns false
+// while the informer does not show the quorum bound yet: the tracker counts
+// members placed once Permit lets them through, before their binds land,
+// and a gang timed only then was never timed (the binds' updates bring the
+// gang back to the writer).
+func (w *statusWriter) timeQuorum(spec gang.Spec, members []*v1.Pod) bool {
 	at := quorumBoundAt(members, spec.MinMember)
-	if at.IsZero() || at.Before(w.started.Truncate(time.Second)) {
-		return
+	if at.IsZero() {
+		return false
+	}
+	if at.Before(w.started.Truncate(time.Second)) {
+		return true
 	}
 	source := "labels"
 	switch spec.Source {
@@ -557,6 +572,7 @@ func (w *statusWriter) timeQuorum(spec gang.Spec, members []*v1.Pod) {
 		source = "workload"
 	}
 	quorumWait.WithLabelValues(source).Observe(max(0, at.Sub(firstCreated(members)).Seconds()))
+	return true
 }
 
 // phaseCounts counts the gangs by the phase last written.
