@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
 )
 
 var (
@@ -23,6 +24,10 @@ var (
 	etcdErr  error
 	etcd     *embed.Etcd
 	etcdDir  string
+	// etcdLog is the embedded etcd's log level: errors while it runs,
+	// nothing once StopEtcd closes it (it logs its listeners closing as
+	// errors, and muster and muster-bench printed them at every exit).
+	etcdLog = zap.NewAtomicLevelAt(zap.ErrorLevel)
 )
 
 // etcdDirPrefix names each process's etcd data directory, followed by the
@@ -62,6 +67,14 @@ func startEtcd() (string, error) {
 		cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 		cfg.UnsafeNoFsync = true
 		cfg.LogLevel = "error"
+		zc := zap.NewProductionConfig()
+		zc.Level = etcdLog
+		lg, err := zc.Build()
+		if err != nil {
+			etcdErr = fmt.Errorf("embedded etcd's logger: %w", err)
+			return
+		}
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			etcdErr = fmt.Errorf("starting embedded etcd: %w", err)
@@ -95,6 +108,7 @@ func freeURL() (*url.URL, error) {
 // the harness (RunTests does, for test binaries).
 func StopEtcd() {
 	if etcd != nil {
+		etcdLog.SetLevel(zap.FatalLevel)
 		etcd.Close()
 		etcd = nil
 	}
