@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"sort"
 	"time"
 
@@ -192,6 +193,28 @@ func (h Held) bookedElsewhere(node string) bool {
 	}
 	owner := h.plan.booked[node]
 	return owner != "" && owner != h.key
+}
+
+// GPUs calls f with each node's GPUs of resource gpu set aside for gangs
+// ahead (all its GPUs for a node booked for another gang), so a domain
+// choice counts only the room left.
+func (h Held) GPUs(gpu v1.ResourceName, f func(node string, gpus int64)) {
+	if h.plan == nil {
+		return
+	}
+	for node := range h.plan.holds {
+		if _, booked := h.plan.booked[node]; booked {
+			continue
+		}
+		if u, ok := h.on(node); ok && u.scalars[gpu] > 0 {
+			f(node, u.scalars[gpu])
+		}
+	}
+	for node, owner := range h.plan.booked {
+		if owner != h.key {
+			f(node, math.MaxInt32)
+		}
+	}
 }
 
 // On says whether room is held on the node.

@@ -371,3 +371,28 @@ func TestShapesCache(t *testing.T) {
 		t.Errorf("a pod without resourceVersion was remembered")
 	}
 }
+
+// Held.GPUs lists the GPUs set aside for the gangs ahead, node by node, and
+// every GPU of a node booked for another gang.
+func TestHeldGPUs(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	nodes := cluster(4)
+	plan := MakePlan(logger, []Waiting{
+		{Key: "old", Since: t0, Quorum: Quorum{{Shape: w8, Count: 2}}},
+		{Key: "young", Since: t0.Add(time.Minute), Quorum: Quorum{{Shape: w8, Count: 1}}},
+	}, nodes, map[string]string{nodes[3].Node.Name: "booked"}, time.Hour)
+	sum := func(h Held) (total int64, nodes int) {
+		h.GPUs(gpu, func(_ string, g int64) { total += g; nodes++ })
+		return total, nodes
+	}
+	if g, n := sum(plan.Ahead("old")); n != 1 || g < 8 {
+		t.Errorf("ahead of the oldest gang: %d GPUs on %d nodes, want only the booked node", g, n)
+	}
+	if g, n := sum(plan.Ahead("young")); n != 3 || g < 16+8 {
+		t.Errorf("ahead of the younger gang: %d GPUs on %d nodes, want the older gang's 16 on two nodes and the booked node", g, n)
+	}
+	if g, n := sum(plan.Ahead("booked")); n != 3 || g != 24 {
+		t.Errorf("ahead of the booked gang (not waiting: all that is held, its own booked node not): %d GPUs on %d nodes, want 24 on 3", g, n)
+	}
+}

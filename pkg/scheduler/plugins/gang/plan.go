@@ -222,6 +222,22 @@ const heldStateKey fwk.StateKey = Name + "/held"
 // Clone shares the state: it is not modified after PreFilter.
 func (s *heldState) Clone() fwk.StateData { return s }
 
+// StoreHeld records held as the room held for gangs ahead of this cycle's
+// member's, as PreFilter does, for tests of plugins that read it.
+func StoreHeld(state fwk.CycleState, held capacity.Held) {
+	state.Write(heldStateKey, &heldState{held: held})
+}
+
+// HeldFromCycleState returns the room the capacity plan holds for gangs
+// served before this cycle's member's gang, as MusterGang's PreFilter read
+// it: MusterTopology chooses the gang's domain in what is left.
+func HeldFromCycleState(state fwk.CycleState) capacity.Held {
+	if d, err := state.Read(heldStateKey); err == nil {
+		return d.(*heldState).held
+	}
+	return capacity.Held{}
+}
+
 // Filter keeps a member off room the capacity plan holds for gangs served
 // before its own: a quorum member off room held for higher-priority or older
 // waiting quorums, an elastic member off room held for any waiting quorum.

@@ -51,6 +51,7 @@ const (
 	ReasonDomain   = "node(s) were outside the topology domain chosen for the gang's quorum"
 	ReasonRequired = "node(s) were outside the gang's required topology domain (muster.dev/topology-required)"
 	ReasonBooked   = "node(s) were added by the cluster-autoscaler for a gang that has not bound yet"
+	ReasonClaimed  = "node(s) had free GPUs claimed by a gang placing its quorum"
 	// ReasonSpotRequired: on Azure a scale set is either spot or regular, and
 	// InfiniBand-connected VMs share one scale set's placement group, so a
 	// gang confined to a domain its quorum holds on regular nodes cannot add
@@ -203,6 +204,9 @@ type cycleState struct {
 	lone bool
 	// preferSpot: a member above min of a gang that opted in to spot.
 	preferSpot bool
+	// claimed: GPUs other gangs' chosen domains claimed per node for
+	// quorum members not reserved yet (nil: none).
+	claimed map[string]int64
 }
 
 type labelValue struct{ label, value string }
@@ -326,17 +330,19 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 			placedAll = placed + pl.boundWithoutGPUs(members)
 			quorum = capacity.QuorumOf(min-placedAll, pl.unplaced(members, p), pod, pl.gpu)
 		}
-		// Room other gangs' choices claimed for members not reserved yet
-		// is not this gang's to choose.
+		// Room other gangs' choices claimed for members not reserved yet,
+		// and room the capacity plan holds for gangs ahead, is not this
+		// gang's to choose.
 		pl.dropClaims(p)
-		pl.applyClaims(1)
-		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes)
+		taken := pl.takenFor(gangplugin.HeldFromCycleState(state))
+		pl.adjustIndex(taken, 1)
+		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes, taken)
 		var claims map[string]int64
 		if ok && choice.Level != topology.Anywhere {
 			p.inDomain = nodesIn(pl.choiceLabel(choice), nodes)
 			claims = pl.claimsFor(p, req, quorum, nodes)
 		}
-		pl.applyClaims(-1)
+		pl.adjustIndex(taken, -1)
 		pl.setClaims(p, claims)
 		pl.decisions++
 		if !ok {
@@ -356,6 +362,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "quorum", quorum.String())
 	}
 	pl.gangs[key] = p
+	s.claimed = pl.claimedBesides(p)
 	state.Write(stateKey, s)
 	return result, nil
 }
@@ -532,7 +539,7 @@ func (pl *Topology) sync(nodes []fwk.NodeInfo) {
 // members inside the domain, the members without GPUs on any node that
 // admits them. A domain that fails the check is ruled out and the next best
 // is tried.
-func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo) (topology.Choice, string, bool) {
+func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo, taken map[string]int64) (topology.Choice, string, bool) {
 	excluded := map[labelValue]bool{}
 	gpuMembers, fewestGPUs := quorum.GPUMembers()
 	// The index counts room in members of one size; with GPU members of
@@ -553,7 +560,7 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 		}
 		lv := pl.choiceLabel(choice)
 		if rooms == nil {
-			rooms = pl.roomsLessClaims(nodes)
+			rooms = roomsLess(nodes, taken, pl.gpu)
 		}
 		packing := capacity.Pack(logger, quorum, rooms, func(n *v1.Node) bool {
 			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
@@ -688,6 +695,9 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 	}
 	if freeGPUs(ni, pl.gpu) < s.gpus {
 		return fwk.NewStatus(fwk.Unschedulable, ReasonGPUCount)
+	}
+	if c := s.claimed[node.Name]; c > 0 && freeGPUs(ni, pl.gpu)-c < s.gpus {
+		return fwk.NewStatus(fwk.Unschedulable, ReasonClaimed)
 	}
 	if !s.domain.holds(node) {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonDomain)
@@ -909,29 +919,56 @@ func (pl *Topology) unclaim(p *placement, node string, gpus int64) {
 	}
 }
 
-// applyClaims counts every gang's claims as used GPUs in the index (sign
-// 1), or stops counting them (-1), around a domain choice. pl.mu must be
-// held.
-func (pl *Topology) applyClaims(sign int64) {
+// takenFor sums, per node, the GPUs a gang choosing its domain must leave
+// out: other gangs' claims, and the room the capacity plan holds for gangs
+// ahead of it. pl.mu must be held.
+func (pl *Topology) takenFor(held capacity.Held) map[string]int64 {
+	taken := maps.Clone(pl.claimed)
+	held.GPUs(pl.gpu, func(node string, gpus int64) {
+		if taken == nil {
+			taken = map[string]int64{}
+		}
+		taken[node] += gpus
+	})
+	return taken
+}
+
+// claimedBesides copies the claims of gangs other than p's, for Filter.
+// pl.mu must be held.
+func (pl *Topology) claimedBesides(p *placement) map[string]int64 {
+	if len(pl.claimed) == 0 {
+		return nil
+	}
+	out := make(map[string]int64, len(pl.claimed))
 	for n, c := range pl.claimed {
+		if c -= p.claims[n]; c > 0 {
+			out[n] = c
+		}
+	}
+	return out
+}
+
+// adjustIndex counts taken GPUs as used in the index (sign 1), or stops
+// counting them (-1), around a domain choice. pl.mu must be held.
+func (pl *Topology) adjustIndex(taken map[string]int64, sign int64) {
+	for n, c := range taken {
 		pl.index.Adjust(n, sign*c)
 	}
 }
 
-// roomsLessClaims is every regular node's room with the GPUs other gangs
-// claimed taken.
-func (pl *Topology) roomsLessClaims(nodes []fwk.NodeInfo) []capacity.Node {
+// roomsLess is every regular node's room with the taken GPUs used.
+func roomsLess(nodes []fwk.NodeInfo, taken map[string]int64, gpu v1.ResourceName) []capacity.Node {
 	rooms := nodefit.Rooms(nodes)
-	if len(pl.claimed) == 0 {
+	if len(taken) == 0 {
 		return rooms
 	}
 	for i := range rooms {
-		if c := pl.claimed[rooms[i].Node.Name]; c > 0 {
+		if c := taken[rooms[i].Node.Name]; c > 0 {
 			used := maps.Clone(rooms[i].UsedScalars) // the snapshot's own map
 			if used == nil {
 				used = map[v1.ResourceName]int64{}
 			}
-			used[pl.gpu] += c
+			used[gpu] += c
 			rooms[i].UsedScalars = used
 		}
 	}

@@ -9,13 +9,16 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -317,6 +320,17 @@ func TestChoiceLeavesOutOtherGangsClaims(t *testing.T) {
 				t.Errorf("after a's first member: %d GPUs of gpu-00000 claimed for a, want 3", got)
 			}
 		}
+		if i == 0 {
+			// Nor does a lone pod take the claimed GPUs.
+			lone := st.MakePod().Namespace("ml").Name("lone").UID("lone").Req(map[v1.ResourceName]string{"nvidia.com/gpu": "4"}).Obj()
+			state := framework.NewCycleState()
+			if _, st := pl.PreFilter(ctx, state, lone, c.views); !st.IsSuccess() {
+				t.Fatal(st.AsError())
+			}
+			if st := pl.Filter(ctx, state, lone, c.views[0]); st.IsSuccess() || st.Message() != ReasonClaimed {
+				t.Errorf("a lone 4-GPU pod on gpu-00000 (6 free, 3 claimed by a): %v, want %q", st, ReasonClaimed)
+			}
+		}
 		nodes["b"] = append(nodes["b"], scheduleOne(ctx, t, pl, c, specOf("b"), b[i], &scratch))
 	}
 	for g, want := range map[string]string{"a": "gpu-00000", "b": "gpu-00001"} {
@@ -345,5 +359,40 @@ func TestChoiceLeavesOutOtherGangsClaims(t *testing.T) {
 	pl.PostFilter(ctx, state, cg[0], nil)
 	if len(pl.claimed) != 0 {
 		t.Errorf("claims left after gang c's attempt failed: %v", pl.claimed)
+	}
+}
+
+// A gang chooses its domain in the room the capacity plan leaves it, not
+// on nodes held for gangs served before it.
+func TestChoiceLeavesOutHeldRoom(t *testing.T) {
+	ctx := context.Background()
+	logger := klog.FromContext(ctx)
+	c := newCluster(3, 1, 3, 3)
+	pl := newTestPlugin()
+	old := members("old", 2, "8")
+	plan := capacity.MakePlan(logger, []capacity.Waiting{{Key: "ml/old", Since: time.Now().Add(-time.Minute),
+		Quorum: capacity.Quorum{{Shape: capacity.ShapeOf(old[0], "nvidia.com/gpu"), Count: 2}}}}, nodefit.Rooms(c.views), nil, time.Hour)
+	held := plan.Ahead("ml/young")
+	heldNodes := 0
+	for _, ni := range c.views {
+		if held.On(ni.Node().Name) {
+			heldNodes++
+		}
+	}
+	if heldNodes != 2 {
+		t.Fatalf("the plan holds %d nodes for the older gang, want 2", heldNodes)
+	}
+	state := framework.NewCycleState()
+	gangplugin.StoreSpec(state, gang.Spec{Key: gang.Key{Namespace: "ml", Name: "young"}, Source: gang.SourceLabels, MinMember: 4, MaxMember: 4})
+	gangplugin.StoreHeld(state, held)
+	res, st := pl.PreFilter(ctx, state, members("young", 4, "2")[0], c.views)
+	if !st.IsSuccess() {
+		t.Fatal(st.AsError())
+	}
+	if res.AllNodes() || res.NodeNames.Len() != 1 {
+		t.Fatalf("young gang's domain: %v, want one node", res)
+	}
+	if n := res.NodeNames.UnsortedList()[0]; held.On(n) {
+		t.Errorf("young gang chose %s, held for the older gang", n)
 	}
 }
