@@ -364,3 +364,21 @@ func TestShowProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateRepeatFlags checks --repeat's bad values and combinations are
+// refused, naming the flag, before anything starts.
+func TestSimulateRepeatFlags(t *testing.T) {
+	for _, tc := range []struct {
+		o    simOptions
+		want string
+	}{
+		{simOptions{repeat: 0, minute: time.Second}, "--repeat: want 1 or more"},
+		{simOptions{repeat: -2, minute: time.Second}, "--repeat: want 1 or more"},
+		{simOptions{repeat: 2, random: 3, minute: time.Second}, "--repeat and --random"},
+	} {
+		err := runSimulate(context.Background(), io.Discard, io.Discard, tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want one saying %q", tc.o, err, tc.want)
+		}
+	}
+}
