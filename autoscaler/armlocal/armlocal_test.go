@@ -17,6 +17,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/muster-project/muster/autoscaler/armlocal"
 )
 
@@ -450,5 +452,58 @@ func TestScaleSetProvisioningDelay(t *testing.T) {
 	}
 	if st := listVMs(t, vms, "slow"); st["0"] != armlocal.StateCreating {
 		t.Fatalf("slow pool's instance: %v, want Creating for the server's hour", st)
+	}
+}
+
+// TestClock runs the cloud on a clock of its own, as a simulator's trace
+// clock: boot and deletion delays and fault windows pass when that clock
+// moves, however much or little wall time goes by.
+func TestClock(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	s := start(t, armlocal.Options{Clock: clk, ProvisioningDelay: 3 * time.Minute, DeletionDelay: time.Minute})
+	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5"}); err != nil {
+		t.Fatal(err)
+	}
+	ss, vms := vmssClients(t, s)
+	if _, err := ss.BeginUpdate(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](1)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Wall time passes, the cloud's clock does not: the VM still boots.
+	time.Sleep(50 * time.Millisecond)
+	clk.SetTime(clk.Now().Add(3*time.Minute - time.Second))
+	if st := listVMs(t, vms, "gpu-heavy"); st["0"] != armlocal.StateCreating {
+		t.Fatalf("instance %v one second of the clock before its boot delay, want Creating", st)
+	}
+	clk.SetTime(clk.Now().Add(time.Second))
+	if st := listVMs(t, vms, "gpu-heavy"); st["0"] != armlocal.StateSucceeded {
+		t.Fatalf("instance %v at its boot delay on the clock, want Succeeded", st)
+	}
+
+	dp, err := ss.BeginDeleteInstances(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetVMInstanceRequiredIDs{InstanceIDs: []*string{to.Ptr("0")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := listVMs(t, vms, "gpu-heavy"); st["0"] != armlocal.StateDeleting {
+		t.Fatalf("instance %v just deleted, want Deleting for the clock's minute", st)
+	}
+	clk.SetTime(clk.Now().Add(time.Minute))
+	if _, err := dp.PollUntilDone(ctx, pollOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if st := listVMs(t, vms, "gpu-heavy"); len(st) != 0 {
+		t.Fatalf("instances %v a minute of the clock after the deletion, want none", st)
+	}
+
+	// A throttling window lasts its time on the clock.
+	s.InjectThrottleFor(armlocal.OpScaleSetUpdate, 5*time.Minute, time.Second)
+	time.Sleep(50 * time.Millisecond)
+	var re *azcore.ResponseError
+	if err := scaleTo(ctx, ss, "gpu-heavy", 1); !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("update inside the clock's throttling window: want 429, got %v", err)
+	}
+	clk.SetTime(clk.Now().Add(5 * time.Minute))
+	if _, err := ss.BeginUpdate(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](1)}}, nil); err != nil {
+		t.Fatalf("update after the clock passed the window: %v", err)
 	}
 }
