@@ -403,7 +403,14 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 			}
 		}
 	}
-	cloud, err := startArmlocal(procCtx, o, kubeconfig, dir)
+	// The cloud runs on a trace clock the simulator serves, so its boot
+	// delays are trace minutes however fast the trace runs.
+	clockURL, stopClock, err := serveTraceClock(clock{start: time.Now(), minute: o.minute})
+	if err != nil {
+		return run, err
+	}
+	defer stopClock()
+	cloud, err := startArmlocal(procCtx, o, kubeconfig, dir, clockURL)
 	if err != nil {
 		return run, err
 	}
