@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -72,6 +72,12 @@ etcd:
 simulate:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate
+
+## simulate-repeat: make simulate three times on each side, each figure as
+## median (min–max) over the replays (about 15 minutes)
+simulate-repeat:
+	$(MAKE) -C autoscaler build
+	$(GO) run ./cmd/muster simulate --repeat 3 --seed 1
 
 ## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
 ## in: Muster with spot, Muster without, and the baseline (about 7 minutes)

@@ -73,7 +73,7 @@ func (s *Server) AddAgentPool(spec AgentPoolSpec) error {
 		count:    spec.Count, mode: mode, nodeLabels: copyMap(spec.NodeLabels),
 		nodeTaints: append([]string(nil), spec.NodeTaints...), maxPods: spec.MaxPods, provisioning: StateSucceeded,
 	}
-	past := time.Now().Add(-time.Minute)
+	past := s.now().Add(-time.Minute)
 	for i := 0; i < spec.Count; i++ {
 		id := ap.nextID
 		ap.nextID++
@@ -87,7 +87,7 @@ func (s *Server) AddAgentPool(spec AgentPoolSpec) error {
 func (s *Server) AgentPool(resourceGroup, cluster, name string) (int, []InstanceView, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ap, ok := s.pools[strings.ToLower(resourceGroup+"/"+cluster+"/"+name)]
 	if !ok {
@@ -120,7 +120,7 @@ func (s *Server) agentPoolByScaleSetLocked(rg, vmss string) *agentPool {
 func (s *Server) ResizeAgentPool(resourceGroup, cluster, name string, count int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ap := s.findPoolLocked(resourceGroup, cluster, name)
 	if ap == nil {
@@ -206,7 +206,7 @@ func (s *Server) aksFakes() *aksfake.ServerFactory {
 			Get: func(ctx context.Context, rg, cluster, name string, _ *armcontainerservice.AgentPoolsClientGetOptions) (resp azfake.Responder[armcontainerservice.AgentPoolsClientGetResponse], errResp azfake.ErrorResponder) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				s.settleLocked(time.Now())
+				s.settleLocked(s.now())
 				ap := s.findPoolLocked(rg, cluster, name)
 				if ap == nil {
 					errResp.SetResponseError(http.StatusNotFound, "NotFound")
@@ -218,7 +218,7 @@ func (s *Server) aksFakes() *aksfake.ServerFactory {
 			NewListPager: func(rg, cluster string, _ *armcontainerservice.AgentPoolsClientListOptions) (resp azfake.PagerResponder[armcontainerservice.AgentPoolsClientListResponse]) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				s.settleLocked(time.Now())
+				s.settleLocked(s.now())
 				if _, ok := s.clusters[strings.ToLower(rg+"/"+cluster)]; !ok {
 					resp.AddResponseError(http.StatusNotFound, "ResourceNotFound")
 					return
@@ -238,7 +238,7 @@ func (s *Server) aksFakes() *aksfake.ServerFactory {
 			NewListPager: func(rg, cluster, name string, _ *armcontainerservice.MachinesClientListOptions) (resp azfake.PagerResponder[armcontainerservice.MachinesClientListResponse]) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				s.settleLocked(time.Now())
+				s.settleLocked(s.now())
 				ap := s.findPoolLocked(rg, cluster, name)
 				if ap == nil {
 					resp.AddResponseError(http.StatusNotFound, "NotFound")
@@ -254,7 +254,7 @@ func (s *Server) aksFakes() *aksfake.ServerFactory {
 			Get: func(ctx context.Context, rg, cluster, name, machine string, _ *armcontainerservice.MachinesClientGetOptions) (resp azfake.Responder[armcontainerservice.MachinesClientGetResponse], errResp azfake.ErrorResponder) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				s.settleLocked(time.Now())
+				s.settleLocked(s.now())
 				ap := s.findPoolLocked(rg, cluster, name)
 				if ap != nil {
 					for _, m := range ap.live() {
@@ -281,7 +281,7 @@ func (s *Server) agentPoolPut(w http.ResponseWriter, r *http.Request, rg, cluste
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ap := s.findPoolLocked(rg, cluster, name)
 	if ap == nil {
@@ -343,7 +343,7 @@ func (s *Server) agentPoolDeleteMachines(w http.ResponseWriter, r *http.Request,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ap := s.findPoolLocked(rg, cluster, name)
 	if ap == nil {

@@ -3,8 +3,11 @@ package armlocal_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +19,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
 )
@@ -450,5 +455,117 @@ func TestScaleSetProvisioningDelay(t *testing.T) {
 	}
 	if st := listVMs(t, vms, "slow"); st["0"] != armlocal.StateCreating {
 		t.Fatalf("slow pool's instance: %v, want Creating for the server's hour", st)
+	}
+}
+
+// TestClock runs the cloud on a clock of its own, as a simulator's trace
+// clock: boot and deletion delays and fault windows pass when that clock
+// moves, however much or little wall time goes by.
+func TestClock(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	s := start(t, armlocal.Options{Clock: clk, ProvisioningDelay: 3 * time.Minute, DeletionDelay: time.Minute})
+	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "gpu-heavy", SKU: "Standard_ND96isr_H100_v5"}); err != nil {
+		t.Fatal(err)
+	}
+	ss, vms := vmssClients(t, s)
+	if _, err := ss.BeginUpdate(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](1)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Wall time passes, the cloud's clock does not: the VM still boots.
+	time.Sleep(50 * time.Millisecond)
+	clk.SetTime(clk.Now().Add(3*time.Minute - time.Second))
+	if st := listVMs(t, vms, "gpu-heavy"); st["0"] != armlocal.StateCreating {
+		t.Fatalf("instance %v one second of the clock before its boot delay, want Creating", st)
+	}
+	clk.SetTime(clk.Now().Add(time.Second))
+	if st := listVMs(t, vms, "gpu-heavy"); st["0"] != armlocal.StateSucceeded {
+		t.Fatalf("instance %v at its boot delay on the clock, want Succeeded", st)
+	}
+
+	dp, err := ss.BeginDeleteInstances(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetVMInstanceRequiredIDs{InstanceIDs: []*string{to.Ptr("0")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := listVMs(t, vms, "gpu-heavy"); st["0"] != armlocal.StateDeleting {
+		t.Fatalf("instance %v just deleted, want Deleting for the clock's minute", st)
+	}
+	clk.SetTime(clk.Now().Add(time.Minute))
+	if _, err := dp.PollUntilDone(ctx, pollOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if st := listVMs(t, vms, "gpu-heavy"); len(st) != 0 {
+		t.Fatalf("instances %v a minute of the clock after the deletion, want none", st)
+	}
+
+	// A throttling window lasts its time on the clock.
+	s.InjectThrottleFor(armlocal.OpScaleSetUpdate, 5*time.Minute, time.Second)
+	time.Sleep(50 * time.Millisecond)
+	var re *azcore.ResponseError
+	if err := scaleTo(ctx, ss, "gpu-heavy", 1); !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("update inside the clock's throttling window: want 429, got %v", err)
+	}
+	clk.SetTime(clk.Now().Add(5 * time.Minute))
+	if _, err := ss.BeginUpdate(ctx, rg, "gpu-heavy", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](1)}}, nil); err != nil {
+		t.Fatalf("update after the clock passed the window: %v", err)
+	}
+}
+
+// TestURLClock runs the cloud on a clock served over HTTP, as muster
+// simulate serves its trace clock to the armlocal process.
+func TestURLClock(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	now := time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)
+	broken := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if broken {
+			http.Error(w, "simulator gone", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, now.Format(time.RFC3339Nano))
+	}))
+	defer srv.Close()
+	set := func(d time.Duration, fail bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		now, broken = now.Add(d), fail
+	}
+
+	if _, err := armlocal.NewURLClock(ctx, srv.URL+"/now"); err != nil {
+		t.Fatalf("any path of the server answers: %v", err)
+	}
+	if _, err := armlocal.NewURLClock(ctx, "http://127.0.0.1:1/now"); err == nil {
+		t.Fatal("an endpoint that does not answer: want an error at start")
+	}
+	clk, err := armlocal.NewURLClock(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, armlocal.Options{Clock: clk, ProvisioningDelay: 10 * time.Minute})
+	if err := s.AddScaleSet(armlocal.ScaleSetSpec{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5"}); err != nil {
+		t.Fatal(err)
+	}
+	ss, vms := vmssClients(t, s)
+	if _, err := ss.BeginUpdate(ctx, rg, "cpu", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](1)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The endpoint fails: the clock keeps its last time, it does not fall
+	// back to wall time (years past the boot delay here).
+	set(9*time.Minute, true)
+	if st := listVMs(t, vms, "cpu"); st["0"] != armlocal.StateCreating {
+		t.Fatalf("instance %v while the clock endpoint fails, want Creating", st)
+	}
+	if got := clk.Now(); !got.Equal(time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)) {
+		t.Errorf("clock while its endpoint fails: %s, want the last time read", got)
+	}
+	set(time.Minute, false)
+	if st := listVMs(t, vms, "cpu"); st["0"] != armlocal.StateSucceeded {
+		t.Fatalf("instance %v when the served clock reached the boot delay, want Succeeded", st)
+	}
+	if d := clk.Since(time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)); d != 10*time.Minute {
+		t.Errorf("Since the start: %s, want 10m", d)
 	}
 }

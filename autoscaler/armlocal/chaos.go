@@ -63,7 +63,7 @@ func containsString(list []string, s string) bool {
 func (s *Server) EvictSpot(resourceGroup, scaleSet, computerName string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	var p *pool
 	policy, capacity := EvictDeallocate, (*int)(nil)
@@ -123,7 +123,7 @@ func (s *Server) Deletions() []Deletion {
 func (s *Server) DeleteInstance(resourceGroup, scaleSet, computerName string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ss, ok := s.scaleSets[strings.ToLower(resourceGroup+"/"+scaleSet)]
 	if !ok {
@@ -171,7 +171,7 @@ type InstanceState struct {
 func (s *Server) Snapshot() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	var st State
 	add := func(kind string, p *pool, capacity int) {

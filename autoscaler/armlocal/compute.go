@@ -81,7 +81,7 @@ func (s *Server) AddScaleSet(spec ScaleSetSpec) error {
 		return fmt.Errorf("scale set %s: %w", spec.Name, err)
 	}
 	ss := &scaleSet{pool: pool{resourceGroup: spec.ResourceGroup, name: spec.Name, sku: spec.SKU, tags: copyMap(spec.Tags), zones: spec.Zones, ppg: spec.ProximityPlacementGroup, provDelay: spec.ProvisioningDelay, spot: spec.Spot}}
-	past := time.Now().Add(-time.Minute)
+	past := s.now().Add(-time.Minute)
 	for i := 0; i < spec.Capacity; i++ {
 		id := ss.nextID
 		ss.nextID++
@@ -96,7 +96,7 @@ func (s *Server) AddScaleSet(spec ScaleSetSpec) error {
 func (s *Server) ScaleSet(resourceGroup, name string) (int, []InstanceView, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ss, ok := s.scaleSets[strings.ToLower(resourceGroup+"/"+name)]
 	if !ok {
@@ -225,7 +225,7 @@ func (s *Server) computeFakes() *computefake.ServerFactory {
 			Get: func(ctx context.Context, rg, name string, _ *armcompute.VirtualMachineScaleSetsClientGetOptions) (resp azfake.Responder[armcompute.VirtualMachineScaleSetsClientGetResponse], errResp azfake.ErrorResponder) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				now := time.Now()
+				now := s.now()
 				s.settleLocked(now)
 				ss, ok := s.scaleSets[strings.ToLower(rg+"/"+name)]
 				if !ok {
@@ -238,7 +238,7 @@ func (s *Server) computeFakes() *computefake.ServerFactory {
 			NewListPager: func(rg string, _ *armcompute.VirtualMachineScaleSetsClientListOptions) (resp azfake.PagerResponder[armcompute.VirtualMachineScaleSetsClientListResponse]) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				now := time.Now()
+				now := s.now()
 				s.settleLocked(now)
 				var list []*armcompute.VirtualMachineScaleSet
 				for _, ss := range sortedScaleSets(s.scaleSets) {
@@ -255,7 +255,7 @@ func (s *Server) computeFakes() *computefake.ServerFactory {
 			NewListPager: func(rg, name string, opts *armcompute.VirtualMachineScaleSetVMsClientListOptions) (resp azfake.PagerResponder[armcompute.VirtualMachineScaleSetVMsClientListResponse]) {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				now := time.Now()
+				now := s.now()
 				s.settleLocked(now)
 				expand := opts != nil && opts.Expand != nil && strings.EqualFold(*opts.Expand, "instanceView")
 				var list []*armcompute.VirtualMachineScaleSetVM
@@ -297,7 +297,7 @@ func (s *Server) computeFakes() *computefake.ServerFactory {
 					resp.AddPage(http.StatusOK, armcompute.UsageClientListResponse{}, nil)
 					return
 				}
-				now := time.Now()
+				now := s.now()
 				s.settleLocked(now)
 				per, total := s.usageLocked(now)
 				list := []*armcompute.Usage{{
@@ -357,7 +357,7 @@ func (s *Server) scaleSetUpdate(w http.ResponseWriter, r *http.Request, rg, name
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ss, ok := s.scaleSets[strings.ToLower(rg+"/"+name)]
 	if !ok {
@@ -412,7 +412,7 @@ func (s *Server) scaleSetDeleteInstances(w http.ResponseWriter, r *http.Request,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	ss, ok := s.scaleSets[strings.ToLower(rg+"/"+name)]
 	if !ok {

@@ -61,13 +61,13 @@ func (s *Server) InjectThrottle(op Op, n int, retryAfter time.Duration) {
 // InjectThrottleFor makes every request for op (OpAny: any ARM operation)
 // answer 429 TooManyRequests with a Retry-After header for the next d.
 func (s *Server) InjectThrottleFor(op Op, d, retryAfter time.Duration) {
-	s.addFault(fault{op: op, kind: faultThrottle, until: time.Now().Add(d), status: http.StatusTooManyRequests, retryAfter: retryAfter})
+	s.addFault(fault{op: op, kind: faultThrottle, until: s.now().Add(d), status: http.StatusTooManyRequests, retryAfter: retryAfter})
 }
 
 // InjectServerErrorFor makes every request for op answer status (a 5xx) for
 // the next d.
 func (s *Server) InjectServerErrorFor(op Op, d time.Duration, status int) {
-	s.addFault(fault{op: op, kind: faultStatus, until: time.Now().Add(d), status: status})
+	s.addFault(fault{op: op, kind: faultStatus, until: s.now().Add(d), status: status})
 }
 
 // InjectServerError makes the next n requests for op answer status (a 5xx).
@@ -160,7 +160,7 @@ func (s *Server) addFault(f fault) {
 func (s *Server) takeFault(op Op) *fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	for i := 0; i < len(s.faults); i++ {
 		f := s.faults[i]
 		if !f.until.IsZero() && !now.Before(f.until) {

@@ -21,6 +21,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	computefake "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7/fake"
 	aksfake "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6/fake"
+	"k8s.io/utils/clock"
 )
 
 // Options configures a Server. Zero values take the defaults noted.
@@ -41,6 +42,11 @@ type Options struct {
 	// endpoint accepts.
 	ClientID     string
 	ClientSecret string
+	// Clock is the time instances boot and are deleted on, operations
+	// settle and fault windows end by (default: wall time). A simulator
+	// that runs its trace on a clock of its own passes that clock, so the
+	// cloud's delays are trace time however fast the trace runs.
+	Clock clock.PassiveClock
 }
 
 // Server is a running local ARM endpoint.
@@ -98,6 +104,9 @@ func New(opts Options) (*Server, error) {
 	if opts.RegionalQuota == 0 {
 		opts.RegionalQuota = 10000
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	s := &Server{
 		opts:      opts,
 		token:     "armlocal-static-" + randomHex(8),
@@ -133,6 +142,9 @@ func New(opts Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// now is the server's time: Options.Clock's.
+func (s *Server) now() time.Time { return s.opts.Clock.Now() }
 
 // URL is the Resource Manager endpoint (and Entra authority host), e.g.
 // https://127.0.0.1:41234/.
@@ -407,7 +419,7 @@ func (s *Server) dispatchFake(w http.ResponseWriter, r *http.Request, rt route) 
 // with its Azure-AsyncOperation URL; body may be nil.
 func (s *Server) startOperationLocked(w http.ResponseWriter, r *http.Request, op *operation, status int, body any) {
 	op.id = randomHex(8)
-	op.started = time.Now()
+	op.started = s.now()
 	s.ops[op.id] = op
 	url := fmt.Sprintf("https://%s/subscriptions/%s/providers/armlocal/operations/%s", r.Host, s.opts.SubscriptionID, op.id)
 	w.Header().Set("Azure-AsyncOperation", url)
@@ -427,7 +439,7 @@ func (s *Server) operationStatus(w http.ResponseWriter, r *http.Request, id stri
 		writeError(w, http.StatusNotFound, "OperationNotFound", fmt.Sprintf("operation %s not found", id))
 		return
 	}
-	now := time.Now()
+	now := s.now()
 	s.settleLocked(now)
 	status, code, msg := op.status(now)
 	body := map[string]any{"name": id, "status": status, "startTime": op.started.UTC().Format(time.RFC3339Nano)}

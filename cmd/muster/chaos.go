@@ -188,7 +188,8 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	}
 	procCtx, stopProcs := context.WithCancel(ctx)
 	defer stopProcs()
-	cloud, err := startArmlocal(procCtx, o.sim, kubeconfig, dir)
+	// Wall time: the chaos run's fault windows are sent in wall time.
+	cloud, err := startArmlocal(procCtx, o.sim, kubeconfig, dir, "")
 	if err != nil {
 		return run, err
 	}

@@ -51,6 +51,7 @@ type simOptions struct {
 	grace     time.Duration // trace time after the last job could have ended
 	keepLogs  bool
 	random    int   // generated traces to replay instead of one trace
+	repeat    int   // runs of each side (--repeat)
 	seed      int64 // first generated trace's seed
 	// faults turns on armlocal's fault endpoint (chaos runs).
 	faults bool
@@ -62,7 +63,7 @@ type simOptions struct {
 }
 
 func newSimulateCommand() *cobra.Command {
-	o := simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, chart: "simulate.svg", grace: 10 * time.Minute}
+	o := simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, chart: "simulate.svg", grace: 10 * time.Minute, repeat: 1}
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Replay a bursty training trace on the whole stack, with Muster and with a baseline, and compare",
@@ -86,6 +87,10 @@ GPU-hours held by gangs that never started, side by side. Pools may be spot
 under Muster, put their members above min there. Then the trace runs a third
 time, Muster without spot, and the report adds reclaims and gangs a reclaim
 took below min.
+
+With --repeat N each side runs N times on the same trace and seed, and the
+report ends with each figure as median (min–max) over the runs, and each
+job's minutes to min, so that a reader sees how far to trust a figure.
 
 A gang's run-minutes are its run at max workers: an elastic gang running
 fewer workers takes longer in proportion.
@@ -119,13 +124,23 @@ Pools format (--pools FILE), the shipped example:
 	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
 	f.StringVar(&o.progress, "progress", "auto", "progress lines on stderr: auto (when stderr is a terminal), always or never")
 	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
-	f.Int64Var(&o.seed, "seed", 1, "seed of the first generated trace (--random; trace i uses seed+i) and of spot reclaims")
+	f.Int64Var(&o.seed, "seed", 1, "seed of every random choice: the first generated trace (--random; trace i uses seed+i) and spot reclaims; the same for every run and side")
+	f.IntVar(&o.repeat, "repeat", o.repeat, "run each side this many times and report each figure as median (min–max)")
 	return cmd
 }
 
 func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) error {
+	if o.repeat < 1 {
+		return fmt.Errorf("--repeat: want 1 or more runs of each side, got %d", o.repeat)
+	}
 	if o.random > 0 {
+		if o.repeat > 1 {
+			return errors.New("--repeat and --random: give one or the other (--random replays each generated trace once)")
+		}
 		return runRandom(ctx, out, progress, o)
+	}
+	if o.repeat > 1 {
+		return runRepeat(ctx, out, progress, o)
 	}
 	trace, runs, err := simulateRuns(ctx, progress, o, nil)
 	if err != nil {
@@ -165,6 +180,54 @@ const maxWaitForNodes = 10 * time.Minute
 func tracePreemption(minute time.Duration) string {
 	wait := int64(max(1, maxWaitForNodes.Minutes()*minute.Seconds()))
 	return fmt.Sprintf("[{minPriority: %d, policy: LowerPriority, maxWaitForNodesSeconds: %d}]", math.MinInt32, wait)
+}
+
+// runRepeat replays the trace o.repeat times on each side, writes the first
+// replay's report, each replay's summary line, and the figures' spread.
+func runRepeat(ctx context.Context, out, progress io.Writer, o simOptions) error {
+	var (
+		trace  simulate.Trace
+		bySide [][]simulate.Run
+	)
+	for i := range o.repeat {
+		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.repeat, o.seed)
+		oi := o
+		if i > 0 {
+			oi.chart = "" // the chart is the first replay's
+		}
+		tr, runs, err := simulateRuns(ctx, progress, oi, nil)
+		if err != nil {
+			return fmt.Errorf("replay %d of %d: %w", i+1, o.repeat, err)
+		}
+		if i == 0 {
+			trace = tr
+			bySide = make([][]simulate.Run, len(runs))
+			fmt.Fprintf(out, "== replay 1 of %d\n", o.repeat)
+			if err := simulate.WriteReport(out, trace, runs...); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+		} else {
+			fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.repeat, simulate.SummaryLine(runs...))
+		}
+		for s, r := range runs {
+			bySide[s] = append(bySide[s], r)
+		}
+	}
+	sides := make([]simulate.RepeatSide, len(bySide))
+	for s, runs := range bySide {
+		var err error
+		if sides[s], err = simulate.RepeatOf(runs); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "\n== %d replays of each side, seed %d\n", o.repeat, o.seed)
+	if err := simulate.WriteRepeatTable(out, sides...); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	_, err := fmt.Fprintln(out, simulate.RepeatSummaryLine(sides...))
+	return err
 }
 
 // runRandom replays --random generated traces, the same for both runs of
@@ -340,7 +403,14 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 			}
 		}
 	}
-	cloud, err := startArmlocal(procCtx, o, kubeconfig, dir)
+	// The cloud runs on a trace clock the simulator serves, so its boot
+	// delays are trace minutes however fast the trace runs.
+	clockURL, stopClock, err := serveTraceClock(clock{start: time.Now(), minute: o.minute})
+	if err != nil {
+		return run, err
+	}
+	defer stopClock()
+	cloud, err := startArmlocal(procCtx, o, kubeconfig, dir, clockURL)
 	if err != nil {
 		return run, err
 	}
@@ -417,8 +487,13 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	rec.End = clk.now()
 	w.mu.Unlock()
 	stopWatch()
-	fmt.Fprintf(progress, "[%s minute %3.0f] done: %s\n", name, clk.now().Minutes(), w.status())
-	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial)}, nil
+	wall := time.Since(clk.start)
+	perHour := ""
+	if ph, err := simulate.WallPerTraceHour(wall, rec.End); err == nil {
+		perHour = fmt.Sprintf(" (%s wall per trace hour)", ph.Round(time.Second/10))
+	}
+	fmt.Fprintf(progress, "[%s minute %3.0f] done in %s%s: %s\n", name, clk.now().Minutes(), wall.Round(time.Second/10), perHour, w.status())
+	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall}, nil
 }
 
 // startCluster starts the run's API server with its namespace, system node,

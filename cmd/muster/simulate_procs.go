@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -49,10 +51,35 @@ func freshLog(dir, base string) string {
 	}
 }
 
+// serveTraceClock serves clk's time over HTTP for armlocal's --clock-url:
+// clk.start plus the trace time since, so that the cloud's boot delays are
+// given in trace time whatever --minute is.
+func serveTraceClock(clk clock) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("serving the trace clock: %w", err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, clk.start.Add(clk.now()).Format(time.RFC3339Nano))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String() + "/now", func() { _ = srv.Close() }, nil
+}
+
+// cloudDelay is a trace-time delay as armlocal takes it: as is on the trace
+// clock (clockURL), else turned into wall time.
+func cloudDelay(o simOptions, clockURL string, trace time.Duration) time.Duration {
+	if clockURL != "" {
+		return trace
+	}
+	return wallOf(o, trace)
+}
+
 // startArmlocal runs the local ARM endpoint with the simulator's pools and
 // its node agent, and waits until it has written the autoscaler's
-// cloud-config.
-func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*process, error) {
+// cloud-config. With clockURL the cloud runs on that clock (serveTraceClock)
+// and its delays are given in trace time; without, on wall time.
+func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir, clockURL string) (*process, error) {
 	secret := make([]byte, 16)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
@@ -71,7 +98,7 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 		"--client-secret-file=" + secretFile,
 		"--write-cloud-config=" + cloud,
 		"--write-ready=" + ready,
-		"--provisioning-delay=" + wallOf(o, simProvisioningDelay).String(),
+		"--provisioning-delay=" + cloudDelay(o, clockURL, simProvisioningDelay).String(),
 		"--deletion-delay=0s",
 		"--gpu-scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
 		"--gpu-max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
@@ -82,7 +109,7 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 			// Eight 96-vCPU H100 nodes: the heavy pool's max is also its quota.
 			fmt.Sprintf("--gpu-family-quota-vcpus=%d", heavyQuotaVCPUs), "--regional-quota-vcpus=2000")
 	} else {
-		file, err := writeArmlocalPools(o, dir)
+		file, err := writeArmlocalPools(o, dir, clockURL)
 		if err != nil {
 			return nil, err
 		}
@@ -94,6 +121,9 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 	}
 	if o.faults {
 		args = append(args, "--faults-address=127.0.0.1:0")
+	}
+	if clockURL != "" {
+		args = append(args, "--clock-url="+clockURL)
 	}
 	p, err := startProcess(ctx, filepath.Join(o.binDir, "armlocal"), args, log)
 	if err != nil {
@@ -122,8 +152,8 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir string) (*
 }
 
 // writeArmlocalPools writes the user's pools as armlocal's --pools-file,
-// boot times turned into wall time.
-func writeArmlocalPools(o simOptions, dir string) (string, error) {
+// boot times as cloudDelay gives them.
+func writeArmlocalPools(o simOptions, dir, clockURL string) (string, error) {
 	type spec struct {
 		Name              string  `json:"name"`
 		VMSize            string  `json:"vmSize"`
@@ -138,7 +168,7 @@ func writeArmlocalPools(o simOptions, dir string) (string, error) {
 	var specs []spec
 	for _, p := range o.pools.Pools {
 		specs = append(specs, spec{Name: p.Name, VMSize: p.VMSize, Min: p.Min, Max: p.Max, PlacementGroup: p.PlacementGroup,
-			ProvisioningDelay: wallOf(o, time.Duration(p.BootMinutes*float64(time.Minute))).String(),
+			ProvisioningDelay: cloudDelay(o, clockURL, time.Duration(p.BootMinutes*float64(time.Minute))).String(),
 			FamilyQuotaVCPUs:  p.FamilyQuotaVCPUs, HourlyPrice: p.PricePerHour, Spot: p.Spot})
 	}
 	b, err := json.Marshal(specs)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -362,5 +363,68 @@ func TestShowProgress(t *testing.T) {
 		if got := showProgress(tc.w, tc.mode); got != tc.want {
 			t.Errorf("showProgress(%T, %s) = %v, want %v", tc.w, tc.mode, got, tc.want)
 		}
+	}
+}
+
+// TestSimulateRepeatFlags checks --repeat's bad values and combinations are
+// refused, naming the flag, before anything starts.
+func TestSimulateRepeatFlags(t *testing.T) {
+	for _, tc := range []struct {
+		o    simOptions
+		want string
+	}{
+		{simOptions{repeat: 0, minute: time.Second}, "--repeat: want 1 or more"},
+		{simOptions{repeat: -2, minute: time.Second}, "--repeat: want 1 or more"},
+		{simOptions{repeat: 2, random: 3, minute: time.Second}, "--repeat and --random"},
+	} {
+		err := runSimulate(context.Background(), io.Discard, io.Discard, tc.o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want one saying %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestServeTraceClock reads the trace clock armlocal runs on: it moves a
+// trace minute per --minute of wall time, from the clock's start.
+func TestServeTraceClock(t *testing.T) {
+	clk := clock{start: time.Now(), minute: 10 * time.Millisecond}
+	url, stop, err := serveTraceClock(clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	read := func() time.Time {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatalf("clock answered %q: %v", b, err)
+		}
+		return at
+	}
+	before := time.Since(clk.start)
+	first := read()
+	after := time.Since(clk.start)
+	// Wall time since the start, in trace time: 10 ms a minute is x6000.
+	if lo, hi := clk.start.Add(before*6000), clk.start.Add(after*6000); first.Before(lo) || first.After(hi) {
+		t.Errorf("clock read %s, want between %s and %s", first, lo, hi)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if d := read().Sub(first); d < 3*time.Minute {
+		t.Errorf("30 ms of wall time moved the clock %s, want at least 3 trace minutes", d)
+	}
+	if got := cloudDelay(simOptions{minute: time.Second}, url, 3*time.Minute); got != 3*time.Minute {
+		t.Errorf("delay on the trace clock: %s, want the trace time 3m", got)
+	}
+	if got := cloudDelay(simOptions{minute: time.Second}, "", 3*time.Minute); got != 3*time.Second {
+		t.Errorf("delay on wall time: %s, want 3s (a second per trace minute)", got)
 	}
 }

@@ -16,6 +16,8 @@ type Run struct {
 	Name    string
 	Record  *Record
 	Figures Figures
+	// Wall is the wall time the replay took, from the trace's start.
+	Wall time.Duration
 }
 
 // WriteReport writes the side-by-side report of two or more runs (Muster's

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
@@ -45,6 +46,7 @@ type options struct {
 	scenario                 string
 	rg, cluster              string
 	delay, delDelay          time.Duration
+	clockURL                 string
 	clientID, secretFile     string
 	cpuMin, cpuMax           int
 	lightMax, heavyMax       int
@@ -136,6 +138,7 @@ func main() {
 	flag.StringVar(&o.cluster, "cluster", "aks1", "AKS managed cluster name (seed scenario)")
 	flag.DurationVar(&o.delay, "provisioning-delay", 30*time.Second, "how long new instances stay Creating")
 	flag.DurationVar(&o.delDelay, "deletion-delay", 0, "how long deleted instances stay Deleting")
+	flag.StringVar(&o.clockURL, "clock-url", "", "run instances' boot and deletion delays, operations and fault windows on the clock this URL serves (GET: the time in RFC 3339), e.g. muster simulate's trace clock (default: wall time)")
 	flag.StringVar(&o.clientID, "client-id", "muster-autoscaler", "client ID the token endpoint accepts")
 	flag.StringVar(&o.secretFile, "client-secret-file", "", "file holding the client secret the token endpoint accepts (required; the written cloud-config points at it)")
 	flag.IntVar(&o.cpuMin, "cpu-min", -1, "min (and initial) size of the cpu scale set (default 1 for --scenario seed, 0 for simulate)")
@@ -260,7 +263,16 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		}
 	}
 
+	var clk clock.PassiveClock = clock.RealClock{}
+	if o.clockURL != "" {
+		uc, err := armlocal.NewURLClock(ctx, o.clockURL)
+		if err != nil {
+			return usageError("--clock-url: " + err.Error())
+		}
+		clk = uc
+	}
 	s, err := armlocal.New(armlocal.Options{
+		Clock:             clk,
 		ProvisioningDelay: o.delay, DeletionDelay: o.delDelay,
 		ClientID: o.clientID, ClientSecret: strings.TrimSpace(string(secret)),
 		FamilyQuota: o.familyQuota, RegionalQuota: o.regionalQuota,
