@@ -66,7 +66,6 @@ func startEtcd() (string, error) {
 		cfg.AdvertisePeerUrls = []url.URL{*peer}
 		cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 		cfg.UnsafeNoFsync = true
-		cfg.LogLevel = "error"
 		zc := zap.NewProductionConfig()
 		zc.Level = etcdLog
 		lg, err := zc.Build()

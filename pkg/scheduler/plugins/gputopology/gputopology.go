@@ -338,8 +338,8 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		pl.adjustIndex(taken, 1)
 		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes, taken)
 		var claims map[string]int64
-		if ok && choice.Level != topology.Anywhere {
-			p.inDomain = nodesIn(pl.choiceLabel(choice), nodes)
+		if ok {
+			p.inDomain = nodesIn(pl.choiceLabel(choice), nodes) // nil: anywhere
 			claims = pl.claimsFor(p, req, quorum, nodes)
 		}
 		pl.adjustIndex(taken, -1)
@@ -355,9 +355,6 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		p.choice, p.decided = choice, true
 		s.domain = pl.choiceLabel(choice)
 		s.prefer = s.domain
-		if choice.Level == topology.Anywhere {
-			p.inDomain = nil
-		}
 		result = p.domainNodes()
 		klog.FromContext(ctx).V(3).Info("Chose gang domain", "gang", key, "level", topology.LevelName(pl.levels, choice.Level), "domain", choice.Value, "room", choice.Room, "quorum", quorum.String())
 	}
