@@ -581,7 +581,7 @@ func TestProvisioningRequests(t *testing.T) {
 	// existing nodes. Once gang-a's request is withdrawn, gang-a's 3 empty
 	// nodes are the only free capacity: the requested pod fits them only
 	// if the other 3 members are forgotten. It must never be found there.
-	gang{name: "gang-g", count: 1, members: 4}.create(t, kube, dyn)
+	gang{name: "gang-g", count: 1, members: 4, podsFirst: true}.create(t, kube, dyn)
 	waitFor(t, "gang-g to be Provisioned=False", func() bool {
 		p := condition(getRequest(t, dyn, "gang-g"), provreqv1.Provisioned)
 		return p != nil && p.Status == metav1.ConditionFalse
