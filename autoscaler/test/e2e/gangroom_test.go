@@ -94,7 +94,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 
 	// gang-w asks for the one member the three nodes leave short; then
 	// gang-a goes, and its nodes are the room gang-w counts on.
-	gang{name: "gang-w", count: 1, members: 4, podsFirst: true}.create(t, kube, dyn)
+	gang{name: "gang-w", count: 1, members: 4}.create(t, kube, dyn)
 	removeGang("gang-a", 3)
 	waitFor(t, "gang-w to be Provisioned=False", func() bool {
 		p := condition(getRequest(t, dyn, "gang-w"), provreqv1.Provisioned)
@@ -118,7 +118,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	// empty nodes, but the pool holds 4 at its max: it can never run. Its
 	// request fails, and the nodes are not kept for it: they go.
 	removeGang("gang-w", 4)
-	gang{name: "gang-huge", count: 3, members: 6, podsFirst: true}.create(t, kube, dyn)
+	gang{name: "gang-huge", count: 3, members: 6}.create(t, kube, dyn)
 	pr := waitCondition(t, dyn, "gang-huge", provreqv1.Failed)
 	if f := condition(pr, provreqv1.Failed); f.Reason != "NoNodeGroupCanHold" || !strings.Contains(f.Message, "the gang can never run: its 6 pods (3 counted on existing nodes)") {
 		t.Fatalf("gang-huge Failed %q: %q; want NoNodeGroupCanHold for the whole gang", f.Reason, f.Message)
@@ -130,7 +130,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	// request alone would fit the empty pool, the whole gang never does.
 	// Nothing is scaled up for it.
 	removeGang("gang-huge", 6)
-	gang{name: "gang-late", count: 3, members: 6, podsFirst: true}.create(t, kube, dyn)
+	gang{name: "gang-late", count: 3, members: 6}.create(t, kube, dyn)
 	waitFor(t, "gang-late to be Failed or Provisioned", func() bool {
 		pr := getRequest(t, dyn, "gang-late")
 		for _, typ := range []string{provreqv1.Failed, provreqv1.Provisioned} {

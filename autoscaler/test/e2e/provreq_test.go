@@ -73,13 +73,12 @@ type gang struct {
 	count int
 	// members, when above count, is how many pending members consume the
 	// request: the others are those the scheduler counts on existing nodes.
+	// Such a gang's members are created before its request, as Muster's
+	// writer asks for capacity only for members that exist: the
+	// autoscaler's first loop that sees the request sees every member.
 	members int
 	// memory, when set, is the template's muster.dev/gpu-memory-min.
 	memory string
-	// podsFirst creates the members before the request, as Muster's
-	// scheduler does (its writer asks for capacity for members that exist):
-	// the autoscaler's first loop that sees the request sees every member.
-	podsFirst bool
 }
 
 func (g gang) podSpec() apiv1.PodSpec {
@@ -99,7 +98,8 @@ func (g gang) podSpec() apiv1.PodSpec {
 
 func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interface) {
 	t.Helper()
-	if g.podsFirst {
+	podsFirst := g.members > g.count
+	if podsFirst {
 		g.createPods(t, kube)
 	}
 	ctx := context.Background()
@@ -145,7 +145,7 @@ func (g gang) create(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interf
 	if !equality.Semantic.DeepEqual(back.Spec, pr.Spec) {
 		t.Fatalf("ProvisioningRequest %s: the CRD changed spec %+v to %+v", g.name, pr.Spec, back.Spec)
 	}
-	if !g.podsFirst {
+	if !podsFirst {
 		g.createPods(t, kube)
 	}
 }
@@ -581,7 +581,7 @@ func TestProvisioningRequests(t *testing.T) {
 	// existing nodes. Once gang-a's request is withdrawn, gang-a's 3 empty
 	// nodes are the only free capacity: the requested pod fits them only
 	// if the other 3 members are forgotten. It must never be found there.
-	gang{name: "gang-g", count: 1, members: 4, podsFirst: true}.create(t, kube, dyn)
+	gang{name: "gang-g", count: 1, members: 4}.create(t, kube, dyn)
 	waitFor(t, "gang-g to be Provisioned=False", func() bool {
 		p := condition(getRequest(t, dyn, "gang-g"), provreqv1.Provisioned)
 		return p != nil && p.Status == metav1.ConditionFalse
