@@ -12,6 +12,10 @@ import (
 type Record struct {
 	Jobs  map[string]*JobRecord
 	Nodes map[string]*NodeRecord
+	// Changes counts what was recorded (jobs created, started and finished,
+	// pods bound and done, nodes up and down): a stepped replay jumps ahead
+	// only after a step in which it did not move.
+	Changes int
 	// ScaleUpFailures are failed or refused scale-ups, with the reason.
 	ScaleUpFailures []Failure
 	// WithdrawnNodes were asked for and deleted while still being created,
@@ -69,6 +73,7 @@ func NewRecord() *Record {
 
 // JobFinished notes a job's work was done.
 func (r *Record) JobFinished(job string, at time.Duration) {
+	r.Changes++
 	if jr := r.Jobs[job]; jr != nil && jr.Finished == 0 {
 		jr.Finished = max(at, 1)
 	}
@@ -76,11 +81,13 @@ func (r *Record) JobFinished(job string, at time.Duration) {
 
 // JobCreated notes a job's pods were created.
 func (r *Record) JobCreated(j Job, at time.Duration) {
+	r.Changes++
 	r.Jobs[j.Name] = &JobRecord{Job: j, Created: at, Bound: map[string]time.Duration{}, Done: map[string]time.Duration{}, Node: map[string]string{}}
 }
 
 // PodBound notes a member was bound to node.
 func (r *Record) PodBound(job, pod, node string, at time.Duration) {
+	r.Changes++
 	jr := r.Jobs[job]
 	if jr == nil {
 		return
@@ -103,6 +110,7 @@ func (r *Record) PodBound(job, pod, node string, at time.Duration) {
 
 // JobStarted notes a job began its work.
 func (r *Record) JobStarted(job string, at time.Duration) {
+	r.Changes++
 	if jr := r.Jobs[job]; jr != nil && jr.Started == 0 {
 		jr.Started = max(at, 1)
 	}
@@ -111,6 +119,7 @@ func (r *Record) JobStarted(job string, at time.Duration) {
 // PodDone notes a member finished (or was deleted) after running on node
 // with gpus GPUs.
 func (r *Record) PodDone(job, pod, node string, gpus int64, at time.Duration) {
+	r.Changes++
 	jr := r.Jobs[job]
 	if jr == nil {
 		return
@@ -159,6 +168,7 @@ func (r *Record) usedGPUSeconds(jr *JobRecord, pod string) float64 {
 
 // NodeUp notes a node registered.
 func (r *Record) NodeUp(name, pool string, gpus int64, at time.Duration) {
+	r.Changes++
 	if _, ok := r.Nodes[name]; !ok {
 		r.Nodes[name] = &NodeRecord{Name: name, Pool: pool, GPUs: gpus, Up: at}
 	}
@@ -166,6 +176,7 @@ func (r *Record) NodeUp(name, pool string, gpus int64, at time.Duration) {
 
 // NodeDown notes a node was removed.
 func (r *Record) NodeDown(name string, at time.Duration) {
+	r.Changes++
 	if n := r.Nodes[name]; n != nil && n.Down == 0 {
 		n.Down = at
 	}

@@ -351,3 +351,24 @@ func TestGangNodeMinutes(t *testing.T) {
 		t.Errorf("GangNodeMinutes(0) = %v, want 0", got)
 	}
 }
+
+func TestTraceRepeat(t *testing.T) {
+	tr := Trace{Jobs: []Job{{Name: "a", At: 0}, {Name: "b", At: 50 * time.Minute}}}
+	day, err := tr.Repeat(time.Hour, 3*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, j := range day.Jobs {
+		got = append(got, fmt.Sprintf("%s@%.0f", j.Name, j.At.Minutes()))
+	}
+	if want := "a@0 b@50 a-c2@60 b-c2@110 a-c3@120 b-c3@170"; strings.Join(got, " ") != want {
+		t.Errorf("Repeat = %s, want %s", strings.Join(got, " "), want)
+	}
+	if tr.Jobs[1].Name != "b" {
+		t.Error("Repeat changed the trace it repeats")
+	}
+	if _, err := tr.Repeat(0, time.Hour); err == nil {
+		t.Error("Repeat with a zero period: want an error")
+	}
+}

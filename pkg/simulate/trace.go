@@ -341,3 +341,24 @@ func (t Trace) GangNodeMinutes(gpusPerNode int64) float64 {
 	}
 	return total
 }
+
+// Repeat is the trace again every period until total: a day of its load is
+// Repeat(time.Hour, 24*time.Hour). Copy i's jobs arrive i periods later,
+// named with the suffix -c<i+1> (the first copy keeps its names).
+func (t Trace) Repeat(period, total time.Duration) (Trace, error) {
+	if period <= 0 {
+		return t, fmt.Errorf("repeating a trace: period %s, want more than 0", period)
+	}
+	var out Trace
+	for i := 0; time.Duration(i)*period < total; i++ {
+		for _, j := range t.Jobs {
+			if i > 0 {
+				j.Name = fmt.Sprintf("%s-c%d", j.Name, i+1)
+			}
+			j.At += time.Duration(i) * period
+			out.Jobs = append(out.Jobs, j)
+		}
+	}
+	sort.SliceStable(out.Jobs, func(a, b int) bool { return out.Jobs[a].At < out.Jobs[b].At })
+	return out, nil
+}
