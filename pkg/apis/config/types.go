@@ -113,7 +113,8 @@ type TopologyArgs struct {
 	// requires any other level gets no hint. Default: placement-group, zone.
 	ProvisionableLevels []string `json:"provisionableLevels,omitempty"`
 
-	// HintSyncMillis is how often hints are reconciled with the API. Default 1000.
+	// HintSyncMillis is how often hints are reconciled with the API, 10 or
+	// more (muster simulate keeps it inside a step). Default 1000.
 	HintSyncMillis *int64 `json:"hintSyncMillis,omitempty"`
 }
 

@@ -88,8 +88,8 @@ func ValidateTopologyArgs(path *field.Path, a *TopologyArgs) error {
 			errs = append(errs, field.NotFound(path.Child("provisionableLevels").Index(i), l))
 		}
 	}
-	if a.HintSyncMillis != nil && (*a.HintSyncMillis < 100 || *a.HintSyncMillis > MaxSeconds*1000) {
-		errs = append(errs, field.Invalid(path.Child("hintSyncMillis"), *a.HintSyncMillis, fmt.Sprintf("must be from 100 to %d", MaxSeconds*1000)))
+	if a.HintSyncMillis != nil && (*a.HintSyncMillis < 10 || *a.HintSyncMillis > MaxSeconds*1000) {
+		errs = append(errs, field.Invalid(path.Child("hintSyncMillis"), *a.HintSyncMillis, fmt.Sprintf("must be from 10 to %d", MaxSeconds*1000)))
 	}
 	if a.ShapeWindow != nil && (*a.ShapeWindow < 1 || *a.ShapeWindow > 4096) {
 		errs = append(errs, field.Invalid(path.Child("shapeWindow"), *a.ShapeWindow, "must be between 1 and 4096"))

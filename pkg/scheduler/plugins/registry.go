@@ -9,6 +9,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/pkg/features"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
 
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/plugins/gputopology"
@@ -23,9 +24,22 @@ func Registry() frameworkruntime.Registry {
 	}
 }
 
+// RegistryOn is Registry with the plugins' timers and ages on c instead of
+// wall time: muster simulate's trace clock.
+func RegistryOn(c clock.WithDelayedExecution) frameworkruntime.Registry {
+	return frameworkruntime.Registry{
+		gangplugin.Name:  gangplugin.NewOn(c),
+		gputopology.Name: gputopology.NewOn(c),
+	}
+}
+
 // Options registers every Muster plugin with the scheduler command.
-func Options() []app.Option {
-	r := Registry()
+func Options() []app.Option { return optionsOf(Registry()) }
+
+// OptionsOn registers every Muster plugin on clock c (RegistryOn).
+func OptionsOn(c clock.WithDelayedExecution) []app.Option { return optionsOf(RegistryOn(c)) }
+
+func optionsOf(r frameworkruntime.Registry) []app.Option {
 	names := make([]string, 0, len(r))
 	for name := range r {
 		names = append(names, name)

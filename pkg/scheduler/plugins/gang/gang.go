@@ -21,6 +21,8 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/muster-project/muster/pkg/apis/config"
@@ -49,14 +51,19 @@ type Gang struct {
 	strandedPolicy gang.StrandedPolicy
 	roomShort      sync.Map // gang.Key -> bool
 
-	tracker   *gang.Tracker
-	pods      cache.Indexer
-	podLister corelisters.PodLister
-	podGroups schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
-	workloads *workloadAPI                // nil when upstream PodGroups are not served
-	status    *statusWriter
-	gangSince sync.Map // gang.Key -> time.Time, the queue order of each gang
-	quorate   sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
+	tracker *gang.Tracker
+	// clock is wall time, or muster simulate's trace clock (NewOn); on the
+	// latter ages count from firstSeen (see created).
+	clock            clock.WithDelayedExecution
+	ageFromFirstSeen bool
+	firstSeen        sync.Map // gang.Key -> time.Time
+	pods             cache.Indexer
+	podLister        corelisters.PodLister
+	podGroups        schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	workloads        *workloadAPI                // nil when upstream PodGroups are not served
+	status           *statusWriter
+	gangSince        sync.Map // gang.Key -> time.Time, the queue order of each gang
+	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	// shapes and rooms spare the capacity plan reading unchanged members
 	// and nodes again each time it is made.
 	shapes     *capacity.Shapes
@@ -83,8 +90,21 @@ var (
 	_ fwk.SignPlugin        = &Gang{}
 )
 
-// New builds the plugin from its args.
+// New builds the plugin from its args, on wall time.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return newGang(ctx, obj, h, clock.RealClock{}, false)
+}
+
+// NewOn is New on another clock: muster simulate's trace clock, which moves
+// in steps. The API server stamps objects in wall time, so on such a clock a
+// gang's age counts from when the plugin first saw it.
+func NewOn(c clock.WithDelayedExecution) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newGang(ctx, obj, h, c, true)
+	}
+}
+
+func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.WithDelayedExecution, ageFromFirstSeen bool) (fwk.Plugin, error) {
 	args, err := config.DecodeGangArgs(obj, Name)
 	if err != nil {
 		return nil, err
@@ -97,10 +117,12 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 			MaxGangMembers:  *args.MaxGangMembers,
 			SpotExtras:      *args.SpotExtras,
 		},
-		backoff: time.Duration(*args.BackoffSeconds) * time.Second,
-		tracker: gang.NewTracker(nil),
-		leading: LeadershipOf(h),
-		shapes:  capacity.NewShapes(config.DefaultGPUResourceName),
+		backoff:          time.Duration(*args.BackoffSeconds) * time.Second,
+		tracker:          gang.NewTracker(c.Now),
+		clock:            c,
+		ageFromFirstSeen: ageFromFirstSeen,
+		leading:          LeadershipOf(h),
+		shapes:           capacity.NewShapes(config.DefaultGPUResourceName),
 	}
 
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
@@ -137,7 +159,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	marks.SetRate(float32(*args.PodWriteQPS), 2*int(*args.PodWriteQPS))
 	pl.status = newStatusWriter(h, pl, marks, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(o any) { pl.touchPod(o); pl.quorumArrived(ctx, o) },
+		AddFunc: func(o any) { pl.seen(o); pl.touchPod(o); pl.quorumArrived(ctx, o) },
 		UpdateFunc: func(_, o any) {
 			pl.touchPod(o)
 			if p, ok := podFrom(o); ok && p.Spec.NodeName != "" {
@@ -537,6 +559,28 @@ func (pl *Gang) whyNoNode(statuses fwk.NodeToStatusReader) string {
 	return ": " + gang.SummarizeReasons(count, len(nodes))
 }
 
+// created is when the gang's age starts: its creation, or on a trace clock
+// when the plugin first saw it (creation stamps are wall time).
+func (pl *Gang) created(spec gang.Spec) time.Time {
+	if !pl.ageFromFirstSeen {
+		return spec.Created
+	}
+	at, _ := pl.firstSeen.LoadOrStore(spec.Key, pl.clock.Now())
+	return at.(time.Time)
+}
+
+// seen starts a gang's age on a trace clock when its first member appears.
+func (pl *Gang) seen(o any) {
+	if !pl.ageFromFirstSeen {
+		return
+	}
+	if p, ok := o.(*v1.Pod); ok {
+		if key, _, isGang, err := gang.GroupOf(p); isGang && err == nil {
+			pl.firstSeen.LoadOrStore(key, pl.clock.Now())
+		}
+	}
+}
+
 // fail ends a gang's attempt: reject every waiting member, back off, and wake
 // the members when the backoff ends.
 func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
@@ -557,7 +601,7 @@ func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
 // at the first deadline would only have them rejected again, and nothing
 // would wake them after.
 func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Duration) {
-	time.AfterFunc(d, func() {
+	pl.clock.AfterFunc(d, func() {
 		if _, left, backingOff := pl.tracker.BackingOff(key); backingOff {
 			pl.wakeAfterBackoff(logger, key, left)
 			return
@@ -622,7 +666,7 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
 	}
 	return fwk.NewStatus(fwk.Wait, fmt.Sprintf("gang %s: waiting for %d more members to be placed", spec.Key, int(spec.MinMember)-counts.Placed-counts.Waiting-1)),
-		spec.Remaining(first, time.Now())
+		spec.Remaining(first, pl.clock.Now())
 }
 
 // Reserve has nothing to hold beyond what Permit tracks.
@@ -651,7 +695,7 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return
 	}
 	msg := fmt.Sprintf("gang %s could not place its quorum: member %s lost its reservation (%d of min %d placed)", key, pod.Name, counts.Placed, spec.MinMember)
-	if !since.IsZero() && time.Since(since) >= spec.Timeout {
+	if !since.IsZero() && pl.clock.Since(since) >= spec.Timeout {
 		msg = fmt.Sprintf("gang %s could not place its quorum within its %s timeout (%d of min %d placed, %d waited)", key, spec.Timeout, counts.Placed, spec.MinMember, counts.Waiting+1)
 	}
 	pl.fail(ctx, key, msg)

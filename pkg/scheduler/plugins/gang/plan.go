@@ -202,7 +202,7 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 			// yet, and room held for it would only idle.
 			continue
 		}
-		out = append(out, capacity.Waiting{Key: k.String(), Priority: corev1helpers.PodPriority(p), Since: spec.Created, Waited: time.Since(spec.Created),
+		out = append(out, capacity.Waiting{Key: k.String(), Priority: corev1helpers.PodPriority(p), Since: pl.created(spec), Waited: pl.clock.Since(pl.created(spec)),
 			Quorum: capacity.QuorumOfShapes(need, ready, nil, pl.shapes.Of), InDomain: inDomain})
 	}
 	return out

@@ -64,13 +64,13 @@ func (p preemption) policy(priority int32) capacity.Policy {
 func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node) string {
 	logger := klog.FromContext(ctx)
 	priority := corev1helpers.PodPriority(pod)
-	rule := pl.preemption.policy(priority).Rule(time.Since(spec.Created), pl.preemption.nodesCanHelp)
+	rule := pl.preemption.policy(priority).Rule(pl.clock.Since(pl.created(spec)), pl.preemption.nodesCanHelp)
 	if !rule.Shed && !rule.Preempt {
 		return ""
 	}
 	others, keys := pl.runningGangs(spec.Key)
-	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: spec.Created, Min: int64(spec.MinMember)}
-	room := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, rule, time.Now())
+	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: pl.created(spec), Min: int64(spec.MinMember)}
+	room := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, rule, pl.clock.Now())
 	if !room.Fits || len(room.Victims) == 0 {
 		return ""
 	}
@@ -124,7 +124,7 @@ func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.
 		if err != nil {
 			continue // bad input: reported on the gang, never a victim
 		}
-		g := capacity.Gang{Key: k.String(), Priority: corev1helpers.PodPriority(pods[0]), Since: spec.Created, Min: int64(spec.MinMember), WholeOnly: spec.WholeOnly}
+		g := capacity.Gang{Key: k.String(), Priority: corev1helpers.PodPriority(pods[0]), Since: pl.created(spec), Min: int64(spec.MinMember), WholeOnly: spec.WholeOnly}
 		for _, p := range pods {
 			started := p.CreationTimestamp.Time
 			if p.Status.StartTime != nil {

@@ -140,7 +140,7 @@ func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
 		placed: map[gang.Key]bool{}, untimed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
-		phase: map[gang.Key]string{}, started: time.Now()}
+		phase: map[gang.Key]string{}, started: pl.clock.Now()}
 	registerMetrics()
 	writers.Store(h, w)
 	if cfg := h.KubeConfig(); cfg != nil && pl.podGroups != nil {
@@ -163,7 +163,7 @@ func (w *statusWriter) gated(pod *v1.Pod, msg string) {
 		}
 	}
 	w.mu.Lock()
-	since := time.Now()
+	since := w.pl.clock.Now()
 	if prev, ok := w.gate[pod.UID]; ok {
 		since = prev.since
 	}
@@ -207,7 +207,7 @@ func (w *statusWriter) flush(ctx context.Context) {
 	defer w.loopMu.Unlock()
 	// Gated marks are written only once they have stood for a whole period:
 	// in a burst, members usually pass the gate within moments of each other.
-	cutoff := time.Now().Add(-w.period)
+	cutoff := w.pl.clock.Now().Add(-w.period)
 	w.mu.Lock()
 	dirty := w.dirty
 	w.dirty = map[gang.Key]struct{}{}
@@ -415,7 +415,7 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 		}
 		return
 	}
-	now := time.Now()
+	now := w.pl.clock.Now()
 	since, seen := w.stranded[k]
 	if !seen {
 		recorded := make([]string, 0, len(bound))
@@ -433,14 +433,14 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 	evict, left, msg := spec.StrandedVerdict(len(bound), since, now)
 	if !evict {
 		if !seen {
-			time.AfterFunc(left+w.period, func() { w.touch(k) })
+			w.pl.clock.AfterFunc(left+w.period, func() { w.touch(k) })
 		}
 		return
 	}
 	// Evictions can be refused (a disruption budget): count a new timeout
 	// from now rather than retrying on every sync.
 	w.stranded[k] = now.Truncate(time.Millisecond)
-	time.AfterFunc(spec.Timeout+w.period, func() { w.touch(k) })
+	w.pl.clock.AfterFunc(spec.Timeout+w.period, func() { w.touch(k) })
 	klog.FromContext(ctx).Info("Evicting a gang's stranded members", "gang", k, "bound", len(bound), "min", spec.MinMember, "strandedSince", since)
 	w.h.EventRecorder().Eventf(eventObj, nil, v1.EventTypeWarning, gang.ReasonStranded, "Evicting", "%s", msg)
 	for _, m := range bound {

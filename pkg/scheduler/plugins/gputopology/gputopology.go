@@ -30,6 +30,8 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/utils/clock"
 
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
@@ -77,6 +79,7 @@ var (
 
 // Topology is the MusterTopology plugin.
 type Topology struct {
+	clock  clock.PassiveClock
 	handle fwk.Handle
 	levels []topology.Level
 	gpu    v1.ResourceName
@@ -138,6 +141,18 @@ type member struct {
 
 // New builds the plugin from its args.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return newTopology(ctx, obj, h, clock.RealClock{})
+}
+
+// NewOn is New on another clock (muster simulate's trace clock): how often a
+// gang's shortfall is handed to the hint writer follows it.
+func NewOn(c clock.PassiveClock) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newTopology(ctx, obj, h, c)
+	}
+}
+
+func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.PassiveClock) (fwk.Plugin, error) {
 	args, err := config.DecodeTopologyArgs(obj, Name)
 	if err != nil {
 		return nil, err
@@ -147,6 +162,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	pl := &Topology{
+		clock:    c,
 		handle:   h,
 		levels:   levels,
 		gpu:      v1.ResourceName(args.GPUResourceName),

@@ -101,7 +101,7 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 	if pl.hints == nil {
 		return nil, unschedulable
 	}
-	now := time.Now()
+	now := pl.clock.Now()
 	pl.mu.Lock()
 	if last, ok := pl.hinted[spec.Key]; (ok && now.Sub(last) < hintInterval) || !pl.hasMembers(spec.Key) {
 		// A gang whose last member went while this cycle ran gets no hint:
