@@ -21,6 +21,10 @@ type GangArgs struct {
 	StarvationBoundSeconds *int64
 	// StrandedMembers, when set, is Evict or Keep.
 	StrandedMembers string
+	// HintSyncMillis is MusterTopology's hintSyncMillis (default here 200).
+	HintSyncMillis int64
+	// PodWriteQPS is MusterGang's podWriteQPS.
+	PodWriteQPS int64
 }
 
 // MusterConfig returns a KubeSchedulerConfiguration with the muster-scheduler
@@ -36,6 +40,7 @@ func MusterConfig(kubeconfig string, a GangArgs) string {
 	add("backoffSeconds", a.BackoffSeconds)
 	add("maxGangMembers", int64(a.MaxGangMembers))
 	add("statusSyncMillis", a.StatusSyncMillis)
+	add("podWriteQPS", a.PodWriteQPS)
 	if a.StarvationBoundSeconds != nil {
 		args = append(args, fmt.Sprintf("      starvationBoundSeconds: %d", *a.StarvationBoundSeconds))
 	}
@@ -44,6 +49,10 @@ func MusterConfig(kubeconfig string, a GangArgs) string {
 	}
 	if a.StrandedMembers != "" {
 		args = append(args, "      strandedMembers: "+a.StrandedMembers)
+	}
+	hintSync := a.HintSyncMillis
+	if hintSync == 0 {
+		hintSync = 200
 	}
 	argText := "{}"
 	if len(args) > 0 {
@@ -87,13 +96,13 @@ profiles:
   - name: MusterGang
     args: %s
   - name: MusterTopology
-    args: {hintSyncMillis: 200}
+    args: {hintSyncMillis: %d}
   - name: NodeResourcesFit
     args:
       scoringStrategy:
         type: MostAllocated
         resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}, {name: nvidia.com/gpu, weight: 3}]
-`, kubeconfig, MusterProfile, argText)
+`, kubeconfig, MusterProfile, argText, hintSync)
 }
 
 // DefaultConfig returns a KubeSchedulerConfiguration with only the upstream

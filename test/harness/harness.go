@@ -31,8 +31,10 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/test/integration/framework"
 	"k8s.io/kubernetes/test/utils/ktesting"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	"sigs.k8s.io/yaml"
 
@@ -247,6 +249,7 @@ type Scheduler struct {
 	cancel context.CancelFunc
 	done   chan error
 	once   sync.Once
+	sched  *scheduler.Scheduler
 }
 
 // Stop stops the scheduler and waits for it to exit; it may be called again.
@@ -262,17 +265,24 @@ func (s *Scheduler) Stop() {
 // by the KubeSchedulerConfiguration text config (see Config), with the
 // feature gates muster-scheduler runs with.
 func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, error) {
-	return e.startScheduler(ctx, config, false)
+	return e.startScheduler(ctx, config, false, plugins.Options())
+}
+
+// StartSchedulerOn is StartScheduler with Muster's plugins on clock c
+// (plugins.RegistryOn): muster simulate's trace clock. extra registers more
+// plugins beside them (a test's).
+func (e *Env) StartSchedulerOn(ctx context.Context, config string, c clock.WithDelayedExecution, extra ...app.Option) (*Scheduler, error) {
+	return e.startScheduler(ctx, config, false, append(plugins.OptionsOn(c), extra...))
 }
 
 // StartKubeScheduler is StartScheduler with kube-scheduler's feature gates:
 // the control plane's (GenericWorkload and TopologyAwareWorkloadScheduling
 // on when it serves the Workload API), for upstream's gang scheduling.
 func (e *Env) StartKubeScheduler(ctx context.Context, config string) (*Scheduler, error) {
-	return e.startScheduler(ctx, config, true)
+	return e.startScheduler(ctx, config, true, plugins.Options())
 }
 
-func (e *Env) startScheduler(ctx context.Context, config string, kube bool) (*Scheduler, error) {
+func (e *Env) startScheduler(ctx context.Context, config string, kube bool, registry []app.Option) (*Scheduler, error) {
 	path := filepath.Join(e.dir, fmt.Sprintf("scheduler-%d.yaml", time.Now().UnixNano()))
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, err
@@ -309,13 +319,13 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool) (*Sc
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
-	cc, sched, err := app.Setup(ctx, opts, plugins.Options()...)
+	cc, sched, err := app.Setup(ctx, opts, registry...)
 	if err != nil {
 		cancel()
 		configz.Delete("componentconfig") // so that the next scheduler can register
 		return nil, err
 	}
-	s := &Scheduler{cancel: cancel, done: make(chan error, 1)}
+	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched}
 	go func() { s.done <- app.Run(ctx, cc, sched) }()
 	return s, nil
 }

@@ -1,0 +1,60 @@
+package harness
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// Quiet reports whether the scheduler holds nothing in hand: no pod in its
+// active queue, none popped and not yet past Permit, none waiting at Permit,
+// none assumed and not yet seen bound. Pods in backoff or unschedulable wait
+// for something to happen and do not count (Flush retries them). held says
+// what it still holds, for a caller that waits too long.
+func (s *Scheduler) Quiet() (quiet bool, held string) {
+	q := s.sched.SchedulingQueue
+	active := 0
+	if a, ok := q.(interface{ PodsInActiveQ() []*v1.Pod }); ok {
+		active = len(a.PodsInActiveQ())
+	}
+	inFlight := len(q.InFlightPods())
+	waiting := 0
+	for _, f := range s.sched.Profiles {
+		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
+	}
+	assumed := s.sched.Cache.Dump().AssumedPods.Len()
+	held = fmt.Sprintf("active %d, in flight %d, waiting at Permit %d, assumed %d", active, inFlight, waiting, assumed)
+	return active+inFlight+waiting+assumed == 0, held
+}
+
+// Flush moves pending pods to the active queue, as the end of a backoff or a
+// cluster event would: those backing off, and with unschedulable also those
+// found unschedulable. muster simulate retries the first every trace step
+// and the second as often as the scheduler's periodic flush would, since
+// the scheduler's own backoffs and flush run on wall time. It returns how
+// many pods it moved.
+func (s *Scheduler) Flush(unschedulable bool) int {
+	q := s.sched.SchedulingQueue
+	pods := map[string]*v1.Pod{}
+	if unschedulable {
+		pending, _ := q.PendingPods()
+		for _, p := range pending {
+			pods[p.Namespace+"/"+p.Name] = p
+		}
+		if a, ok := q.(interface{ PodsInActiveQ() []*v1.Pod }); ok {
+			for _, p := range a.PodsInActiveQ() {
+				delete(pods, p.Namespace+"/"+p.Name)
+			}
+		}
+	} else if b, ok := q.(interface{ PodsInBackoffQ() []*v1.Pod }); ok {
+		for _, p := range b.PodsInBackoffQ() {
+			pods[p.Namespace+"/"+p.Name] = p
+		}
+	}
+	if len(pods) > 0 {
+		q.Activate(klog.Background(), pods)
+	}
+	return len(pods)
+}
