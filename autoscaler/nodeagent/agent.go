@@ -71,6 +71,10 @@ type Config struct {
 type Agent struct {
 	cfg Config
 
+	// pass serialises Sync: two passes at once would both register the
+	// same new instance (one failing with AlreadyExists).
+	pass sync.Mutex
+
 	mu     sync.Mutex
 	warned map[string]bool // instance provider IDs / node names already logged as skipped
 	// podsLeft names nodes removed whose pods are not all deleted yet: the
@@ -120,8 +124,12 @@ type Result struct {
 // Sync makes one pass: register Nodes for running instances that have none,
 // finish registrations a failed pass left half done, delete the agent's
 // Nodes whose instance is gone. It goes on after a failure on one node and
-// returns the first error.
+// returns the first error. Calls are serialised: one made during another
+// pass (Run's, say) waits for it, then makes its own, which sees the cloud
+// as it is when that pass starts.
 func (a *Agent) Sync(ctx context.Context) (Result, error) {
+	a.pass.Lock()
+	defer a.pass.Unlock()
 	var res Result
 	insts, err := a.cfg.Cloud.Instances()
 	if err != nil {

@@ -44,9 +44,13 @@ type Orchestrator struct {
 	lastReq bool
 }
 
-// NewOrchestrator returns an Orchestrator.
-func NewOrchestrator(c *Client) *Orchestrator {
-	return &Orchestrator{client: c, now: time.Now, pods: orchestrator.New(), atomic: orchestrator.New(), sim: scheduling.NewHintingSimulator()}
+// NewOrchestrator returns an Orchestrator on wall time.
+func NewOrchestrator(c *Client) *Orchestrator { return NewOrchestratorOn(c, time.Now) }
+
+// NewOrchestratorOn returns an Orchestrator stamping conditions by now: the
+// loop's clock (muster simulate's trace clock under --clock-url).
+func NewOrchestratorOn(c *Client, now func() time.Time) *Orchestrator {
+	return &Orchestrator{client: c, now: now, pods: orchestrator.New(), atomic: orchestrator.New(), sim: scheduling.NewHintingSimulator()}
 }
 
 // Initialize implements scaleup.Orchestrator.

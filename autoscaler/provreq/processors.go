@@ -77,6 +77,9 @@ type Options struct {
 	// Expiry fails a request not provisioned this long after creation
 	// (upstream: 7 days).
 	Expiry time.Duration
+	// Now is the clock conditions are stamped and timed by: the loop's
+	// (muster simulate's trace clock under --clock-url); default wall time.
+	Now func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -91,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Expiry <= 0 {
 		o.Expiry = 7 * 24 * time.Hour
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }
@@ -110,7 +116,8 @@ type Injector struct {
 
 // NewInjector returns an Injector.
 func NewInjector(c *Client, opts Options) *Injector {
-	return &Injector{client: c, opts: opts.withDefaults(), now: time.Now, backoff: map[types.UID]time.Duration{}, lastProcess: time.Now()}
+	opts = opts.withDefaults()
+	return &Injector{client: c, opts: opts, now: opts.Now, backoff: map[types.UID]time.Duration{}, lastProcess: opts.Now()}
 }
 
 // available: the request wants a scale-up attempt now. Never tried, or
@@ -215,7 +222,8 @@ type Booking struct {
 
 // NewBooking returns a Booking.
 func NewBooking(c *Client, opts Options) *Booking {
-	return &Booking{client: c, opts: opts.withDefaults(), now: time.Now, sim: scheduling.NewHintingSimulator()}
+	opts = opts.withDefaults()
+	return &Booking{client: c, opts: opts, now: opts.Now, sim: scheduling.NewHintingSimulator()}
 }
 
 // Refresh implements loopstart.Observer: lists the requests, then marks

@@ -16,7 +16,9 @@ import (
 // The fault endpoint (--faults-address) lets a running armlocal be broken on
 // purpose from another process: `muster chaos` (make chaos in the root
 // module) injects ARM faults, takes VMs away and reads what was deleted and
-// why. Plain HTTP on loopback only; off by default.
+// why. A simulator stepping its trace clock (`muster simulate`) asks it,
+// after each step, to sync the node agent now and for the cloud's next
+// change (POST /sync). Plain HTTP on loopback only; off by default.
 
 // faultRequest is the body of POST /faults.
 type faultRequest struct {
@@ -46,8 +48,17 @@ func init() {
 	}
 }
 
-// faultsHandler serves POST /faults and GET /state for the scenario's pools.
-func faultsHandler(s *armlocal.Server, rg string, pools []pool) http.Handler {
+// syncAnswer is the body of POST /sync's answer: armlocal's clock after the
+// pass, and the next time the cloud changes by itself (Server.NextChange),
+// empty when nothing is pending. Both RFC 3339 with nanoseconds.
+type syncAnswer struct {
+	Now  string `json:"now"`
+	Next string `json:"next,omitempty"`
+}
+
+// faultsHandler serves POST /faults, GET /state and POST /sync for the
+// scenario's pools. agentSync is one node agent pass (nil: no node agent).
+func faultsHandler(s *armlocal.Server, rg string, pools []pool, agentSync func(context.Context) error) http.Handler {
 	family := map[string]string{}
 	for _, p := range pools {
 		family[p.Name] = p.Family
@@ -73,6 +84,24 @@ func faultsHandler(s *armlocal.Server, rg string, pools []pool) http.Handler {
 			Deletions []armlocal.Deletion  `json:"deletions"`
 			Requests  int                  `json:"requests"`
 		}{s.Snapshot().Pools, s.Deletions(), s.Requests(armlocal.OpAny)}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	// POST /sync makes the node agent's pass now, not up to --agent-interval
+	// later, and answers once it is done: every Node due by armlocal's time
+	// exists then, and no Node of a deleted instance does.
+	mux.HandleFunc("POST /sync", func(w http.ResponseWriter, r *http.Request) {
+		if agentSync != nil {
+			if err := agentSync(r.Context()); err != nil {
+				http.Error(w, "sync: "+err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
+		now, next, ok := s.NextChange()
+		body := syncAnswer{Now: now.UTC().Format(time.RFC3339Nano)}
+		if ok {
+			body.Next = next.UTC().Format(time.RFC3339Nano)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
 	})

@@ -158,7 +158,7 @@ func main() {
 	flag.DurationVar(&o.gpuUnneeded, "gpu-scale-down-unneeded-time", 0, "cloud-config gpuPools.scaleDownUnneededTime (0: the provider's default, 30m)")
 	flag.DurationVar(&o.gpuProvTime, "gpu-max-node-provision-time", 0, "cloud-config gpuPools.maxNodeProvisionTime (0: the provider's default, 30m)")
 	flag.DurationVar(&o.cacheTTL, "cloud-config-cache-ttl", time.Second, "cloud-config cacheTTL: how long muster-autoscaler reuses pool reads")
-	flag.StringVar(&o.faultsAddress, "faults-address", "", "serve the fault endpoint (POST /faults, GET /state; plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, for chaos runs; its URL is the ready JSON's faultsURL (default: off)")
+	flag.StringVar(&o.faultsAddress, "faults-address", "", "serve the fault endpoint (POST /faults, GET /state; POST /sync: run the node agent's pass now and answer {\"now\",\"next\"}, armlocal's clock and the cloud's next change, RFC 3339; plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, for chaos runs and stepped simulator clocks; its URL is the ready JSON's faultsURL (default: off)")
 	flag.StringVar(&o.poolsFile, "pools-file", "", "with --scenario simulate: a JSON list of pools {name, vmSize, min, max, placementGroup, provisioningDelay, familyQuotaVCPUs, hourlyPrice, spot} replacing the three default scale sets and their --*-max/--*-sku flags")
 	flag.DurationVar(&o.pollInterval, "cloud-config-poll-interval", 500*time.Millisecond, "cloud-config pollInterval: how often muster-autoscaler polls scale operations")
 	klog.InitFlags(nil)
@@ -350,14 +350,15 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	defer cancel()
 	agentDone := make(chan struct{})
 	close(agentDone)
+	var agentSync func(context.Context) error
 	if o.kubeconfig != "" {
-		if agentDone, err = startAgent(ctx, o, s, cfgYAML, refs); err != nil {
+		if agentDone, agentSync, err = startAgent(ctx, o, s, cfgYAML, refs); err != nil {
 			return err
 		}
 	}
 
 	if o.faultsAddress != "" {
-		if info.FaultsURL, err = serveFaults(ctx, o.faultsAddress, faultsHandler(s, o.rg, pools)); err != nil {
+		if info.FaultsURL, err = serveFaults(ctx, o.faultsAddress, faultsHandler(s, o.rg, pools, agentSync)); err != nil {
 			return err
 		}
 	}
@@ -479,14 +480,20 @@ func cloudConfig(o options, s *armlocal.Server, secretFile string, pools []pool)
 
 // startAgent connects to the cluster (waiting up to 30s for it to answer)
 // and runs the node agent until ctx ends; the returned channel closes then.
-func startAgent(ctx context.Context, o options, s *armlocal.Server, cfgYAML []byte, refs []nodeagent.ScaleSet) (chan struct{}, error) {
+// The returned function makes one more pass at once (POST /sync); the
+// agent serialises it with its own loop's.
+func startAgent(ctx context.Context, o options, s *armlocal.Server, cfgYAML []byte, refs []nodeagent.ScaleSet) (chan struct{}, func(context.Context) error, error) {
 	restCfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("--kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("--kubeconfig: %w", err)
 	}
+	// The agent plays every node's kubelet, each of which would have its
+	// own client: client-go's default 5 requests a second would make a
+	// burst of nodes wait on one another.
+	restCfg.QPS, restCfg.Burst = 200, 400
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
-		return nil, fmt.Errorf("--kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("--kubeconfig: %w", err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -495,29 +502,29 @@ func startAgent(ctx context.Context, o options, s *armlocal.Server, cfgYAML []by
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("--kubeconfig: the API server does not answer: %w", err)
+			return nil, nil, fmt.Errorf("--kubeconfig: the API server does not answer: %w", err)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
 	cfg, err := agentpool.ParseConfig(cfgYAML)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prov, err := nodeagent.NewArmlocalProvider(s, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("node agent: %w", err)
+		return nil, nil, fmt.Errorf("node agent: %w", err)
 	}
 	agent, err := nodeagent.New(nodeagent.Config{
 		Client: kube, Cloud: nodeagent.ArmlocalScaleSets{Server: s, ScaleSets: refs}, Provider: prov,
 		ProviderIDPrefix: nodeagent.ArmlocalProviderIDPrefix(s), Interval: o.agentInterval,
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The first pass registers the Nodes of the instances the scenario
 	// starts with before anyone reads the ready line.
 	if _, err := agent.Sync(ctx); err != nil {
-		return nil, fmt.Errorf("node agent: first pass: %w", err)
+		return nil, nil, fmt.Errorf("node agent: first pass: %w", err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -525,7 +532,10 @@ func startAgent(ctx context.Context, o options, s *armlocal.Server, cfgYAML []by
 		defer prov.Cleanup()
 		agent.Run(ctx)
 	}()
-	return done, nil
+	return done, func(ctx context.Context) error {
+		_, err := agent.Sync(ctx)
+		return err
+	}, nil
 }
 
 func writeAtomic(path string, b []byte) error {

@@ -67,6 +67,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	"github.com/muster-project/muster/autoscaler/armlocal"
 	"github.com/muster-project/muster/autoscaler/cloudprovider/agentpool"
 	"github.com/muster-project/muster/autoscaler/provreq"
 	provreqapi "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
@@ -81,6 +82,12 @@ var (
 		"Delete instances of a scale-up that are still being created once no pending pod needs them (their pods went to capacity that freed up meanwhile); upstream waits for --max-node-provision-time")
 	provreqBookingTTL = pflag.Duration("muster-provisioning-request-booking-ttl", 10*time.Minute,
 		"How long capacity stays booked for a Provisioned ProvisioningRequest whose pods have not all bound; then BookingExpired")
+	clockURL = pflag.String("clock-url", "",
+		"Take each loop's current time from the clock this URL serves (GET: the time in RFC 3339), e.g. muster simulate's trace clock; empty: wall time")
+	runOnRequestAddress = pflag.String("run-on-request-address", "",
+		"Run no loop of its own: serve POST "+runOncePath+" (plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, which runs exactly one loop and answers once it has finished; empty: loop on --scan-interval")
+	writeRunURL = pflag.String("write-run-url", "",
+		"Once --run-on-request-address listens, write its "+runOncePath+" URL to this path (atomically)")
 )
 
 // provisioningRequestsEnabled combines --muster-provisioning-requests and
@@ -108,7 +115,7 @@ func registerSignalHandlers(autoscaler core.Autoscaler) {
 	}()
 }
 
-func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot.DebuggingSnapshotter) (core.Autoscaler, *loop.LoopTrigger, error) {
+func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot.DebuggingSnapshotter, now func() time.Time) (core.Autoscaler, *loop.LoopTrigger, error) {
 	// Get AutoscalingOptions from flags.
 	autoscalingOptions := flags.AutoscalingOptions()
 
@@ -211,6 +218,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		client := provreq.NewClient(dyn, templates.Lister(), kubeClient).WithTemplatesSynced(templates.Informer().HasSynced)
 		templateInformers.Start(context.Done())
 		prOpts := provreq.Options{
+			Now:            now, // the loops' clock: request conditions are timed on it
 			InitialBackoff: autoscalingOptions.ProvisioningRequestInitialBackoffTime,
 			MaxBackoff:     autoscalingOptions.ProvisioningRequestMaxBackoffTime,
 			BookingTTL:     *provreqBookingTTL,
@@ -223,7 +231,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		// injector last, so that the request's pods reach the scale-up
 		// orchestrator, which checks existing capacity itself.
 		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{provreq.PodsFilter{}, booking, provreq.NewGangRoom(client), podListProcessor, provreqInjector})
-		opts.ScaleUpOrchestrator = provreq.NewOrchestrator(client)
+		opts.ScaleUpOrchestrator = provreq.NewOrchestratorOn(client, now)
 		opts.LoopStartNotifier = loopstart.NewObserversList([]loopstart.Observer{booking})
 		opts.Processors.ScaleUpEnforcer = provreq.ScaleUpEnforcer{}
 		klog.InfoS("ProvisioningRequests enabled", "class", provreqapi.ProvisioningClassBestEffortAtomicScaleUp, "bookingTTL", prOpts.BookingTTL)
@@ -322,7 +330,23 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 	context, cancel := ctx.WithCancel(ctx.Background())
 	defer cancel()
 
-	autoscaler, trigger, err := buildAutoscaler(context, debuggingSnapshotter)
+	// Muster: a simulator's trace clock, when given, is each loop's current
+	// time; it and the run-on-request flags are checked before the
+	// autoscaler is built, which waits for the informers.
+	now := time.Now
+	if *clockURL != "" {
+		clock, err := armlocal.NewURLClock(context, *clockURL)
+		if err != nil {
+			klog.Fatalf("--clock-url: %v", err)
+		}
+		now = clock.Now
+		klog.InfoS("Loops take their current time from a clock URL", "url", *clockURL, "now", now())
+	}
+	if err := checkRunOnRequest(*runOnRequestAddress, *writeRunURL); err != nil {
+		klog.Fatalf("%v", err)
+	}
+
+	autoscaler, trigger, err := buildAutoscaler(context, debuggingSnapshotter, now)
 	if err != nil {
 		klog.Fatalf("Failed to create autoscaler: %v", err)
 	}
@@ -338,21 +362,32 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 		klog.Fatalf("Failed to autoscaler background components: %v", err)
 	}
 
+	// Muster: a simulator stepping its trace clock runs each loop itself.
+	if *runOnRequestAddress != "" {
+		_, errc, err := serveRunOnce(context, *runOnRequestAddress, *writeRunURL, now, func(t time.Time) {
+			loop.RunAutoscalerOnce(autoscaler, healthCheck, t)
+		})
+		if err != nil {
+			klog.Fatalf("Failed to serve loops on request: %v", err)
+		}
+		klog.Fatalf("Stopped serving loops on request: %v", <-errc)
+	}
+
 	// Autoscale ad infinitum.
 	if autoscalingOpts.FrequentLoopsEnabled {
 		// We need to have two timestamps because the scaleUp activity alternates between processing ProvisioningRequests,
 		// so we need to pass the older timestamp (previousRun) to trigger.Wait to run immediately if only one of the activities is productive.
-		lastRun := time.Now()
-		previousRun := time.Now()
+		lastRun := now()
+		previousRun := now()
 		for {
 			trigger.Wait(previousRun)
-			previousRun, lastRun = lastRun, time.Now()
+			previousRun, lastRun = lastRun, now()
 			loop.RunAutoscalerOnce(autoscaler, healthCheck, lastRun)
 		}
 	} else {
 		for {
 			time.Sleep(autoscalingOpts.ScanInterval)
-			loop.RunAutoscalerOnce(autoscaler, healthCheck, time.Now())
+			loop.RunAutoscalerOnce(autoscaler, healthCheck, now())
 		}
 	}
 }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// runOncePath is where --run-on-request-address serves its one endpoint.
+const runOncePath = "/run-once"
+
+// checkRunOnRequest validates --run-on-request-address and --write-run-url,
+// so that a mistake stops start-up before the autoscaler is built.
+func checkRunOnRequest(addr, urlFile string) error {
+	if addr == "" {
+		if urlFile != "" {
+			return fmt.Errorf("--write-run-url needs --run-on-request-address")
+		}
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--run-on-request-address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--run-on-request-address %q: must be a loopback address (the endpoint has no authentication)", addr)
+	}
+	return nil
+}
+
+// serveRunOnce serves POST /run-once on addr: each request runs runOnce
+// exactly once, with clock's time, and is answered only once it has
+// returned, so that a simulator stepping a trace clock knows when the
+// autoscaler is done with a step. Requests run one at a time: the
+// autoscaler's loop is not reentrant. serveRunOnce returns the endpoint's
+// URL once listening (and written to urlFile, when given); errc then
+// receives the error that stopped serving, or nil once ctx is done.
+func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.Time, runOnce func(now time.Time)) (url string, errc <-chan error, err error) {
+	if err := checkRunOnRequest(addr, urlFile); err != nil {
+		return "", nil, err
+	}
+	if addr == "" { // off, and net.Listen would take every interface
+		return "", nil, fmt.Errorf("--run-on-request-address is empty")
+	}
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc(runOncePath, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "use POST", http.StatusMethodNotAllowed)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		// Read the clock only now: a queued request's loop starts at the
+		// time its turn comes.
+		now := clock()
+		start := time.Now()
+		runOnce(now)
+		took := time.Since(start)
+		klog.V(2).InfoS("Ran one autoscaler loop on request", "currentTime", now, "took", took)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(struct {
+			Ran  string `json:"ran"`
+			Took string `json:"took"`
+		}{now.Format(time.RFC3339Nano), took.String()})
+	})
+
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("--run-on-request-address: %w", err)
+	}
+	// No write timeout: a loop may take long, and the answer waits for it.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() {
+		err := srv.Serve(l)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+
+	url = "http://" + l.Addr().String() + runOncePath
+	if urlFile != "" {
+		if err := writeFileAtomic(urlFile, []byte(url)); err != nil {
+			_ = srv.Close()
+			return "", nil, fmt.Errorf("--write-run-url: %w", err)
+		}
+	}
+	klog.InfoS("Running autoscaler loops on request only", "url", url)
+	return url, done, nil
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so that a
+// reader polling for path never sees it partly written.
+func writeFileAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
