@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -78,6 +78,12 @@ simulate:
 simulate-repeat:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate --repeat 3 --seed 1
+
+## simulate-day: a day of the default trace's load (the trace again every
+## hour for 24 hours) on both sides
+simulate-day:
+	$(MAKE) -C autoscaler build
+	$(GO) run ./cmd/muster simulate --trace-for 24h --chart simulate-day.svg
 
 ## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
 ## in: Muster with spot, Muster without, and the baseline (about 7 minutes)

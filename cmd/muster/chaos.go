@@ -202,7 +202,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 			return run, err
 		}
 	}
-	ca, err := startAutoscaler(procCtx, o.sim, kubeconfig, cloud, true, dir)
+	ca, err := startAutoscaler(procCtx, o.sim, kubeconfig, cloud, true, dir, "")
 	if err != nil {
 		return run, err
 	}
@@ -215,7 +215,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	}
 	rec := simulate.NewRecord()
 	c.clk = clock{start: time.Now(), minute: o.sim.minute}
-	w := &watcher{rec: rec, clk: c.clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
+	w := &watcher{rec: rec, clk: c.clk, wallMinute: o.sim.minute, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
 	gangs := map[string]bool{}
 	mins := map[string]int{}
@@ -586,11 +586,11 @@ func (c *chaos) strike(ctx context.Context, kind string, rng *rand.Rand) (bool, 
 		}
 		// A Deployment restarts a pod that exits: so does the run, once a
 		// trace minute, a few times.
-		ca, err := startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir)
+		ca, err := startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir, "")
 		for try := 1; err != nil && try < 10 && ctx.Err() == nil; try++ {
 			fmt.Fprintf(c.progress, "[chaos minute %3.0f] restarting the autoscaler: %v\n", c.clk.now().Minutes(), err)
 			sleep(time.Minute)
-			ca, err = startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir)
+			ca, err = startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir, "")
 		}
 		if err != nil {
 			return true, err

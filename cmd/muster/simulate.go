@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -47,12 +48,17 @@ type simOptions struct {
 	tracePath string
 	binDir    string
 	minute    time.Duration
-	chart     string
-	grace     time.Duration // trace time after the last job could have ended
-	keepLogs  bool
-	random    int   // generated traces to replay instead of one trace
-	repeat    int   // runs of each side (--repeat)
-	seed      int64 // first generated trace's seed
+	// step is the stepped trace clock's step (0: trace time is wall time
+	// scaled by minute).
+	step time.Duration
+	// traceFor repeats the trace every traceEvery for this long (0: once).
+	traceFor, traceEvery time.Duration
+	chart                string
+	grace                time.Duration // trace time after the last job could have ended
+	keepLogs             bool
+	random               int   // generated traces to replay instead of one trace
+	repeat               int   // runs of each side (--repeat)
+	seed                 int64 // first generated trace's seed
 	// faults turns on armlocal's fault endpoint (chaos runs).
 	faults bool
 	// progress is auto, always or never (--progress).
@@ -63,7 +69,7 @@ type simOptions struct {
 }
 
 func newSimulateCommand() *cobra.Command {
-	o := simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, chart: "simulate.svg", grace: 10 * time.Minute, repeat: 1}
+	o := simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, step: time.Minute, traceEvery: time.Hour, chart: "simulate.svg", grace: 10 * time.Minute, repeat: 1}
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Replay a bursty training trace on the whole stack, with Muster and with a baseline, and compare",
@@ -95,7 +101,13 @@ job's minutes to min, so that a reader sees how far to trust a figure.
 A gang's run-minutes are its run at max workers: an elastic gang running
 fewer workers takes longer in proportion.
 
-One trace minute takes --minute of wall time. Trace format (--trace FILE):
+Trace time is not wall time: the simulator steps a trace clock (--step) that
+the cloud, the autoscaler and Muster's plugins run on, waiting between steps
+until the system is quiet and jumping ahead when nothing moves, so a replay
+repeats itself and a day of jobs (--trace-for 24h) takes minutes. With
+--step 0 one trace minute takes --minute of wall time instead.
+
+Trace format (--trace FILE):
 ` + "\n" + simulate.DefaultTrace + `
 Pools format (--pools FILE), the shipped example:
 
@@ -118,7 +130,10 @@ Pools format (--pools FILE), the shipped example:
 	f.StringVar(&o.tracePath, "trace", "", "trace file (default: the built-in trace shown above)")
 	f.StringVar(&o.poolsPath, "pools", "", "pools file: the cluster to plan, VM sizes, bounds, boot times and prices (default: the built-in pools, pkg/simulate/pools.example.yaml; format below)")
 	f.StringVar(&o.binDir, "bin-dir", o.binDir, "directory holding the muster-autoscaler and armlocal binaries (make -C autoscaler build)")
-	f.DurationVar(&o.minute, "minute", o.minute, "wall time one trace minute takes")
+	f.DurationVar(&o.step, "step", o.step, "trace time between the stepped clock's steps while jobs come, bind or end (0: no steps; trace time runs on wall time, --minute per trace minute)")
+	f.DurationVar(&o.minute, "minute", o.minute, "with --step 0, the wall time one trace minute takes")
+	f.DurationVar(&o.traceFor, "trace-for", 0, "replay the trace again every --trace-every for this long, e.g. 24h for a day of its load (copies' jobs are named -c2, -c3, ...)")
+	f.DurationVar(&o.traceEvery, "trace-every", o.traceEvery, "with --trace-for, how often a copy of the trace starts")
 	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the chart of GPUs paid for and used over time, both runs")
 	f.DurationVar(&o.grace, "grace", o.grace, "trace time to keep running after the last job could have ended")
 	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
@@ -258,8 +273,11 @@ func runRandom(ctx context.Context, out, progress io.Writer, o simOptions) error
 // simulateRuns replays the trace with Muster, then with the baseline, and
 // draws the chart.
 func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *simulate.Trace) (simulate.Trace, []simulate.Run, error) {
-	if o.minute <= 0 {
-		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive, got %s", o.minute)
+	if o.step < 0 {
+		return simulate.Trace{}, nil, fmt.Errorf("--step: want 0 (wall time) or a positive trace duration, got %s", o.step)
+	}
+	if o.step == 0 && o.minute <= 0 {
+		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive with --step 0, got %s", o.minute)
 	}
 	trace := simulate.Default()
 	if given != nil {
@@ -273,6 +291,12 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 		f.Close()
 		if err != nil {
 			return trace, nil, fmt.Errorf("--trace %s: %w", o.tracePath, err)
+		}
+	}
+	if o.traceFor > 0 {
+		var err error
+		if trace, err = trace.Repeat(o.traceEvery, o.traceFor); err != nil {
+			return trace, nil, fmt.Errorf("--trace-every: %w", err)
 		}
 	}
 	if o.poolsPath != "" && o.pools == nil {
@@ -301,7 +325,11 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 	}
 	var runs []simulate.Run
 	for _, m := range runModes(trace, o) {
-		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s per minute)\n", m.name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), o.minute)
+		pace := fmt.Sprintf("%s per minute", o.minute)
+		if o.step > 0 {
+			pace = fmt.Sprintf("stepped, %s steps", o.step)
+		}
+		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s)\n", m.name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), pace)
 		r, err := simulateOnce(ctx, progress, m, trace, o, filepath.Join(logDir, m.name))
 		if err != nil {
 			return trace, nil, fmt.Errorf("%s run: %w (component logs in %s)", m.name, err, logDir)
@@ -372,16 +400,38 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	if err != nil {
 		return run, err
 	}
+	// Stepped, the plugins' timers and ages run on the trace clock: a trace
+	// minute is a minute to them. On wall time they are scaled by --minute.
+	var (
+		stepClock *simulate.StepClock
+		epoch     time.Time
+	)
+	minute, statusSync, hintSync, podWrites := o.minute, int64(250), int64(200), int64(0)
+	if o.step > 0 {
+		epoch = traceEpoch()
+		stepClock = simulate.NewStepClock(epoch)
+		// The writers' wall-time periods are kept well inside the quiet
+		// window a step waits for, so what they owe is written by then,
+		// and their rate is not paced in wall time: a step stands for a
+		// trace minute, in which the default 20 writes a second would
+		// write far more than a step ever has to.
+		minute, statusSync, hintSync, podWrites = time.Minute, 10, 10, 2000
+	}
 	config := harness.DefaultConfig(kubeconfig)
 	if muster {
 		// The starvation bound is a time a user reasons about in trace
 		// time: ten trace minutes, not the default's ten wall minutes
 		// (ten trace hours at one second per minute).
-		bound := int64(max(1, starvationBound.Minutes()*o.minute.Seconds()))
-		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250, StarvationBoundSeconds: &bound,
-			Preemption: tracePreemption(o.minute)})
+		bound := int64(max(1, starvationBound.Minutes()*minute.Seconds()))
+		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: statusSync, HintSyncMillis: hintSync, PodWriteQPS: podWrites,
+			StarvationBoundSeconds: &bound, Preemption: tracePreemption(minute)})
 	}
-	sched, err := env.StartScheduler(ctx, config)
+	var sched *harness.Scheduler
+	if stepClock != nil {
+		sched, err = env.StartSchedulerOn(ctx, sequential(config), stepClock)
+	} else {
+		sched, err = env.StartScheduler(ctx, config)
+	}
 	if err != nil {
 		return run, fmt.Errorf("starting the scheduler: %w", err)
 	}
@@ -405,7 +455,13 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	// The cloud runs on a trace clock the simulator serves, so its boot
 	// delays are trace minutes however fast the trace runs.
-	clockURL, stopClock, err := serveTraceClock(clock{start: time.Now(), minute: o.minute})
+	wallClock := clock{start: time.Now(), minute: o.minute}
+	now := func() time.Time { return wallClock.start.Add(wallClock.now()) }
+	if stepClock != nil {
+		now = stepClock.Now
+		o.faults = true // armlocal's sync endpoint is served beside its fault endpoint
+	}
+	clockURL, stopClock, err := serveTraceClock(now)
 	if err != nil {
 		return run, err
 	}
@@ -415,27 +471,40 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 		return run, err
 	}
 	defer cloud.stop()
-	ca, err := startAutoscaler(procCtx, o, kubeconfig, cloud, muster, dir)
+	ca, err := startAutoscaler(procCtx, o, kubeconfig, cloud, muster, dir, clockURL)
 	if err != nil {
 		return run, err
 	}
 	defer ca.stop()
 
-	// The trace starts once the autoscaler's GPU wait (below) has passed.
-	select {
-	case <-ctx.Done():
-		return run, errors.New("interrupted")
-	case <-time.After(time.Until(warm)):
+	if stepClock == nil {
+		// The trace starts once the autoscaler's GPU wait (below) has
+		// passed. A stepped clock reads an hour past wall time: no pod
+		// is ever young to the autoscaler there.
+		select {
+		case <-ctx.Done():
+			return run, errors.New("interrupted")
+		case <-time.After(time.Until(warm)):
+		}
 	}
 	rec := simulate.NewRecord()
 	rec.Prices = map[string]float64{}
 	for _, p := range cloud.pools {
 		rec.Prices[p.Name] = p.HourlyPrice
 	}
-	clk := clock{start: time.Now(), minute: o.minute}
+	wallStart := time.Now()
+	var clk traceClock = clock{start: wallStart, minute: o.minute}
+	var events *simulate.StepClock
+	if stepClock != nil {
+		events = simulate.NewStepClock(stepClock.Now())
+		clk = steppedClock{c: events, start: events.Now()}
+	}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{},
-		reclaimRates: reclaimRates, seed: o.seed, cloud: cloud, reclaimed: map[string]bool{}}
+		reclaimRates: reclaimRates, seed: o.seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.minute}
+	if stepClock != nil {
+		w.stepped = &gangWork{w: w, clk: events, running: map[string]*gangRun{}}
+	}
 	for _, j := range trace.Jobs {
 		w.jobs[j.Name] = j
 	}
@@ -454,10 +523,19 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	w.mu.Unlock()
 
 	end := trace.Span() + o.grace
-	deadline := clk.start.Add(clk.wall(end))
+	if stepClock != nil {
+		st := &stepper{env: env, sched: sched, events: events, clk: stepClock, start: stepClock.Now(), cloudSync: cloud.syncURL(),
+			autoscalerRun: ca.runURL, http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
+		if err := st.replay(ctx, progress, name, w, trace, end, o.step, func(j simulate.Job) error {
+			return createJob(ctx, env, j, muster, mode.spot)
+		}); err != nil {
+			return run, err
+		}
+	}
+	deadline := wallStart.Add(wallClock.wall(end))
 	next := 0
 	lastReport := time.Time{}
-	for time.Now().Before(deadline) {
+	for stepClock == nil && time.Now().Before(deadline) {
 		if ctx.Err() != nil {
 			return run, errors.New("interrupted")
 		}
@@ -487,13 +565,20 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	rec.End = clk.now()
 	w.mu.Unlock()
 	stopWatch()
-	wall := time.Since(clk.start)
+	wall := time.Since(wallStart)
 	perHour := ""
 	if ph, err := simulate.WallPerTraceHour(wall, rec.End); err == nil {
 		perHour = fmt.Sprintf(" (%s wall per trace hour)", ph.Round(time.Second/10))
 	}
 	fmt.Fprintf(progress, "[%s minute %3.0f] done in %s%s: %s\n", name, clk.now().Minutes(), wall.Round(time.Second/10), perHour, w.status())
 	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall}, nil
+}
+
+// sequential has the scheduler filter and score nodes one at a time: in
+// parallel, which of several equally scored nodes a pod gets depends on
+// which goroutine finished first, and a replay would not repeat itself.
+func sequential(config string) string {
+	return strings.Replace(config, "kind: KubeSchedulerConfiguration\n", "kind: KubeSchedulerConfiguration\nparallelism: 1\n", 1)
 }
 
 // startCluster starts the run's API server with its namespace, system node,
@@ -665,7 +750,7 @@ func limitsFor(req v1.ResourceList) v1.ResourceList {
 // a cpu or gpu job on its own), runs for its duration, and is then deleted.
 type watcher struct {
 	rec  *simulate.Record
-	clk  clock
+	clk  traceClock
 	env  *harness.Env
 	jobs map[string]simulate.Job
 
@@ -692,6 +777,13 @@ type watcher struct {
 	seed         int64
 	cloud        *process
 	reclaimed    map[string]bool
+	// writing counts API writes the watcher left running (replacement
+	// pods), which a step waits for.
+	writing sync.WaitGroup
+	// wallMinute is a trace minute's wall time when clk is wall time;
+	// stepped, when it is a stepped trace clock, accrues gangs' work.
+	wallMinute time.Duration
+	stepped    *gangWork
 }
 
 func (w *watcher) created(j simulate.Job) {
@@ -756,7 +848,7 @@ func (w *watcher) watch(ctx context.Context) error {
 			w.rec.NodeUp(n.Name, pool, gpus.Value(), w.clk.now())
 			w.mu.Unlock()
 			if after, ok := simulate.ReclaimAfter(w.seed, n.Name, w.reclaimRates[pool]); ok {
-				go w.reclaim(ctx, pool, n.Name, after)
+				w.clk.afterFunc(after, func() { w.reclaim(ctx, pool, n.Name) })
 			}
 		},
 		DeleteFunc: func(o any) {
@@ -775,13 +867,12 @@ func (w *watcher) watch(ctx context.Context) error {
 	return startInformers(ctx, factory)
 }
 
-// reclaim plays Azure reclaiming the spot node after its life: the VM is
-// evicted (deleted) if the node is still up by then.
-func (w *watcher) reclaim(ctx context.Context, pool, node string, after time.Duration) {
-	select {
-	case <-ctx.Done():
+// reclaim plays Azure reclaiming the spot node at the end of its life (a
+// timer on the trace clock): the VM is evicted (deleted) if the node is
+// still up by then.
+func (w *watcher) reclaim(ctx context.Context, pool, node string) {
+	if ctx.Err() != nil {
 		return
-	case <-time.After(w.clk.wall(after)):
 	}
 	w.mu.Lock()
 	n := w.rec.Nodes[node]
@@ -857,17 +948,9 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 	w.started[key] = true
 	w.rec.JobStarted(j.Name, w.clk.now())
 	gen := w.gen[j.Name]
-	go func() {
-		if pods == nil {
-			if !w.workOut(ctx, j, gen) {
-				return
-			}
-		} else {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(w.clk.wall(j.Run)):
-			}
+	finish := func() {
+		if ctx.Err() != nil {
+			return
 		}
 		w.mu.Lock()
 		if w.gen[j.Name] != gen {
@@ -899,15 +982,28 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 			w.done[j.Name] = true
 			w.rec.JobFinished(j.Name, now)
 		}
-	}()
+	}
+	switch {
+	case pods != nil:
+		w.clk.afterFunc(j.Run, finish)
+	case w.stepped != nil:
+		w.stepped.start(j, gen, w.clk.now(), finish)
+	default:
+		go func() {
+			if w.workOut(ctx, j, gen) {
+				finish()
+			}
+		}()
+	}
 }
 
-// workOut waits until a gang has done its work (simulate.Job.Work): worker
-// time accrues at the workers it runs, up to max, measured every twentieth
-// of a trace minute. It returns false when ctx ends or the gang stopped
+// workOut waits, on wall time, until a gang has done its work
+// (simulate.Job.Work): worker time accrues at the workers it runs, up to
+// max, measured every twentieth of a trace minute (on a stepped clock,
+// gangWork does it step by step). It returns false when ctx ends or the gang stopped
 // (fell below min) since it started as gen.
 func (w *watcher) workOut(ctx context.Context, j simulate.Job, gen int) bool {
-	tick := time.NewTicker(max(w.clk.minute/20, 5*time.Millisecond))
+	tick := time.NewTicker(max(w.wallMinute/20, 5*time.Millisecond))
 	defer tick.Stop()
 	_, most := j.Workers()
 	var done time.Duration
@@ -1055,7 +1151,9 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 			}
 		}
 	}
+	w.writing.Add(1)
 	go func() {
+		defer w.writing.Done()
 		if _, err := w.env.Client.CoreV1().Pods(simNamespace).Create(ctx, fresh, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "simulate: replacing evicted pod %s: %v\n", p.Name, err)
 		}
@@ -1139,6 +1237,8 @@ type process struct {
 	// faultsURL is armlocal's fault endpoint (chaos runs), pools its pools.
 	faultsURL string
 	pools     []poolInfo
+	// runURL is a stepped autoscaler's POST /run-once.
+	runURL string
 }
 
 func (p *process) stop() {

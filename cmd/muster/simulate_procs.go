@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,16 @@ const (
 
 func wallOf(o simOptions, trace time.Duration) time.Duration {
 	return time.Duration(float64(trace) / float64(time.Minute) * float64(o.minute))
+}
+
+// timerOf is a component's timer of trace duration d as its flag takes it:
+// d itself on a stepped clock (the component reads the trace clock), else
+// wall time scaled by --minute.
+func timerOf(o simOptions, d time.Duration) string {
+	if o.step > 0 {
+		return d.String()
+	}
+	return wallOf(o, d).String()
 }
 
 // heavyQuotaVCPUs is the heavy GPU family's vCPU quota: eight 96-vCPU nodes.
@@ -51,16 +62,17 @@ func freshLog(dir, base string) string {
 	}
 }
 
-// serveTraceClock serves clk's time over HTTP for armlocal's --clock-url:
-// clk.start plus the trace time since, so that the cloud's boot delays are
-// given in trace time whatever --minute is.
-func serveTraceClock(clk clock) (url string, stop func(), err error) {
+// serveTraceClock serves the trace clock over HTTP for armlocal's and the
+// autoscaler's --clock-url, so that the cloud's boot delays and the
+// autoscaler's timers are given in trace time whatever --minute is, or
+// however a stepped clock moves.
+func serveTraceClock(now func() time.Time) (url string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("serving the trace clock: %w", err)
 	}
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintln(w, clk.start.Add(clk.now()).Format(time.RFC3339Nano))
+		fmt.Fprintln(w, now().Format(time.RFC3339Nano))
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String() + "/now", func() { _ = srv.Close() }, nil
@@ -94,15 +106,15 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir, clockURL 
 	args := []string{
 		"--scenario=simulate",
 		"--kubeconfig=" + kubeconfig,
-		"--agent-interval=250ms",
+		"--agent-interval=" + agentInterval(o),
 		"--client-secret-file=" + secretFile,
 		"--write-cloud-config=" + cloud,
 		"--write-ready=" + ready,
 		"--provisioning-delay=" + cloudDelay(o, clockURL, simProvisioningDelay).String(),
 		"--deletion-delay=0s",
-		"--gpu-scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
-		"--gpu-max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
-		"--cloud-config-cache-ttl=500ms", "--cloud-config-poll-interval=250ms",
+		"--gpu-scale-down-unneeded-time=" + timerOf(o, simUnneededTime),
+		"--gpu-max-node-provision-time=" + provisionTimeout(o),
+		"--cloud-config-cache-ttl=" + cloudCacheTTL(o), "--cloud-config-poll-interval=" + cloudPollInterval(o),
 	}
 	if o.pools == nil {
 		args = append(args, "--cpu-max=10", "--light-max=8", "--heavy-max=8",
@@ -182,8 +194,15 @@ func writeArmlocalPools(o simOptions, dir, clockURL string) (string, error) {
 // startAutoscaler runs muster-autoscaler against the API server and armlocal,
 // with the ProvisioningRequest consumer and the withdrawal of unneeded
 // upcoming nodes on for Muster's run and off for the baseline.
-func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud *process, hints bool, dir string) (*process, error) {
+func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud *process, hints bool, dir, clockURL string) (*process, error) {
 	log := freshLog(dir, "muster-autoscaler")
+	// Stepped, a pause between tainting a node and deleting it, or before
+	// scaling up for a new pod, would be wall time the step does not wait
+	// for; the step's wait for quiet gives the scheduler its time instead.
+	taintDelay, newPodDelay := timerOf(o, 5*time.Second), timerOf(o, 2*time.Minute)
+	if o.step > 0 {
+		taintDelay, newPodDelay = "0s", "0s"
+	}
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--cloud-config=" + cloud.cloudConfig,
@@ -194,19 +213,19 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		"--scan-interval=" + max(wallOf(o, time.Minute), time.Second).String(),
 		"--expander=" + expanders(o),
 		"--scale-down-enabled=true",
-		"--scale-down-unneeded-time=" + wallOf(o, simUnneededTime).String(),
-		"--scale-down-delay-after-add=" + wallOf(o, 5*time.Minute).String(),
+		"--scale-down-unneeded-time=" + timerOf(o, simUnneededTime),
+		"--scale-down-delay-after-add=" + timerOf(o, 5*time.Minute),
 		"--scale-down-delay-after-delete=0s",
-		"--scale-down-delay-after-failure=" + wallOf(o, 2*time.Minute).String(),
-		"--max-node-provision-time=" + wallOf(o, 15*time.Minute).String(),
+		"--scale-down-delay-after-failure=" + timerOf(o, 2*time.Minute),
+		"--max-node-provision-time=" + provisionTimeout(o),
 		// Upstream's default, in trace time: a node once found unremovable
 		// (it held a pod) would otherwise stay for 5 wall minutes, the
 		// rest of the run, however idle it became.
-		"--unremovable-node-recheck-timeout=" + wallOf(o, 5*time.Minute).String(),
+		"--unremovable-node-recheck-timeout=" + timerOf(o, 5*time.Minute),
 		// Gives muster-scheduler time to mark a short gang's members as
 		// consumers of its ProvisioningRequest before ordinary scale-up
 		// looks at them; the same for both runs.
-		"--new-pod-scale-up-delay=" + wallOf(o, 2*time.Minute).String(),
+		"--new-pod-scale-up-delay=" + newPodDelay,
 		// Upstream's defaults of the timers that shape the outcome, in trace
 		// time: at one trace minute per second, the 5 s pause between
 		// tainting a node and deleting it would keep every removed node
@@ -214,25 +233,43 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		// would be backed off for the rest of the run. Budgets of the
 		// autoscaler's own work (simulation and binpacking timeouts, its
 		// health checks) stay in wall time.
-		"--node-delete-delay-after-taint=" + wallOf(o, 5*time.Second).String(),
-		"--node-deletion-delay-timeout=" + wallOf(o, 2*time.Minute).String(),
-		"--max-pod-eviction-time=" + wallOf(o, 2*time.Minute).String(),
-		"--scale-down-unready-time=" + wallOf(o, 20*time.Minute).String(),
-		"--initial-node-group-backoff-duration=" + wallOf(o, 5*time.Minute).String(),
-		"--max-node-group-backoff-duration=" + wallOf(o, 30*time.Minute).String(),
-		"--node-group-backoff-reset-timeout=" + wallOf(o, 3*time.Hour).String(),
-		"--provisioning-request-initial-backoff-time=" + wallOf(o, time.Minute).String(),
-		"--provisioning-request-max-backoff-time=" + wallOf(o, 10*time.Minute).String(),
-		"--muster-provisioning-request-booking-ttl=" + wallOf(o, 10*time.Minute).String(),
+		"--node-delete-delay-after-taint=" + taintDelay,
+		"--node-deletion-delay-timeout=" + timerOf(o, 2*time.Minute),
+		"--max-pod-eviction-time=" + timerOf(o, 2*time.Minute),
+		"--scale-down-unready-time=" + timerOf(o, 20*time.Minute),
+		"--initial-node-group-backoff-duration=" + timerOf(o, 5*time.Minute),
+		"--max-node-group-backoff-duration=" + timerOf(o, 30*time.Minute),
+		"--node-group-backoff-reset-timeout=" + timerOf(o, 3*time.Hour),
+		"--provisioning-request-initial-backoff-time=" + timerOf(o, time.Minute),
+		"--provisioning-request-max-backoff-time=" + timerOf(o, 10*time.Minute),
+		"--muster-provisioning-request-booking-ttl=" + timerOf(o, 10*time.Minute),
 		fmt.Sprintf("--muster-provisioning-requests=%t", hints),
 		// The baseline is the stock autoscaler, which keeps a scale-up's
 		// nodes even when its pods went elsewhere before they came up.
 		fmt.Sprintf("--muster-withdraw-unneeded-nodes=%t", hints),
 		"--v=2",
 	}
+	runFile := ""
+	if o.step > 0 {
+		// Stepped, the autoscaler runs a loop when the step asks, at the
+		// trace clock's time, and none of its own.
+		runFile = log + ".run-url"
+		args = append(args, "--clock-url="+clockURL, "--run-on-request-address=127.0.0.1:0", "--write-run-url="+runFile,
+			// A loop's API calls are waited for by the whole step:
+			// client-go's default 5 a second would pace it.
+			"--kube-client-qps=500", "--kube-client-burst=1000")
+	}
 	p, err := startProcess(ctx, filepath.Join(o.binDir, "muster-autoscaler"), args, log, "SSL_CERT_FILE="+cloud.caFile)
 	if err != nil {
 		return nil, err
+	}
+	if runFile != "" {
+		b, err := waitFile(p, runFile, 60*time.Second)
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("muster-autoscaler: %w:\n%s", err, lastLines(log, 20))
+		}
+		p.runURL = strings.TrimSpace(string(b))
 	}
 	select {
 	case <-p.done:
@@ -245,6 +282,49 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 // expanders is the autoscaler's expander chain: with spot pools, spot first
 // (the priority expander, its ConfigMap written by spotFirst), then the
 // cheapest; otherwise the cheapest.
+// provisionTimeout is how long the autoscaler waits for a scale-up's nodes
+// to register: 15 trace minutes. Stepped, upstream's scale-up executor
+// stamps a scale-up in wall time, which the trace clock's loops read as
+// long past; the timeout is off then (the simulated cloud loses no booting
+// VM outside muster chaos, which runs on wall time).
+func provisionTimeout(o simOptions) string {
+	if o.step > 0 {
+		return (30 * 24 * time.Hour).String()
+	}
+	return timerOf(o, 15*time.Minute)
+}
+
+// cloudCacheTTL is how long the autoscaler reuses a pool read, in wall time.
+// Stepped, a read kept from an earlier step would show the cloud as it was
+// then, or not, depending on how fast the steps went.
+func cloudCacheTTL(o simOptions) string {
+	if o.step > 0 {
+		// Shorter than the waits for quiet between two loops, longer
+		// than one loop: each loop reads each pool once, afresh.
+		return "60ms"
+	}
+	return "500ms"
+}
+
+// cloudPollInterval is how often the autoscaler polls a scale operation, in
+// wall time: stepped, well inside the wait for quiet that follows the step
+// which settles it.
+func cloudPollInterval(o simOptions) string {
+	if o.step > 0 {
+		return "10ms"
+	}
+	return "250ms"
+}
+
+// agentInterval is how often armlocal's node agent looks on its own: on a
+// stepped clock each step asks it (POST /sync), so it seldom needs to.
+func agentInterval(o simOptions) string {
+	if o.step > 0 {
+		return "10s"
+	}
+	return "250ms"
+}
+
 func expanders(o simOptions) string {
 	if o.pools != nil && o.pools.HasSpot() {
 		return "priority,price,least-waste"

@@ -388,7 +388,7 @@ func TestSimulateRepeatFlags(t *testing.T) {
 // trace minute per --minute of wall time, from the clock's start.
 func TestServeTraceClock(t *testing.T) {
 	clk := clock{start: time.Now(), minute: 10 * time.Millisecond}
-	url, stop, err := serveTraceClock(clk)
+	url, stop, err := serveTraceClock(func() time.Time { return clk.start.Add(clk.now()) })
 	if err != nil {
 		t.Fatal(err)
 	}

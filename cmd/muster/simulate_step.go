@@ -1,0 +1,421 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	utilclock "k8s.io/utils/clock"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/simulate"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// traceClock is the trace time the watcher plays the jobs on: wall time
+// scaled by --minute (clock, muster chaos) or the simulator's stepped clock.
+type traceClock interface {
+	// now is the trace time since the trace started.
+	now() time.Duration
+	// afterFunc runs f once d of trace time has passed.
+	afterFunc(d time.Duration, f func())
+}
+
+func (c clock) afterFunc(d time.Duration, f func()) { time.AfterFunc(c.wall(d), f) }
+
+// steppedClock is a simulate.StepClock read as trace time since start.
+type steppedClock struct {
+	c     *simulate.StepClock
+	start time.Time
+}
+
+func (s steppedClock) now() time.Duration                  { return s.c.Since(s.start) }
+func (s steppedClock) afterFunc(d time.Duration, f func()) { s.c.AfterFunc(d, f) }
+
+// traceEpoch is where a stepped trace clock starts: an hour after the wall
+// time it is made, so that it never runs behind the wall-time stamps the API
+// server puts on objects (the autoscaler would take every pod for a young one
+// to wait for) and always reads later than any of them.
+func traceEpoch() time.Time { return time.Now().Add(time.Hour).Truncate(time.Second) }
+
+// gangWork accrues running gangs' work on a stepped trace clock. A gang's
+// workers change only while a step settles, so each step credits every
+// running gang with its workers' time since the last (accrue), and once the
+// step has settled each gang's end is set at what it has left at its
+// workers now (plan).
+type gangWork struct {
+	w       *watcher
+	clk     *simulate.StepClock
+	running map[string]*gangRun
+}
+
+type gangRun struct {
+	job        simulate.Job
+	gen        int
+	done, last time.Duration
+	timer      utilclock.Timer
+	finish     func()
+}
+
+// start begins a gang's run at now; w.mu is held.
+func (g *gangWork) start(j simulate.Job, gen int, now time.Duration, finish func()) {
+	if old := g.running[j.Name]; old != nil && old.timer != nil {
+		old.timer.Stop()
+	}
+	r := &gangRun{job: j, gen: gen, last: now, finish: finish}
+	g.running[j.Name] = r
+	g.planLocked(r)
+}
+
+// accrue credits each running gang with its workers' time up to now.
+func (g *gangWork) accrue(now time.Duration) {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	for name, r := range g.running {
+		if g.w.gen[name] != r.gen {
+			g.stopLocked(name, r) // fell below min: it starts afresh
+			continue
+		}
+		_, most := r.job.Workers()
+		r.done += (now - r.last) * time.Duration(min(g.w.runningWorkersLocked(r.job), most))
+		r.last = now
+	}
+}
+
+// plan sets each running gang's end by its workers now.
+func (g *gangWork) plan() {
+	g.w.mu.Lock()
+	defer g.w.mu.Unlock()
+	for name, r := range g.running {
+		if g.w.gen[name] != r.gen {
+			g.stopLocked(name, r)
+			continue
+		}
+		g.planLocked(r)
+	}
+}
+
+func (g *gangWork) stopLocked(name string, r *gangRun) {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	delete(g.running, name)
+}
+
+func (g *gangWork) planLocked(r *gangRun) {
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+	_, most := r.job.Workers()
+	workers := time.Duration(min(g.w.runningWorkersLocked(r.job), most))
+	if workers == 0 {
+		return
+	}
+	left := max(r.job.Work()-r.done, 0)
+	r.timer = g.clk.AfterFunc((left+workers-1)/workers, func() { g.end(r) })
+}
+
+// end runs when a gang's work should be done: the step accrued it up to now.
+func (g *gangWork) end(r *gangRun) {
+	g.w.mu.Lock()
+	if g.running[r.job.Name] != r {
+		g.w.mu.Unlock()
+		return
+	}
+	if r.done < r.job.Work() {
+		g.planLocked(r)
+		g.w.mu.Unlock()
+		return
+	}
+	delete(g.running, r.job.Name)
+	g.w.mu.Unlock()
+	r.finish()
+}
+
+// stepper drives one replay on a stepped trace clock. Each step fires what
+// is due (arrivals, runs ending, reclaims, the plugins' timers), has the
+// cloud's node agent register what booted, waits until the system is quiet,
+// runs one autoscaler loop, has the node agent catch up with what the
+// autoscaler did, and waits again. The next step comes --step later while
+// things move, or, after a step in which nothing did, at the next thing due
+// (at most idleJump on, so that the autoscaler still sees idle nodes age).
+type stepper struct {
+	env   *harness.Env
+	sched *harness.Scheduler
+	// events is the clock the trace's own events are timed on (runs
+	// ending, reclaims): a step comes when one is due. The components'
+	// timers (a gang's backoff, say) run on clk, stepped with it: they
+	// fire on the step that passes them, as a retry every few seconds
+	// would not change what a step settles to.
+	events, clk *simulate.StepClock
+	start       time.Time
+	// cloudSync is armlocal's POST /sync, autoscalerRun the autoscaler's
+	// POST /run-once.
+	cloudSync, autoscalerRun string
+	http                     *http.Client
+	// window is how long nothing must change for the system to be quiet.
+	window time.Duration
+	// spent is wall time by phase of a step, for the progress line.
+	spent map[string]time.Duration
+	// flushed is when unschedulable pods were last retried.
+	flushed time.Time
+	// lastChange is the wall time (Unix ns) of the last change watchChanges saw.
+	lastChange atomic.Int64
+}
+
+// timed runs f and adds its wall time to phase.
+func (s *stepper) timed(phase string, f func() error) error {
+	began := time.Now()
+	err := f()
+	if s.spent == nil {
+		s.spent = map[string]time.Duration{}
+	}
+	s.spent[phase] += time.Since(began)
+	return err
+}
+
+// idleJump bounds a jump over a quiet stretch: the autoscaler's scale-down
+// delay, so an idle node goes within one jump of when it would anyway.
+const idleJump = simUnneededTime
+
+// quietWindow is how long no pod, node or ProvisioningRequest may change,
+// with the scheduler holding nothing, for a step to count as settled.
+const quietWindow = 40 * time.Millisecond
+
+// settleTimeout bounds a wait for quiet (a gang at Permit waits its
+// timeout, in wall time).
+const settleTimeout = 3 * time.Minute
+
+// unschedulableFlush is how often, in trace time, a step retries pods the
+// scheduler found unschedulable, as its own flush does in wall time
+// (podMaxInUnschedulablePodsDuration); cluster events retry them sooner.
+const unschedulableFlush = 5 * time.Minute
+
+// settle retries the scheduler's pods backing off (and every
+// unschedulableFlush those found unschedulable), then waits until the
+// watcher's writes are done, the scheduler holds nothing and no pod, node
+// or ProvisioningRequest has changed for the quiet window.
+func (s *stepper) settle(ctx context.Context, w *watcher) error {
+	now := s.clk.Now()
+	full := now.Sub(s.flushed) >= unschedulableFlush
+	if full {
+		s.flushed = now
+	}
+	s.sched.Flush(full)
+	deadline := time.Now().Add(settleTimeout)
+	since := time.Now()
+	for {
+		w.writing.Wait()
+		quiet, held := s.sched.Quiet()
+		now := time.Now()
+		if !quiet {
+			since = now
+		} else if changed := time.Unix(0, s.lastChange.Load()); now.Sub(changed) >= s.window && now.Sub(since) >= s.window {
+			return nil
+		}
+		if now.After(deadline) {
+			return fmt.Errorf("the system did not settle within %s at trace minute %.1f: the scheduler holds %s", settleTimeout, s.clk.Since(s.start).Minutes(), held)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// watchChanges notes the wall time of every change to the objects that
+// decide where pods run: pods, nodes and ProvisioningRequests (events, the
+// autoscaler's status ConfigMap and leases do not count).
+func (s *stepper) watchChanges(ctx context.Context) error {
+	touch := func(any) { s.lastChange.Store(time.Now().UnixNano()) }
+	handler := cache.ResourceEventHandlerFuncs{AddFunc: touch, UpdateFunc: func(_, o any) { touch(o) }, DeleteFunc: touch}
+	typed := informers.NewSharedInformerFactory(s.env.Client, 0)
+	dyn, err := dynamic.NewForConfig(s.env.Config)
+	if err != nil {
+		return err
+	}
+	untyped := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	for _, inf := range []cache.SharedIndexInformer{typed.Core().V1().Pods().Informer(), typed.Core().V1().Nodes().Informer(),
+		untyped.ForResource(autoscalingv1.Resource).Informer()} {
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return err
+		}
+	}
+	typed.Start(ctx.Done())
+	untyped.Start(ctx.Done())
+	for typ, ok := range typed.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("watching changes: %v did not sync", typ)
+		}
+	}
+	for typ, ok := range untyped.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("watching changes: %v did not sync", typ)
+		}
+	}
+	return nil
+}
+
+// syncCloud has armlocal's node agent catch up with the cloud at the
+// clock's time and returns the cloud's next change.
+func (s *stepper) syncCloud(ctx context.Context) (next time.Time, ok bool, err error) {
+	var reply struct {
+		Now  string `json:"now"`
+		Next string `json:"next"`
+	}
+	if err := s.post(ctx, s.cloudSync, &reply); err != nil {
+		return time.Time{}, false, fmt.Errorf("armlocal sync: %w", err)
+	}
+	if reply.Next == "" {
+		return time.Time{}, false, nil
+	}
+	next, err = time.Parse(time.RFC3339Nano, reply.Next)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("armlocal sync: next %q: %w", reply.Next, err)
+	}
+	return next, true, nil
+}
+
+// runAutoscaler runs one autoscaler loop at the clock's time.
+func (s *stepper) runAutoscaler(ctx context.Context) error {
+	if err := s.post(ctx, s.autoscalerRun, nil); err != nil {
+		return fmt.Errorf("autoscaler loop: %w", err)
+	}
+	return nil
+}
+
+func (s *stepper) post(ctx context.Context, url string, reply any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	if reply != nil {
+		if err := json.Unmarshal(body, reply); err != nil {
+			return fmt.Errorf("%s: %w", url, err)
+		}
+	}
+	return nil
+}
+
+// step runs one step at the clock's time: arrivals first (create), then the
+// cloud, quiet, an autoscaler loop, the cloud, quiet. It returns the cloud's
+// next change.
+func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cloudNext time.Time, ok bool, err error) {
+	sync := func() (err error) { cloudNext, ok, err = s.syncCloud(ctx); return err }
+	settle := func() error { return s.settle(ctx, w) }
+	for _, p := range []struct {
+		name string
+		f    func() error
+	}{{"arrivals", create}, {"cloud", sync}, {"settle", settle}, {"autoscaler", func() error { return s.runAutoscaler(ctx) }}, {"cloud", sync}, {"settle", settle}} {
+		if err := s.timed(p.name, p.f); err != nil {
+			return time.Time{}, false, err
+		}
+	}
+	w.stepped.plan()
+	return cloudNext, ok, nil
+}
+
+// nextStep is the trace time of the step after now: step on while things
+// move, else the first of what is due (an arrival, a timer, the cloud's next
+// change) within idleJump; never past end.
+func nextStep(now, step, end time.Duration, moved bool, due ...time.Duration) time.Duration {
+	next := now + idleJump
+	if moved {
+		next = now + step
+	}
+	for _, d := range due {
+		if d > now && d < next {
+			next = d
+		}
+	}
+	return min(next, end)
+}
+
+// replay plays the trace on the stepped clock until every job is done or
+// the clock reaches end. create makes a job's pods.
+func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w *watcher, trace simulate.Trace, end, step time.Duration, create func(simulate.Job) error) error {
+	if err := s.watchChanges(ctx); err != nil {
+		return err
+	}
+	next, changes, steps := 0, -1, 0
+	lastReport, began := time.Time{}, time.Now()
+	for steps = 1; ; steps++ {
+		now := w.clk.now()
+		arrivals := func() error {
+			for next < len(trace.Jobs) && trace.Jobs[next].At <= now {
+				j := trace.Jobs[next]
+				w.created(j) // first: a pod can bind before create returns
+				if err := create(j); err != nil {
+					return err
+				}
+				next++
+			}
+			return nil
+		}
+		cloudNext, cloudPending, err := s.step(ctx, w, arrivals)
+		if err != nil {
+			return err
+		}
+		if time.Since(lastReport) >= 5*time.Second {
+			w.failures(ctx)
+			fmt.Fprintf(progress, "[%s minute %3.0f] %s; %s\n", name, now.Minutes(), w.status(), s.stepStats(steps, began))
+			lastReport = time.Now()
+		}
+		if (w.allDone(len(trace.Jobs)) && next == len(trace.Jobs)) || now >= end {
+			fmt.Fprintf(progress, "[%s minute %3.0f] %s\n", name, now.Minutes(), s.stepStats(steps, began))
+			return nil
+		}
+		w.mu.Lock()
+		moved := w.rec.Changes != changes
+		changes = w.rec.Changes
+		w.mu.Unlock()
+		var due []time.Duration
+		if next < len(trace.Jobs) {
+			due = append(due, trace.Jobs[next].At)
+		}
+		if t, ok := s.events.Next(); ok {
+			due = append(due, t.Sub(s.start))
+		}
+		if cloudPending {
+			due = append(due, cloudNext.Sub(s.start))
+		}
+		to := nextStep(now, step, end, moved, due...)
+		w.stepped.accrue(to)
+		s.events.StepTo(s.start.Add(to))
+		s.clk.StepTo(s.start.Add(to))
+	}
+}
+
+// stepStats says how many steps ran since began and where their wall time
+// went.
+func (s *stepper) stepStats(steps int, began time.Time) string {
+	per := func(d time.Duration) time.Duration { return (d / time.Duration(steps)).Round(time.Millisecond) }
+	return fmt.Sprintf("%d steps, %s wall each (autoscaler %s, settling %s, cloud %s)", steps,
+		per(time.Since(began)), per(s.spent["autoscaler"]), per(s.spent["settle"]), per(s.spent["cloud"]))
+}
+
+// syncURL is armlocal's POST /sync, beside its fault endpoint.
+func (p *process) syncURL() string { return p.faultsURL + "/sync" }

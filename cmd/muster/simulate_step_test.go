@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"github.com/muster-project/muster/pkg/simulate"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// holdPermit holds pods labelled hold=true at Permit until the test lets
+// them go: members between Reserve and Bind for as long as it likes.
+type holdPermit struct {
+	h    fwk.Handle
+	mu   sync.Mutex
+	held map[string]bool
+}
+
+func (p *holdPermit) Name() string { return "HoldPermit" }
+
+func (p *holdPermit) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+	if pod.Labels["hold"] != "true" {
+		return nil, 0
+	}
+	p.mu.Lock()
+	p.held[pod.Name] = true
+	p.mu.Unlock()
+	return fwk.NewStatus(fwk.Wait, "held by the test"), 2 * time.Minute
+}
+
+// release lets every held pod go on to Bind.
+func (p *holdPermit) release() {
+	p.h.IterateOverWaitingPods(func(wp fwk.WaitingPod) { wp.Allow(p.Name()) })
+}
+
+func (p *holdPermit) heldCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.held)
+}
+
+// TestStepWaitsForMembersBetweenReserveAndBind is the stepped clock's
+// quiescence rule on the real API server and scheduler: while a gang's
+// members are reserved and held at Permit, a step's wait for quiet does not
+// end; it ends once they are bound.
+func TestStepWaitsForMembersBetweenReserveAndBind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an API server and a scheduler")
+	}
+	ctx := context.Background()
+	env, err := harness.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := env.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-0", 8)); err != nil {
+		t.Fatal(err)
+	}
+	clk := simulate.NewStepClock(traceEpoch())
+	config := harness.MusterConfig(kubeconfig, harness.GangArgs{StatusSyncMillis: 10, HintSyncMillis: 10})
+	config = strings.Replace(config, "permit:\n      enabled: [{name: MusterGang}]", "permit:\n      enabled: [{name: MusterGang}, {name: HoldPermit}]", 1)
+	hold := &holdPermit{held: map[string]bool{}}
+	sched, err := env.StartSchedulerOn(ctx, config, clk, app.WithPlugin("HoldPermit", func(_ context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		hold.h = h
+		return hold, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sched.Stop()
+	s := &stepper{env: env, sched: sched, clk: clk, start: clk.Now(), http: http.DefaultClient, window: quietWindow}
+	w := &watcher{}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if err := s.watchChanges(watchCtx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Quiet to begin with.
+	if err := s.settle(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	members := harness.LabelMembers(simNamespace, "held", 3, 2, 3, 3)
+	for i := range members {
+		members[i].Labels["hold"] = "true"
+	}
+	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+		t.Fatal(err)
+	}
+	settled := make(chan error, 1)
+	go func() { settled <- s.settle(ctx, w) }()
+	deadline := time.Now().Add(time.Minute)
+	for hold.heldCount() < len(members) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d members reached Permit within a minute", hold.heldCount(), len(members))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Held well past the quiet window: the step must still be waiting.
+	select {
+	case err := <-settled:
+		t.Fatalf("the wait for quiet ended (%v) while %d members were held between Reserve and Bind", err, hold.heldCount())
+	case <-time.After(20 * quietWindow):
+	}
+	if quiet, held := sched.Quiet(); quiet {
+		t.Fatalf("Quiet with members held at Permit (%s)", held)
+	}
+	hold.release()
+	select {
+	case err := <-settled:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the wait for quiet did not end within a minute of the members' release")
+	}
+	pods, err := env.Client.CoreV1().Pods(simNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == "" {
+			t.Errorf("the step went on with member %s not bound", p.Name)
+		}
+	}
+}
+
+func TestNextStep(t *testing.T) {
+	const step, end = 30 * time.Second, 100 * time.Minute
+	for _, c := range []struct {
+		name  string
+		now   time.Duration
+		moved bool
+		due   []time.Duration
+		want  time.Duration
+	}{
+		{"moving: a step on", 10 * time.Minute, true, nil, 10*time.Minute + step},
+		{"moving: something due sooner", 10 * time.Minute, true, []time.Duration{10*time.Minute + 5*time.Second}, 10*time.Minute + 5*time.Second},
+		{"quiet: jump to what is due", 10 * time.Minute, false, []time.Duration{13 * time.Minute, 12 * time.Minute}, 12 * time.Minute},
+		{"quiet, nothing due: at most idleJump", 10 * time.Minute, false, []time.Duration{40 * time.Minute}, 10*time.Minute + idleJump},
+		{"due now or past is not a step", 10 * time.Minute, false, []time.Duration{10 * time.Minute, time.Minute}, 10*time.Minute + idleJump},
+		{"never past the end", 99 * time.Minute, false, nil, end},
+	} {
+		if got := nextStep(c.now, step, end, c.moved, c.due...); got != c.want {
+			t.Errorf("%s: nextStep = %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// mixedTrace mixes shapes, priorities and churn: a CPU job, an MPIJob-style
+// gang (a CPU launcher beside its GPU workers), a rigid gang on one
+// placement group, an elastic gang of higher priority, single-GPU jobs, and
+// a gang that can never fit.
+const mixedTrace = `# minute name kind members gpus cpu run-minutes options
+0 etl     cpu  1 0 2  3
+0 pair    gang 2 8 16 4 require=placement-group
+1 mpi     gang 2 1 4  3 launcher=2
+1 elastic gang 3 8 16 4 min=1 max=3 priority=100
+2 one     gpu  2 1 4  2
+3 huge    gang 9 8 16 3 require=placement-group
+`
+
+// TestSteppedReplayRepeats replays a short mixed trace on the stepped clock
+// twice, and a third time with another process keeping a core busy, and
+// wants Muster's side to give the same summary figures each time (nodes
+// added by pool, partial gangs, excess nodes) and each job's wait to min
+// within one step. The baseline's differences are logged, not failed: the
+// stock scheduler binds a gang's members one by one as the nodes of a
+// scale-up register, and under load which member meets which node first
+// can still change.
+func TestSteppedReplayRepeats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the autoscaler binaries and runs the whole stack six times")
+	}
+	if err := setupLogging(0); err != nil {
+		t.Fatal(err)
+	}
+	binDir := buildAutoscalerBinaries(t)
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "mixed.trace")
+	if err := os.WriteFile(tracePath, []byte(mixedTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := simOptions{tracePath: tracePath, binDir: binDir, step: time.Minute, grace: 6 * time.Minute, seed: 1}
+	replay := func(label string) []simulate.Run {
+		t.Helper()
+		var progress bytes.Buffer
+		_, runs, err := simulateRuns(context.Background(), &progress, o, nil)
+		t.Logf("%s:\n%s", label, progress.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs
+	}
+	first := replay("first replay")
+	second := replay("second replay")
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	third := replay("replay beside a CPU hog")
+	_ = hog.Process.Kill()
+	_ = hog.Wait()
+
+	for i, other := range [][]simulate.Run{second, third} {
+		for s := range first {
+			a, b := first[s].Figures, other[s].Figures
+			name := fmt.Sprintf("%s, replay %d", first[s].Name, i+2)
+			report := t.Errorf
+			if first[s].Name == "baseline" {
+				report = t.Logf
+			}
+			if fmt.Sprint(a.NodesAdded) != fmt.Sprint(b.NodesAdded) || a.PartialGangs != b.PartialGangs || a.ExcessNodes != b.ExcessNodes {
+				report("%s: nodes added %v, partial gangs %d, excess nodes %d; the first replay: %v, %d, %d",
+					name, b.NodesAdded, b.PartialGangs, b.ExcessNodes, a.NodesAdded, a.PartialGangs, a.ExcessNodes)
+			}
+			for j, ja := range a.Jobs {
+				jb := b.Jobs[j]
+				if ja.AtMin != jb.AtMin || (ja.AtMin && (ja.ToMin-jb.ToMin > o.step || jb.ToMin-ja.ToMin > o.step)) {
+					report("%s: job %s reached min %v after %s; the first replay %v after %s (more than a step apart)", name, ja.Name, jb.AtMin, jb.ToMin, ja.AtMin, ja.ToMin)
+				}
+			}
+		}
+	}
+	m := first[0].Figures
+	if m.PartialGangs != 0 || m.ExcessNodes != 0 {
+		t.Errorf("muster: partial gangs %d, excess nodes %d, want none", m.PartialGangs, m.ExcessNodes)
+	}
+}
