@@ -302,7 +302,7 @@ const chaosCISeed = 1
 // and counted once however its pods end.
 func TestPlainJobDoneOnceItsReplacementsRan(t *testing.T) {
 	j := simulate.Job{Name: "etl", Kind: simulate.KindCPU, Members: 2, Min: 2, Max: 2, MilliCPU: 1000}
-	w := &watcher{rec: simulate.NewRecord(), jobs: map[string]simulate.Job{j.Name: j},
+	w := &watcher{rec: simulate.NewRecord(), clk: clock{start: time.Now(), minute: time.Second}, jobs: map[string]simulate.Job{j.Name: j},
 		done: map[string]bool{}, current: map[string][]string{}}
 	w.created(j)
 	w.rec.PodBound("etl", "etl-0", "n1", time.Minute)
