@@ -357,7 +357,11 @@ func nextStep(now, step, end time.Duration, moved bool, due ...time.Duration) ti
 // replay plays the trace on the stepped clock until every job is done or
 // the clock reaches end. create makes a job's pods.
 func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w *watcher, trace simulate.Trace, end, step time.Duration, create func(simulate.Job) error) error {
-	if err := s.watchChanges(ctx); err != nil {
+	// The watches end with the replay: left open they would hold the API
+	// server's shutdown for its minute of grace.
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if err := s.watchChanges(watchCtx); err != nil {
 		return err
 	}
 	next, changes, steps := 0, -1, 0
