@@ -13,6 +13,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+	"k8s.io/utils/clock"
 
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
@@ -59,6 +60,7 @@ func newTestPlugin() *Topology {
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	return &Topology{
+		clock:    clock.RealClock{},
 		levels:   levels,
 		gpu:      "nvidia.com/gpu",
 		pods:     cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
