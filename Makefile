@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -84,6 +84,11 @@ simulate-repeat:
 simulate-day:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate --trace-for 24h --chart simulate-day.svg
+
+## simulate-replay-test: the stepped replay's repeat test (a mixed trace
+## three times, the third beside a CPU hog; about 8 minutes)
+simulate-replay-test:
+	MUSTER_REPLAY_REPEATS=1 $(GO) test ./cmd/muster -run TestSteppedReplayRepeats -count=1 -v -timeout 30m
 
 ## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
 ## in: Muster with spot, Muster without, and the baseline (about 7 minutes)
