@@ -402,14 +402,10 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	// Stepped, the plugins' timers and ages run on the trace clock: a trace
 	// minute is a minute to them. On wall time they are scaled by --minute.
-	var (
-		stepClock *simulate.StepClock
-		epoch     time.Time
-	)
+	var stepClock *simulate.StepClock
 	minute, statusSync, hintSync, podWrites := o.minute, int64(250), int64(200), int64(0)
 	if o.step > 0 {
-		epoch = traceEpoch()
-		stepClock = simulate.NewStepClock(epoch)
+		stepClock = simulate.NewStepClock(traceEpoch())
 		// The writers' wall-time periods are kept well inside the quiet
 		// window a step waits for, so what they owe is written by then,
 		// and their rate is not paced in wall time: a step stands for a

@@ -252,12 +252,9 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 			return err
 		}
 	}
-	typed.Start(ctx.Done())
 	untyped.Start(ctx.Done())
-	for typ, ok := range typed.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("watching changes: %v did not sync", typ)
-		}
+	if err := startInformers(ctx, typed); err != nil {
+		return err
 	}
 	for typ, ok := range untyped.WaitForCacheSync(ctx.Done()) {
 		if !ok {

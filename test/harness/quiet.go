@@ -24,9 +24,13 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 	for _, f := range s.sched.Profiles {
 		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
 	}
+	if active+inFlight+waiting > 0 {
+		return false, fmt.Sprintf("active %d, in flight %d, waiting at Permit %d", active, inFlight, waiting)
+	}
+	// Only then the cache's copy, for the pods bound but not yet seen so:
+	// it clones every node.
 	assumed := s.sched.Cache.Dump().AssumedPods.Len()
-	held = fmt.Sprintf("active %d, in flight %d, waiting at Permit %d, assumed %d", active, inFlight, waiting, assumed)
-	return active+inFlight+waiting+assumed == 0, held
+	return assumed == 0, fmt.Sprintf("assumed %d", assumed)
 }
 
 // Flush moves pending pods to the active queue, as the end of a backoff or a

@@ -135,19 +135,7 @@ func TestSimulateScenarioWithNodeAgent(t *testing.T) {
 	if cfg.GPUPools.ScaleDownUnneededTime.Duration != 20*time.Second {
 		t.Errorf("gpuPools.scaleDownUnneededTime %v", cfg.GPUPools.ScaleDownUnneededTime)
 	}
-	ca, err := os.ReadFile(info.CAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(ca) {
-		t.Fatalf("no certificate in %s", info.CAFile)
-	}
-	prov, err := agentpool.New(cfg, agentpool.Options{Transport: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = prov.Cleanup() })
+	prov := providerFor(t, cfg, info.CAFile)
 	var heavy interface {
 		IncreaseSize(int) error
 		DeleteNodes([]*apiv1.Node) error
@@ -280,4 +268,24 @@ func TestPoolsFile(t *testing.T) {
 			t.Errorf("%s: err %v, want one saying %q", tc.body, err, tc.want)
 		}
 	}
+}
+
+// providerFor builds the agent-pool cloud provider on cfg, trusting
+// armlocal's CA certificate, and cleans it up with the test.
+func providerFor(t *testing.T, cfg *agentpool.Config, caFile string) *agentpool.Provider {
+	t.Helper()
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(ca) {
+		t.Fatalf("no certificate in %s", caFile)
+	}
+	prov, err := agentpool.New(cfg, agentpool.Options{Transport: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = prov.Cleanup() })
+	return prov
 }

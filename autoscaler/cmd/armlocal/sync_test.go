@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,19 +185,7 @@ func TestSyncNodeAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, err := os.ReadFile(info.CAFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(ca) {
-		t.Fatalf("no certificate in %s", info.CAFile)
-	}
-	prov, err := agentpool.New(cfg, agentpool.Options{Transport: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = prov.Cleanup() })
+	prov := providerFor(t, cfg, info.CAFile)
 	var heavy interface {
 		IncreaseSize(int) error
 		DeleteNodes([]*apiv1.Node) error
