@@ -185,6 +185,9 @@ type Writer struct {
 	replaced                 map[gang.Key]*replacement
 	retryFirst, retryCeiling time.Duration
 	now                      func() time.Time
+	// sets counts the verdicts Set; setsSynced is what it counted when
+	// the last whole Sync began (Settled).
+	sets, setsSynced uint64
 }
 
 // replacement is the state of a gang whose request was deleted, Failed or
@@ -256,6 +259,19 @@ func (w *Writer) Set(x Want) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.want[x.Key] = x
+	w.sets++
+}
+
+// Settled says whether a whole Sync has run since the latest verdict was
+// Set, so that what the verdicts ask of the API is written; a replica that
+// does not lead writes nothing and is settled.
+func (w *Writer) Settled() bool {
+	if w.leading != nil && !w.leading() {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.setsSynced == w.sets
 }
 
 // Run adopts the requests a previous scheduler left and reconciles until ctx
@@ -334,6 +350,12 @@ func (w *Writer) Sync(ctx context.Context) {
 	}
 	w.led = true
 	w.mu.Lock()
+	sets := w.sets
+	defer func() {
+		w.mu.Lock()
+		w.setsSynced = sets
+		w.mu.Unlock()
+	}()
 	keys := map[gang.Key]struct{}{}
 	for k := range w.want {
 		keys[k] = struct{}{}

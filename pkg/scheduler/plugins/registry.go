@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/pkg/features"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -31,6 +32,13 @@ func RegistryOn(c clock.WithDelayedExecution) frameworkruntime.Registry {
 		gangplugin.Name:  gangplugin.NewOn(c),
 		gputopology.Name: gputopology.NewOn(c),
 	}
+}
+
+// WritesSettled says whether the profile's Muster plugins have written all
+// they owe the API (gang status, pod marks, ProvisioningRequests): muster
+// simulate's test of a quiet step.
+func WritesSettled(h fwk.Handle) bool {
+	return gangplugin.WritesSettled(h) && gputopology.HintsSettled(h)
 }
 
 // Options registers every Muster plugin with the scheduler command.

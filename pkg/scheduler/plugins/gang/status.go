@@ -51,11 +51,13 @@ type statusWriter struct {
 	// loopMu is held by the writing loop, which owns last and placed.
 	loopMu sync.Mutex
 
-	mu     sync.Mutex
-	dirty  map[gang.Key]struct{}
-	gate   map[types.UID]gatedPod
-	last   map[gang.Key]written
-	placed map[gang.Key]bool // the quorum was placed at some point
+	mu sync.Mutex
+	// writing: a flush is writing what it took from dirty and gate.
+	writing bool
+	dirty   map[gang.Key]struct{}
+	gate    map[types.UID]gatedPod
+	last    map[gang.Key]written
+	placed  map[gang.Key]bool // the quorum was placed at some point
 	// untimed: gangs whose quorum was placed but whose binds the informer
 	// has not shown yet, so its wait is timed at a later sync.
 	untimed map[gang.Key]bool
@@ -195,6 +197,40 @@ func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
 	w.gated(pod, err.Error())
 }
 
+// WritesSettled says whether the profile's MusterGang has written all it
+// owes the API: no gang's status left to sync, no gated mark due, no pod
+// patch queued, and no sync under way. A standby owes nothing. muster
+// simulate waits for it before a step counts as quiet, so what a step
+// decided is written before the autoscaler looks, however loaded the
+// machine. True when the profile runs no MusterGang.
+func WritesSettled(h fwk.Handle) bool {
+	v, ok := writers.Load(h)
+	if !ok {
+		return true
+	}
+	return v.(*statusWriter).settled()
+}
+
+func (w *statusWriter) settled() bool {
+	if !w.pl.leading.Leading() {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.writing || len(w.dirty) > 0 {
+		return false
+	}
+	// A gated mark waits a period before it is written (flush): one that
+	// has waited it is owed.
+	cutoff := w.pl.clock.Now().Add(-w.period)
+	for _, g := range w.gate {
+		if g.since.Before(cutoff) {
+			return false
+		}
+	}
+	return w.marks == nil || w.marks.Pending() == 0
+}
+
 func (w *statusWriter) run(ctx context.Context) {
 	wait.UntilWithContext(ctx, w.flush, w.period)
 }
@@ -218,6 +254,7 @@ func (w *statusWriter) flush(ctx context.Context) {
 			delete(w.gate, uid)
 		}
 	}
+	w.writing = len(gate)+len(dirty) > 0
 	w.mu.Unlock()
 	for _, g := range gate {
 		w.writeGated(g)
@@ -225,6 +262,9 @@ func (w *statusWriter) flush(ctx context.Context) {
 	for k := range dirty {
 		w.sync(ctx, k)
 	}
+	w.mu.Lock()
+	w.writing = false
+	w.mu.Unlock()
 }
 
 func (w *statusWriter) writeGated(g gatedPod) {

@@ -3,6 +3,7 @@ package gputopology
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -61,8 +62,19 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	pl.hints.SetLeading(pl.leading.Leading)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
 	gangplugin.ShareBookings(h, pl.hints.BookedNodes)
+	hintWriters.Store(h, pl.hints)
 	go pl.hints.Run(ctx)
 	return nil
+}
+
+// hintWriters finds a profile's hint writer from its framework handle.
+var hintWriters sync.Map // fwk.Handle -> *hints.Writer
+
+// HintsSettled says whether the profile's hint writer has written the
+// latest verdicts (hints.Writer.Settled); true when it runs none.
+func HintsSettled(h fwk.Handle) bool {
+	v, ok := hintWriters.Load(h)
+	return !ok || v.(*hints.Writer).Settled()
 }
 
 // activateWaitingGPUPods moves pending GPU pods back to the active queue
