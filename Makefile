@@ -86,7 +86,7 @@ simulate-day:
 	$(GO) run ./cmd/muster simulate --trace-for 24h --chart simulate-day.svg
 
 ## simulate-replay-test: the stepped replay's repeat test (a mixed trace
-## three times, the third beside a CPU hog; about 8 minutes)
+## three times, the third beside a CPU hog; about 2 minutes)
 simulate-replay-test:
 	MUSTER_REPLAY_REPEATS=1 $(GO) test ./cmd/muster -run TestSteppedReplayRepeats -count=1 -v -timeout 30m
 

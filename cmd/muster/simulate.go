@@ -424,7 +424,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	var sched *harness.Scheduler
 	if stepClock != nil {
-		sched, err = env.StartSchedulerOn(ctx, sequential(config), stepClock)
+		sched, err = env.StartSchedulerOn(ctx, harness.Stepped(config), stepClock)
 	} else {
 		sched, err = env.StartScheduler(ctx, config)
 	}
@@ -568,13 +568,6 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	fmt.Fprintf(progress, "[%s minute %3.0f] done in %s%s: %s\n", name, clk.now().Minutes(), wall.Round(time.Second/10), perHour, w.status())
 	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall}, nil
-}
-
-// sequential has the scheduler filter and score nodes one at a time: in
-// parallel, which of several equally scored nodes a pod gets depends on
-// which goroutine finished first, and a replay would not repeat itself.
-func sequential(config string) string {
-	return strings.Replace(config, "kind: KubeSchedulerConfiguration\n", "kind: KubeSchedulerConfiguration\nparallelism: 1\n", 1)
 }
 
 // startCluster starts the run's API server with its namespace, system node,

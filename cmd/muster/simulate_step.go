@@ -10,10 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	utilclock "k8s.io/utils/clock"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
@@ -171,6 +173,9 @@ type stepper struct {
 	flushed time.Time
 	// lastChange is the wall time (Unix ns) of the last change watchChanges saw.
 	lastChange atomic.Int64
+	// lateCatchUps counts half steps whose changes the scheduler had not
+	// all seen within catchUpTimeout.
+	lateCatchUps int
 }
 
 // timed runs f and adds its wall time to phase.
@@ -317,22 +322,71 @@ func (s *stepper) post(ctx context.Context, url string, reply any) error {
 	return nil
 }
 
-// step runs one step at the clock's time: arrivals first (create), then the
-// cloud, quiet, an autoscaler loop, the cloud, quiet. It returns the cloud's
-// next change.
+// step runs one step at the clock's time in two halves. First the trace's
+// changes: what the clock fired on its way here (runs ending, the plugins'
+// timers), the arrivals (create) and what the cloud booted; then an
+// autoscaler loop and what the cloud did for it. The scheduling queue is
+// held while a half's changes are made, released once the scheduler has
+// seen them all, and the half ends when the system is quiet: so the
+// scheduler decides on all of a half's changes at once, whatever the
+// timing of their arrival. It returns the cloud's next change.
 func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cloudNext time.Time, ok bool, err error) {
+	s.sched.Hold() // already held when the clock was stepped
 	sync := func() (err error) { cloudNext, ok, err = s.syncCloud(ctx); return err }
-	settle := func() error { return s.settle(ctx, w) }
+	release := func() error {
+		if err := s.caughtUp(ctx, w); err != nil {
+			return err
+		}
+		s.sched.Release()
+		return s.settle(ctx, w)
+	}
+	hold := func() error { s.sched.Hold(); return nil }
 	for _, p := range []struct {
 		name string
 		f    func() error
-	}{{"arrivals", create}, {"cloud", sync}, {"settle", settle}, {"autoscaler", func() error { return s.runAutoscaler(ctx) }}, {"cloud", sync}, {"settle", settle}} {
+	}{{"arrivals", create}, {"cloud", sync}, {"settle", release},
+		{"settle", hold}, {"autoscaler", func() error { return s.runAutoscaler(ctx) }}, {"cloud", sync}, {"settle", release}} {
 		if err := s.timed(p.name, p.f); err != nil {
 			return time.Time{}, false, err
 		}
 	}
 	w.stepped.plan()
 	return cloudNext, ok, nil
+}
+
+// catchUpTimeout bounds a wait for the scheduler to see a half step's
+// changes; past it the step goes on (and says so in its progress line).
+const catchUpTimeout = 10 * time.Second
+
+// caughtUp waits, with the queue held, until the watcher's writes are done
+// and the scheduler has seen every node and pod the API server lists.
+func (s *stepper) caughtUp(ctx context.Context, w *watcher) error {
+	w.writing.Wait()
+	deadline := time.Now().Add(catchUpTimeout)
+	for {
+		nodes, err := s.env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		pods, err := s.env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		ok, why := s.sched.Caught(nodes.Items, pods.Items)
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			s.lateCatchUps++
+			klog.FromContext(ctx).Info("The scheduler did not see a step's changes in time; going on", "minute", s.clk.Since(s.start).Minutes(), "missing", why)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
 }
 
 // nextStep is the trace time of the step after now: step on while things
@@ -404,6 +458,7 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 			due = append(due, cloudNext.Sub(s.start))
 		}
 		to := nextStep(now, step, end, moved, due...)
+		s.sched.Hold() // what the clock fires is decided on with the next step's changes
 		w.stepped.accrue(to)
 		s.events.StepTo(s.start.Add(to))
 		s.clk.StepTo(s.start.Add(to))
@@ -414,8 +469,12 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 // went.
 func (s *stepper) stepStats(steps int, began time.Time) string {
 	per := func(d time.Duration) time.Duration { return (d / time.Duration(steps)).Round(time.Millisecond) }
-	return fmt.Sprintf("%d steps, %s wall each (autoscaler %s, settling %s, cloud %s)", steps,
-		per(time.Since(began)), per(s.spent["autoscaler"]), per(s.spent["settle"]), per(s.spent["cloud"]))
+	late := ""
+	if s.lateCatchUps > 0 {
+		late = fmt.Sprintf("; %d half steps went on before the scheduler saw all their changes", s.lateCatchUps)
+	}
+	return fmt.Sprintf("%d steps, %s wall each (autoscaler %s, settling %s, cloud %s)%s", steps,
+		per(time.Since(began)), per(s.spent["autoscaler"]), per(s.spent["settle"]), per(s.spent["cloud"]), late)
 }
 
 // syncURL is armlocal's POST /sync, beside its fault endpoint.

@@ -15,10 +15,12 @@ import (
 	"sync"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
@@ -250,6 +252,7 @@ type Scheduler struct {
 	done   chan error
 	once   sync.Once
 	sched  *scheduler.Scheduler
+	gate   *stepGate
 }
 
 // Stop stops the scheduler and waits for it to exit; it may be called again.
@@ -319,13 +322,15 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, regi
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
+	gate := &stepGate{gated: map[types.UID]*v1.Pod{}}
+	registry = append(registry, app.WithPlugin(StepGateName, gate.factory))
 	cc, sched, err := app.Setup(ctx, opts, registry...)
 	if err != nil {
 		cancel()
 		configz.Delete("componentconfig") // so that the next scheduler can register
 		return nil, err
 	}
-	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched}
+	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched, gate: gate}
 	go func() { s.done <- app.Run(ctx, cc, sched) }()
 	return s, nil
 }

@@ -3,29 +3,44 @@ package harness
 import (
 	"fmt"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/muster-project/muster/pkg/scheduler/plugins"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
 // Quiet reports whether the scheduler holds nothing in hand: no pod in its
-// active queue, none popped and not yet past Permit, none waiting at Permit,
-// none assumed and not yet seen bound. Pods in backoff or unschedulable wait
-// for something to happen and do not count (Flush retries them). held says
-// what it still holds, for a caller that waits too long.
+// active or backoff queue, none popped and not yet past Permit, none
+// waiting at Permit, none assumed and not yet seen bound. Unschedulable
+// pods wait for something to happen and do not count (Flush retries them);
+// backing-off ones do, as the queue pops them as soon as its active queue
+// is empty (SchedulerPopFromBackoffQ, on by default). held says what it
+// still holds, for a caller that waits too long.
 func (s *Scheduler) Quiet() (quiet bool, held string) {
 	q := s.sched.SchedulingQueue
 	active := 0
 	if a, ok := q.(interface{ PodsInActiveQ() []*v1.Pod }); ok {
 		active = len(a.PodsInActiveQ())
 	}
+	if b, ok := q.(interface{ PodsInBackoffQ() []*v1.Pod }); ok && utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ) {
+		active += len(b.PodsInBackoffQ())
+	}
 	inFlight := len(q.InFlightPods())
 	waiting := 0
 	for _, f := range s.sched.Profiles {
 		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
 	}
+	for name, f := range s.sched.Profiles {
+		if !plugins.WritesSettled(f) {
+			return false, fmt.Sprintf("profile %s's plugins have writes pending", name)
+		}
+	}
 	if active+inFlight+waiting > 0 {
-		return false, fmt.Sprintf("active %d, in flight %d, waiting at Permit %d", active, inFlight, waiting)
+		return false, fmt.Sprintf("active or backing off %d, in flight %d, waiting at Permit %d", active, inFlight, waiting)
 	}
 	// Only then the cache's copy, for the pods bound but not yet seen so:
 	// it clones every node.
