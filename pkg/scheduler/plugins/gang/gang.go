@@ -596,10 +596,16 @@ func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
 	}
 }
 
-// wakeAfterBackoff activates the gang's members once its backoff has ended.
-// A failure while the timer runs pushes the backoff out; waking the members
-// at the first deadline would only have them rejected again, and nothing
-// would wake them after.
+// wakeAfterBackoff starts the gang's next attempt once its backoff has
+// ended. A failure while the timer runs pushes the backoff out; waking the
+// gang at the first deadline would only have it rejected again, and nothing
+// would wake it after.
+//
+// One member is woken, not all: the attempt's first member checks the room
+// for the whole quorum in PreFilter, and once it waits at Permit it brings
+// the others forward (Permit). A gang that still does not fit is rejected
+// in one scheduling cycle instead of one per member, which is what a
+// backlog of gangs too big for the cluster costs on every backoff.
 func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Duration) {
 	pl.clock.AfterFunc(d, func() {
 		if _, left, backingOff := pl.tracker.BackingOff(key); backingOff {
@@ -607,8 +613,27 @@ func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Durati
 			return
 		}
 		pl.activating.Delete(key)
-		pl.activate(logger, key, "")
+		if first := firstUnplaced(pl.members(key)); first != nil {
+			pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
+		}
 	})
+}
+
+// firstUnplaced is the live member without a node that was created first
+// (by name among those created in the same second), nil if there is none:
+// the same member leads each attempt.
+func firstUnplaced(members []*v1.Pod) *v1.Pod {
+	var first *v1.Pod
+	for _, m := range members {
+		if m.Spec.NodeName != "" || !gang.Live(m) {
+			continue
+		}
+		if first == nil || m.CreationTimestamp.Before(&first.CreationTimestamp) ||
+			(m.CreationTimestamp.Equal(&first.CreationTimestamp) && m.Name < first.Name) {
+			first = m
+		}
+	}
+	return first
 }
 
 // activate moves a gang's unplaced members to the active queue.
