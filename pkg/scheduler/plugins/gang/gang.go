@@ -57,13 +57,16 @@ type Gang struct {
 	clock            clock.WithDelayedExecution
 	ageFromFirstSeen bool
 	firstSeen        sync.Map // gang.Key -> time.Time
-	pods             cache.Indexer
-	podLister        corelisters.PodLister
-	podGroups        schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
-	workloads        *workloadAPI                // nil when upstream PodGroups are not served
-	status           *statusWriter
-	gangSince        sync.Map // gang.Key -> time.Time, the queue order of each gang
-	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
+	// loneSeen is when each pending pod outside a gang was first seen, on
+	// a trace clock: its place in the queue's age order beside gangs.
+	loneSeen  sync.Map // types.UID -> time.Time
+	pods      cache.Indexer
+	podLister corelisters.PodLister
+	podGroups schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	workloads *workloadAPI                // nil when upstream PodGroups are not served
+	status    *statusWriter
+	gangSince sync.Map // gang.Key -> time.Time, the queue order of each gang
+	quorate   sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	// shapes and rooms spare the capacity plan reading unchanged members
 	// and nodes again each time it is made.
 	shapes     *capacity.Shapes
@@ -164,6 +167,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 			pl.touchPod(o)
 			if p, ok := podFrom(o); ok && p.Spec.NodeName != "" {
 				pl.shapes.Forget(p.UID) // placed: no plan reads it again
+				pl.loneSeen.Delete(p.UID)
 			}
 		},
 		// A pod leaving frees room the capacity plan may hold.
@@ -173,6 +177,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 			pl.planCache.invalidate()
 			if p, ok := podFrom(o); ok {
 				pl.shapes.Forget(p.UID)
+				pl.loneSeen.Delete(p.UID)
 				pl.wideOnce.Delete(p.UID)
 			}
 		},
@@ -307,7 +312,7 @@ func (pl *Gang) resolveMembers(pod *v1.Pod, listMembers bool) (spec gang.Spec, m
 	if err != nil {
 		return gang.Spec{Key: key, Source: source}, members, true, err
 	}
-	pl.gangSince.Store(key, spec.Created)
+	pl.gangSince.Store(key, pl.created(spec))
 	return spec, members, true, nil
 }
 
@@ -404,8 +409,14 @@ func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
 	if !ok {
 		return k
 	}
-	key, _, isGang, err := gang.GroupOf(pi.GetPodInfo().GetPod())
+	pod := pi.GetPodInfo().GetPod()
+	key, _, isGang, err := gang.GroupOf(pod)
 	if !isGang || err != nil {
+		// On a trace clock a gang's age is trace time (created), so a
+		// lone pod's is too: the queue's own stamps are wall time.
+		if seen, ok := pl.loneSeen.Load(pod.UID); ok {
+			k.Since = seen.(time.Time)
+		}
 		return k
 	}
 	k.Gang = key.String()
@@ -577,6 +588,8 @@ func (pl *Gang) seen(o any) {
 	if p, ok := o.(*v1.Pod); ok {
 		if key, _, isGang, err := gang.GroupOf(p); isGang && err == nil {
 			pl.firstSeen.LoadOrStore(key, pl.clock.Now())
+		} else if !isGang && p.Spec.NodeName == "" {
+			pl.loneSeen.LoadOrStore(p.UID, pl.clock.Now())
 		}
 	}
 }
@@ -772,7 +785,7 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 	if _, done := pl.quorate.LoadOrStore(spec.Key, struct{}{}); !done {
 		// A new quorum takes its place in the capacity plan at once: in a
 		// plan made before it, it would stand behind every gang.
-		pl.planCache.arrived(capacity.Waiting{Key: spec.Key.String(), Priority: corev1helpers.PodPriority(pod), Since: spec.Created})
+		pl.planCache.arrived(capacity.Waiting{Key: spec.Key.String(), Priority: corev1helpers.PodPriority(pod), Since: pl.created(spec)})
 		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
 	}
 }

@@ -530,6 +530,7 @@ func (w *statusWriter) protect(members []*v1.Pod, min int32) {
 func (pl *Gang) forgetGang(k gang.Key) {
 	pl.tracker.Forget(k)
 	pl.gangSince.Delete(k)
+	pl.firstSeen.Delete(k)
 	pl.quorate.Delete(k)
 	pl.roomShort.Delete(k)
 }
