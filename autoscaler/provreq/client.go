@@ -100,16 +100,7 @@ func (c *Client) Refresh() error {
 		out = append(out, pr)
 	}
 	// Oldest first, so that requests are served in the order they came.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
-		}
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		return a.Name < b.Name
-	})
+	sort.SliceStable(out, func(i, j int) bool { return olderRequest(out[i], out[j]) })
 	c.requests = out
 	live := make(map[types.UID]bool, len(out))
 	for _, pr := range out {
@@ -264,4 +255,31 @@ func deepCopy(pr *v1.ProvisioningRequest) *v1.ProvisioningRequest {
 		}
 	}
 	return &out
+}
+
+// CreatedAnnotation is Muster's hint writer's stamp of when it created a
+// request, RFC 3339 with nanoseconds (hints.CreatedAnnotation in the
+// scheduler's module).
+const CreatedAnnotation = "muster.dev/created-at"
+
+// olderRequest orders requests by when they were created (createdAt), then
+// by namespace and name.
+func olderRequest(a, b *v1.ProvisioningRequest) bool {
+	if ta, tb := createdAt(a), createdAt(b); !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+// createdAt is when a request was created: Muster's stamp, finer than the
+// creationTimestamp's whole seconds (requests created within a second are
+// served in the order they came, not by name), else the creationTimestamp.
+func createdAt(pr *v1.ProvisioningRequest) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, pr.Annotations[CreatedAnnotation]); err == nil {
+		return t
+	}
+	return pr.CreationTimestamp.Time
 }

@@ -146,6 +146,12 @@ func requestLabelValue(name string) string {
 // scheduler withdraws a request whose gang was placed meanwhile.
 const MinAnnotation = "muster.dev/gang-min-member"
 
+// CreatedAnnotation is when the writer created a request, on its clock, in
+// RFC 3339 with nanoseconds. The API server's creationTimestamp has whole
+// seconds: requests created within one second would be served by name,
+// not in the order they came. Muster's autoscaler orders requests by it.
+const CreatedAnnotation = "muster.dev/created-at"
+
 // ReportFunc writes a gang condition; the Writer is not tied to MusterGang.
 type ReportFunc func(gang.Key, metav1.Condition)
 
@@ -186,8 +192,11 @@ type Writer struct {
 	retryFirst, retryCeiling time.Duration
 	now                      func() time.Time
 	// sets counts the verdicts Set; setsSynced is what it counted when
-	// the last whole Sync began (Settled).
+	// the last whole Sync began (Settled). begun counts the Syncs begun
+	// as leader, done is begun's count at the start of the last one to
+	// end (Syncs).
 	sets, setsSynced uint64
+	begun, done      uint64
 }
 
 // replacement is the state of a gang whose request was deleted, Failed or
@@ -212,6 +221,10 @@ const (
 func (w *Writer) SetRetryBackoff(first, ceiling time.Duration) {
 	w.retryFirst, w.retryCeiling = first, ceiling
 }
+
+// SetClock sets the time the writer stamps requests with and times its
+// replacement backoff on (default wall time). Call it before Run.
+func (w *Writer) SetClock(now func() time.Time) { w.now = now }
 
 // SetGPUResource names the GPU resource. A request then holds only the
 // members that ask for it: best-effort-atomic scale-up adds all of a
@@ -260,6 +273,15 @@ func (w *Writer) Set(x Want) {
 	defer w.mu.Unlock()
 	w.want[x.Key] = x
 	w.sets++
+}
+
+// Syncs counts the Syncs begun as leader, and says which of them was the
+// last to end: a caller that wants the writer to have seen the API as it is
+// now waits for done to pass the begun it read.
+func (w *Writer) Syncs() (begun, done uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.begun, w.done
 }
 
 // Settled says whether a whole Sync has run since the latest verdict was
@@ -351,9 +373,11 @@ func (w *Writer) Sync(ctx context.Context) {
 	w.led = true
 	w.mu.Lock()
 	sets := w.sets
+	w.begun++
+	begun := w.begun
 	defer func() {
 		w.mu.Lock()
-		w.setsSynced = sets
+		w.setsSynced, w.done = sets, begun
 		w.mu.Unlock()
 	}()
 	keys := map[gang.Key]struct{}{}
@@ -770,7 +794,7 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	pr := &autoscalingv1.ProvisioningRequest{
 		TypeMeta: metav1.TypeMeta{APIVersion: autoscalingv1.GroupVersion.String(), Kind: "ProvisioningRequest"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: x.Key.Namespace, Labels: labels, OwnerReferences: owners,
-			Annotations: map[string]string{MinAnnotation: strconv.FormatInt(x.Min, 10)}},
+			Annotations: map[string]string{MinAnnotation: strconv.FormatInt(x.Min, 10), CreatedAnnotation: w.now().UTC().Format(time.RFC3339Nano)}},
 		Spec: autoscalingv1.ProvisioningRequestSpec{
 			ProvisioningClassName: autoscalingv1.ClassBestEffortAtomicScaleUp,
 			PodSets:               podSets,

@@ -58,6 +58,7 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 		return err
 	}
 	pl.hints = hints.NewWriter(h.ClientSet(), dyn, marks, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
+	pl.hints.SetClock(pl.clock.Now)
 	pl.hints.SetGPUResource(pl.gpu)
 	pl.hints.SetLeading(pl.leading.Leading)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
@@ -75,6 +76,17 @@ var hintWriters sync.Map // fwk.Handle -> *hints.Writer
 func HintsSettled(h fwk.Handle) bool {
 	v, ok := hintWriters.Load(h)
 	return !ok || v.(*hints.Writer).Settled()
+}
+
+// HintSyncs is the profile's hint writer's hints.Writer.Syncs; ok is false
+// when it runs none.
+func HintSyncs(h fwk.Handle) (begun, done uint64, ok bool) {
+	v, ok := hintWriters.Load(h)
+	if !ok {
+		return 0, 0, false
+	}
+	begun, done = v.(*hints.Writer).Syncs()
+	return begun, done, true
 }
 
 // activateWaitingGPUPods moves pending GPU pods back to the active queue
