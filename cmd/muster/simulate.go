@@ -424,7 +424,9 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	var sched *harness.Scheduler
 	if stepClock != nil {
-		sched, err = env.StartSchedulerOn(ctx, harness.Stepped(config), stepClock)
+		if sched, err = env.StartSchedulerOn(ctx, harness.Stepped(config), stepClock); err == nil {
+			sched.Serialize()
+		}
 	} else {
 		sched, err = env.StartScheduler(ctx, config)
 	}

@@ -219,13 +219,25 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	s.sched.Flush(full)
 	deadline := time.Now().Add(settleTimeout)
 	since := time.Now()
+	// Muster's hint writer reads ProvisioningRequests' status (what the
+	// autoscaler booked) only when it syncs: a step is quiet once one of
+	// its syncs began after the last change.
+	var seen int64
+	var hintSync uint64
 	for {
 		w.writing.Wait()
 		quiet, held := s.sched.Quiet()
+		if last := s.lastChange.Load(); last != seen {
+			seen = last
+			hintSync, _ = s.sched.HintSyncs()
+		}
+		if _, done := s.sched.HintSyncs(); quiet && done <= hintSync {
+			quiet, held = false, "the hint writer has not synced since the last change"
+		}
 		now := time.Now()
 		if !quiet {
 			since = now
-		} else if changed := time.Unix(0, s.lastChange.Load()); now.Sub(changed) >= s.window && now.Sub(since) >= s.window {
+		} else if changed := time.Unix(0, seen); now.Sub(changed) >= s.window && now.Sub(since) >= s.window {
 			return nil
 		}
 		if now.After(deadline) {
@@ -333,11 +345,14 @@ func (s *stepper) post(ctx context.Context, url string, reply any) error {
 func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cloudNext time.Time, ok bool, err error) {
 	s.sched.Hold() // already held when the clock was stepped
 	sync := func() (err error) { cloudNext, ok, err = s.syncCloud(ctx); return err }
+	half := 0
 	release := func() error {
 		if err := s.caughtUp(ctx, w); err != nil {
 			return err
 		}
-		s.sched.Release()
+		half++
+		released := s.sched.Release()
+		klog.FromContext(ctx).V(3).Info("Trace step: queue released", "minute", s.clk.Since(s.start).Minutes(), "half", half, "pods", released)
 		return s.settle(ctx, w)
 	}
 	hold := func() error { s.sched.Hold(); return nil }

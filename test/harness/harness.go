@@ -29,11 +29,13 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/component-base/configz"
 	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/klog/v2"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
+	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/test/integration/framework"
 	"k8s.io/kubernetes/test/utils/ktesting"
 	"k8s.io/utils/clock"
@@ -331,6 +333,11 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, regi
 		return nil, err
 	}
 	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched, gate: gate}
+	pop := sched.NextEntity
+	sched.NextEntity = func(logger klog.Logger) (schedframework.QueuedEntityInfo, error) {
+		s.beforePop(ctx)
+		return pop(logger)
+	}
 	go func() { s.done <- app.Run(ctx, cc, sched) }()
 	return s, nil
 }

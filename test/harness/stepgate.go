@@ -6,12 +6,16 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/scheduler/plugins"
 )
 
 // StepGateName is the PreEnqueue plugin that holds the scheduling queue
@@ -28,6 +32,12 @@ type stepGate struct {
 	mu    sync.Mutex
 	held  bool
 	gated map[types.UID]*v1.Pod
+
+	// serial turns on the barrier before each pop (Serialize); placed is
+	// the cache's pod count the last barrier saw (only the scheduling
+	// goroutine reads and writes it).
+	serial atomic.Bool
+	placed int
 }
 
 func (g *stepGate) Name() string { return StepGateName }
@@ -112,6 +122,83 @@ func (s *Scheduler) Caught(nodes []v1.Node, pods []v1.Pod) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// Serialize has the scheduler, before it takes each pod from its queue,
+// wait until what it did with the last one has played out: the pods it
+// let through Permit are bound and seen bound, Muster's hint writer has
+// synced since (a gang bound ends its booking, which wakes pending GPU
+// pods), and the plugins' writes are settled. Without it, when the bind
+// of one pod reaches the scheduler's informer, and so what that wakes,
+// depends on timing: a stepped replay would schedule a half step's pods in
+// an order that changes from run to run.
+func (s *Scheduler) Serialize() { s.gate.serial.Store(true) }
+
+// popBarrierTimeout bounds one barrier before a pop; past it the pop goes on.
+const popBarrierTimeout = 10 * time.Second
+
+// beforePop is the barrier Serialize turns on.
+func (s *Scheduler) beforePop(ctx context.Context) {
+	if !s.gate.serial.Load() {
+		return
+	}
+	deadline := time.Now().Add(popBarrierTimeout)
+	wait := func(done func() bool) bool {
+		for !done() {
+			if ctx.Err() != nil || time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(500 * time.Microsecond)
+		}
+		return true
+	}
+	if !wait(func() bool { return s.binding() == 0 }) {
+		return
+	}
+	if placed, err := s.sched.Cache.PodCount(); err == nil && placed != s.gate.placed {
+		s.gate.placed = placed
+		for _, f := range s.sched.Profiles {
+			begun, _, ok := plugins.HintSyncs(f)
+			if ok && !wait(func() bool { _, done, _ := plugins.HintSyncs(f); return done > begun }) {
+				return
+			}
+		}
+	}
+	for _, f := range s.sched.Profiles {
+		if !wait(func() bool { return plugins.WritesSettled(f) }) {
+			return
+		}
+	}
+}
+
+// HintSyncs adds up plugins.HintSyncs over the scheduler's profiles: the
+// ProvisioningRequest syncs its Muster plugins began, and those that ended
+// (counted by when they began); both 0 and 1 where none writes hints, so
+// that a caller waiting for done to pass begun does not wait.
+func (s *Scheduler) HintSyncs() (begun, done uint64) {
+	any := false
+	for _, f := range s.sched.Profiles {
+		if b, d, ok := plugins.HintSyncs(f); ok {
+			begun, done, any = begun+b, done+d, true
+		}
+	}
+	if !any {
+		return 0, 1
+	}
+	return begun, done
+}
+
+// binding counts the pods the scheduler assumed on a node that are not
+// waiting at Permit: on their way to bind, or bound and not yet seen so.
+func (s *Scheduler) binding() int {
+	assumed := s.sched.Cache.Dump().AssumedPods
+	if assumed.Len() == 0 {
+		return 0
+	}
+	for _, f := range s.sched.Profiles {
+		f.IterateOverWaitingPods(func(wp fwk.WaitingPod) { assumed.Delete(string(wp.GetPod().UID)) })
+	}
+	return assumed.Len()
 }
 
 var profileLine = regexp.MustCompile(`(?m)^- schedulerName: .*\n`)
