@@ -171,8 +171,9 @@ type stepper struct {
 	spent map[string]time.Duration
 	// flushed is when unschedulable pods were last retried.
 	flushed time.Time
-	// lastChange is the wall time (Unix ns) of the last change watchChanges saw.
-	lastChange atomic.Int64
+	// lastChange is the wall time (Unix ns) of the last change watchChanges
+	// saw, lastRequestChange of the last to a ProvisioningRequest.
+	lastChange, lastRequestChange atomic.Int64
 	// lateCatchUps counts half steps whose changes the scheduler had not
 	// all seen within catchUpTimeout.
 	lateCatchUps int
@@ -220,18 +221,23 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	deadline := time.Now().Add(settleTimeout)
 	since := time.Now()
 	// Muster's hint writer reads ProvisioningRequests' status (what the
-	// autoscaler booked) only when it syncs: a step is quiet once one of
-	// its syncs began after the last change.
-	var seen int64
+	// autoscaler booked) only when it syncs, and ends a booking when it
+	// sees the gang's pods bound: after a change to a request, or to a pod
+	// while a gang holds a booking, a step is quiet once one of its syncs
+	// began after the change.
+	var seen, seenRequest int64
 	var hintSync uint64
 	for {
 		w.writing.Wait()
 		quiet, held := s.sched.Quiet()
+		begun, done, booked := s.sched.HintSyncs()
 		if last := s.lastChange.Load(); last != seen {
 			seen = last
-			hintSync, _ = s.sched.HintSyncs()
+			if req := s.lastRequestChange.Load(); req != seenRequest || booked > 0 {
+				seenRequest, hintSync = req, begun
+			}
 		}
-		if _, done := s.sched.HintSyncs(); quiet && done <= hintSync {
+		if quiet && done <= hintSync {
 			quiet, held = false, "the hint writer has not synced since the last change"
 		}
 		now := time.Now()
@@ -263,11 +269,15 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 		return err
 	}
 	untyped := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
-	for _, inf := range []cache.SharedIndexInformer{typed.Core().V1().Pods().Informer(), typed.Core().V1().Nodes().Informer(),
-		untyped.ForResource(autoscalingv1.Resource).Informer()} {
+	for _, inf := range []cache.SharedIndexInformer{typed.Core().V1().Pods().Informer(), typed.Core().V1().Nodes().Informer()} {
 		if _, err := inf.AddEventHandler(handler); err != nil {
 			return err
 		}
+	}
+	touchRequest := func(o any) { s.lastRequestChange.Store(time.Now().UnixNano()); touch(o) }
+	if _, err := untyped.ForResource(autoscalingv1.Resource).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: touchRequest, UpdateFunc: func(_, o any) { touchRequest(o) }, DeleteFunc: touchRequest}); err != nil {
+		return err
 	}
 	untyped.Start(ctx.Done())
 	if err := startInformers(ctx, typed); err != nil {

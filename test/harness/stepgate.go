@@ -126,9 +126,11 @@ func (s *Scheduler) Caught(nodes []v1.Node, pods []v1.Pod) (bool, string) {
 
 // Serialize has the scheduler, before it takes each pod from its queue,
 // wait until what it did with the last one has played out: the pods it
-// let through Permit are bound and seen bound, Muster's hint writer has
-// synced since (a gang bound ends its booking, which wakes pending GPU
-// pods), and the plugins' writes are settled. Without it, when the bind
+// let through Permit are bound and seen bound, and, while a gang holds a
+// booking, Muster's hint writer has synced since (a gang bound ends its
+// booking, which wakes pending GPU pods). The plugins' status writes are
+// not waited for here: they change no pod's place in the queue, and a
+// step waits for them before it ends. Without it, when the bind
 // of one pod reaches the scheduler's informer, and so what that wakes,
 // depends on timing: a stepped replay would schedule a half step's pods in
 // an order that changes from run to run.
@@ -158,34 +160,30 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 	if placed, err := s.sched.Cache.PodCount(); err == nil && placed != s.gate.placed {
 		s.gate.placed = placed
 		for _, f := range s.sched.Profiles {
-			begun, _, ok := plugins.HintSyncs(f)
-			if ok && !wait(func() bool { _, done, _ := plugins.HintSyncs(f); return done > begun }) {
+			begun, _, booked, ok := plugins.HintSyncs(f)
+			if ok && booked > 0 && !wait(func() bool { _, done, _, _ := plugins.HintSyncs(f); return done > begun }) {
 				return
 			}
-		}
-	}
-	for _, f := range s.sched.Profiles {
-		if !wait(func() bool { return plugins.WritesSettled(f) }) {
-			return
 		}
 	}
 }
 
 // HintSyncs adds up plugins.HintSyncs over the scheduler's profiles: the
-// ProvisioningRequest syncs its Muster plugins began, and those that ended
-// (counted by when they began); both 0 and 1 where none writes hints, so
-// that a caller waiting for done to pass begun does not wait.
-func (s *Scheduler) HintSyncs() (begun, done uint64) {
+// ProvisioningRequest syncs its Muster plugins began, those that ended
+// (counted by when they began) and the gangs holding bookings; done is 1
+// where none writes hints, so that a caller waiting for done to pass begun
+// does not wait.
+func (s *Scheduler) HintSyncs() (begun, done uint64, booked int) {
 	any := false
 	for _, f := range s.sched.Profiles {
-		if b, d, ok := plugins.HintSyncs(f); ok {
-			begun, done, any = begun+b, done+d, true
+		if b, d, n, ok := plugins.HintSyncs(f); ok {
+			begun, done, booked, any = begun+b, done+d, booked+n, true
 		}
 	}
 	if !any {
-		return 0, 1
+		return 0, 1, 0
 	}
-	return begun, done
+	return begun, done, booked
 }
 
 // binding counts the pods the scheduler assumed on a node that are not

@@ -277,11 +277,12 @@ func (w *Writer) Set(x Want) {
 
 // Syncs counts the Syncs begun as leader, and says which of them was the
 // last to end: a caller that wants the writer to have seen the API as it is
-// now waits for done to pass the begun it read.
-func (w *Writer) Syncs() (begun, done uint64) {
+// now waits for done to pass the begun it read. booked is how many gangs
+// hold a booking: only then can a pod's bind end one.
+func (w *Writer) Syncs() (begun, done uint64, booked int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.begun, w.done
+	return w.begun, w.done, len(w.booked)
 }
 
 // Settled says whether a whole Sync has run since the latest verdict was

@@ -42,9 +42,11 @@ func WritesSettled(h fwk.Handle) bool {
 }
 
 // HintSyncs counts the ProvisioningRequest syncs of the profile's Muster
-// plugins begun, and the last one ended (hints.Writer.Syncs); ok is false
-// when they write none.
-func HintSyncs(h fwk.Handle) (begun, done uint64, ok bool) { return gputopology.HintSyncs(h) }
+// plugins begun, and the last one ended, and the gangs holding a booking
+// (hints.Writer.Syncs); ok is false when they write none.
+func HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
+	return gputopology.HintSyncs(h)
+}
 
 // Options registers every Muster plugin with the scheduler command.
 func Options() []app.Option { return optionsOf(Registry()) }

@@ -80,13 +80,13 @@ func HintsSettled(h fwk.Handle) bool {
 
 // HintSyncs is the profile's hint writer's hints.Writer.Syncs; ok is false
 // when it runs none.
-func HintSyncs(h fwk.Handle) (begun, done uint64, ok bool) {
+func HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
 	v, ok := hintWriters.Load(h)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	begun, done = v.(*hints.Writer).Syncs()
-	return begun, done, true
+	begun, done, booked = v.(*hints.Writer).Syncs()
+	return begun, done, booked, true
 }
 
 // activateWaitingGPUPods moves pending GPU pods back to the active queue
