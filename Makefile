@@ -74,7 +74,7 @@ simulate:
 	$(GO) run ./cmd/muster simulate
 
 ## simulate-repeat: make simulate three times on each side, each figure as
-## median (min–max) over the replays (about 15 minutes)
+## median (min–max) over the replays (about 2 minutes)
 simulate-repeat:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate --repeat 3 --seed 1
@@ -85,10 +85,10 @@ simulate-day:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate --trace-for 24h --chart simulate-day.svg
 
-## simulate-replay-test: the stepped replay's repeat test (a mixed trace
+## simulate-replay-test: the stepped replay's repeat test alone (part of make test: a mixed trace
 ## three times, the third beside a CPU hog; about 2 minutes)
 simulate-replay-test:
-	MUSTER_REPLAY_REPEATS=1 $(GO) test ./cmd/muster -run TestSteppedReplayRepeats -count=1 -v -timeout 30m
+	$(GO) test ./cmd/muster -run TestSteppedReplayRepeats -count=1 -v -timeout 30m
 
 ## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
 ## in: Muster with spot, Muster without, and the baseline (about 7 minutes)
