@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,8 +272,10 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 func (w *Writer) Set(x Want) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if old, ok := w.want[x.Key]; !ok || !reflect.DeepEqual(old, x) {
+		w.sets++ // only a new verdict is owed a sync (Settled)
+	}
 	w.want[x.Key] = x
-	w.sets++
 }
 
 // Syncs counts the Syncs begun as leader, and says which of them was the
@@ -285,9 +288,10 @@ func (w *Writer) Syncs() (begun, done uint64, booked int) {
 	return w.begun, w.done, len(w.booked)
 }
 
-// Settled says whether a whole Sync has run since the latest verdict was
-// Set, so that what the verdicts ask of the API is written; a replica that
-// does not lead writes nothing and is settled.
+// Settled says whether a whole Sync has run since a verdict was last Set
+// that differed from the one before, so that what the verdicts ask of the
+// API is written; a replica that does not lead writes nothing and is
+// settled.
 func (w *Writer) Settled() bool {
 	if w.leading != nil && !w.leading() {
 		return true
