@@ -681,17 +681,19 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		t.Fatalf("replacement kept the name %s", r0.Name)
 	}
 
-	// Failed: replaced after a doubled backoff, even when the shortfall
-	// changes meanwhile (room freed): a failure is not retried sooner under
+	// Failed because no pool could ever hold the gang: replaced only after
+	// the ceiling of the backoff (while a request lives, the autoscaler
+	// keeps the nodes the gang counts on), even when the shortfall changes
+	// meanwhile (room freed): a failure is not retried sooner under
 	// another name.
-	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "NoNodeGroupCanHold", Message: "gpu-heavy: 8 nodes at max hold 8"})
+	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: hints.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
 	shortOf(1)
 	if prs := provReqs(t, ctx, env); len(prs) != 1 {
 		t.Fatalf("a new request came at once for a changed shortfall after a failure: %v", prs)
 	}
 	r2, took := retried(r1.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
-	if took < 2*time.Second {
-		t.Errorf("second replacement after %s, want the doubled backoff of 2s", took)
+	if took < 4*time.Second {
+		t.Errorf("a request no pool could ever hold replaced after %s, want the ceiling of 4s", took)
 	}
 
 	// Served, then its booking expired: the backoff starts afresh. The

@@ -73,6 +73,10 @@ const (
 	ReasonRetrying = "CapacityRequestRetrying"
 )
 
+// ReasonNeverFits is the reason muster-autoscaler gives a request it fails
+// because no node pool could hold the gang even at its max size.
+const ReasonNeverFits = "NoNodeGroupCanHold"
+
 // Want is a plugin's verdict on one short (or not short) gang.
 type Want struct {
 	Key     gang.Key
@@ -496,8 +500,8 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	// the shortfall changed since: a failure is not retried at once under
 	// another name.
 	if live != "" {
-		if why, outcome := w.ended(ctx, k, live); why != "" {
-			next, due := w.replace(k, requestName(want), why, outcome)
+		if why, outcome, never := w.ended(ctx, k, live); why != "" {
+			next, due := w.replace(k, requestName(want), why, outcome, never)
 			if !due {
 				// Until then the members consume no request: held out of
 				// the autoscaler's one-by-one scale-up, as the request had
@@ -527,10 +531,18 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 }
 
 // ended says why the gang's live request can no longer bring it capacity
-// (deleted, Failed, BookingExpired or CapacityRevoked; "" while it can), and
-// that outcome's metric label.
-func (w *Writer) ended(ctx context.Context, k gang.Key, live string) (string, string) {
+// (deleted, Failed, BookingExpired or CapacityRevoked; "" while it can),
+// that outcome's metric label, and whether it failed because no pool could
+// ever hold the gang (ReasonNeverFits).
+func (w *Writer) ended(ctx context.Context, k gang.Key, live string) (why, outcome string, never bool) {
 	_, conds, err := w.read(ctx, k.Namespace, live)
+	why, outcome = w.endOf(k, conds, err)
+	return why, outcome, outcome == OutcomeFailed && conds[autoscalingv1.Failed].Reason == ReasonNeverFits
+}
+
+// endOf is ended's why and outcome of the gang's request read as conds (or
+// err); a request served starts the gang's next backoff afresh.
+func (w *Writer) endOf(k gang.Key, conds map[string]metav1.Condition, err error) (string, string) {
 	switch {
 	case apierrors.IsNotFound(err):
 		return "was deleted", OutcomeDeleted
@@ -555,8 +567,9 @@ func (w *Writer) ended(ctx context.Context, k gang.Key, live string) (string, st
 
 // replace notes that the gang's request ended for why and says whether its
 // replacement is due, and under which name. The first end of a generation
-// starts the backoff; each replacement doubles it, up to the ceiling.
-func (w *Writer) replace(k gang.Key, base, why, outcome string) (string, bool) {
+// starts the backoff; each replacement doubles it, up to the ceiling. never
+// says the autoscaler failed it because no pool could ever hold the gang.
+func (w *Writer) replace(k gang.Key, base, why, outcome string, never bool) (string, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.replaced[k]
@@ -568,6 +581,13 @@ func (w *Writer) replace(k gang.Key, base, why, outcome string) (string, bool) {
 	if r.due.IsZero() {
 		if r.wait == 0 {
 			r.wait = w.retryFirst
+		}
+		if never {
+			// No pool could hold the gang even at its max size: only an
+			// operator raising a pool's bounds changes that, and while a
+			// request lives the autoscaler keeps the nodes the gang counts
+			// on (its gang room), idle. Retry at the ceiling.
+			r.wait = w.retryCeiling
 		}
 		r.due, r.why = now.Add(r.wait), why
 		requestOutcomes.WithLabelValues(outcome).Inc() // once per end noticed
