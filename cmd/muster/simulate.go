@@ -424,9 +424,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	var sched *harness.Scheduler
 	if stepClock != nil {
-		if sched, err = env.StartSchedulerOn(ctx, harness.Stepped(config), stepClock); err == nil {
-			sched.Serialize()
-		}
+		sched, err = env.StartSteppedScheduler(ctx, config, stepClock)
 	} else {
 		sched, err = env.StartScheduler(ctx, config)
 	}

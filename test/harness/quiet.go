@@ -3,14 +3,13 @@ package harness
 import (
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/muster-project/muster/pkg/scheduler/plugins"
-
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 )
 
 // Quiet reports whether the scheduler holds nothing in hand: no pod in its
@@ -31,13 +30,11 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 	}
 	inFlight := len(q.InFlightPods())
 	waiting := 0
-	for _, f := range s.sched.Profiles {
-		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
-	}
 	for name, f := range s.sched.Profiles {
 		if !plugins.WritesSettled(f) {
 			return false, fmt.Sprintf("profile %s's plugins have writes pending", name)
 		}
+		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
 	}
 	if active+inFlight+waiting > 0 {
 		return false, fmt.Sprintf("active or backing off %d, in flight %d, waiting at Permit %d", active, inFlight, waiting)

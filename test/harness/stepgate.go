@@ -14,13 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/clock"
 
 	"github.com/muster-project/muster/pkg/scheduler/plugins"
 )
 
 // StepGateName is the PreEnqueue plugin that holds the scheduling queue
 // while a stepped replay makes a step's changes (Scheduler.Hold): every
-// scheduler the harness starts registers it, and Stepped enables it.
+// scheduler the harness starts registers it, and StartSteppedScheduler
+// enables it.
 const StepGateName = "StepGate"
 
 // stepGate keeps pods out of the active and backoff queues while held and
@@ -33,9 +35,9 @@ type stepGate struct {
 	held  bool
 	gated map[types.UID]*v1.Pod
 
-	// serial turns on the barrier before each pop (Serialize); placed is
-	// the cache's pod count the last barrier saw (only the scheduling
-	// goroutine reads and writes it).
+	// serial turns on the barrier before each pop (StartSteppedScheduler);
+	// placed is the cache's pod count the last barrier saw (only the
+	// scheduling goroutine reads and writes it).
 	serial atomic.Bool
 	placed int
 }
@@ -124,26 +126,42 @@ func (s *Scheduler) Caught(nodes []v1.Node, pods []v1.Pod) (bool, string) {
 	return true, ""
 }
 
-// Serialize has the scheduler, before it takes each pod from its queue,
-// wait until what it did with the last one has played out: the pods it
-// let through Permit are bound and seen bound, and, while a gang holds a
-// booking, Muster's hint writer has synced since (a gang bound ends its
-// booking, which wakes pending GPU pods). The plugins' status writes are
-// not waited for here: they change no pod's place in the queue, and a
-// step waits for them before it ends. Without it, when the bind
-// of one pod reaches the scheduler's informer, and so what that wakes,
-// depends on timing: a stepped replay would schedule a half step's pods in
-// an order that changes from run to run.
-func (s *Scheduler) Serialize() { s.gate.serial.Store(true) }
+// StartSteppedScheduler is StartSchedulerOn for a stepped replay: the
+// config readied by stepped, and before each pod it takes from its queue
+// the scheduler waits until what it did with the last one has played out
+// (beforePop).
+func (e *Env) StartSteppedScheduler(ctx context.Context, config string, c clock.WithDelayedExecution) (*Scheduler, error) {
+	s, err := e.StartSchedulerOn(ctx, stepped(config), c)
+	if err == nil {
+		s.gate.serial.Store(true)
+	}
+	return s, err
+}
 
 // popBarrierTimeout bounds one barrier before a pop; past it the pop goes on.
 const popBarrierTimeout = 10 * time.Second
 
-// beforePop is the barrier Serialize turns on.
+// beforePop is a stepped scheduler's barrier before each pop: when a pod
+// was placed, bound or gone since the last one, it waits until the pods
+// the scheduler let through Permit are bound and seen bound, and, while a
+// gang holds a booking, until Muster's hint writer has synced since (a gang
+// bound ends its booking, which wakes pending GPU pods). Without it, when
+// the bind of one pod reaches the scheduler's informer, and so what that
+// wakes, depends on timing: a stepped replay would schedule a half step's
+// pods in an order that changes from run to run. The plugins' status
+// writes are not waited for here: they change no pod's place in the
+// queue, and a step waits for them before it ends.
 func (s *Scheduler) beforePop(ctx context.Context) {
 	if !s.gate.serial.Load() {
 		return
 	}
+	// A pod the last cycle let through Permit was assumed then, which
+	// changed the count; nothing to wait for while it stays the same.
+	placed, err := s.sched.Cache.PodCount()
+	if err != nil || placed == s.gate.placed {
+		return
+	}
+	s.gate.placed = placed
 	deadline := time.Now().Add(popBarrierTimeout)
 	wait := func(done func() bool) bool {
 		for !done() {
@@ -157,13 +175,10 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 	if !wait(func() bool { return s.binding() == 0 }) {
 		return
 	}
-	if placed, err := s.sched.Cache.PodCount(); err == nil && placed != s.gate.placed {
-		s.gate.placed = placed
-		for _, f := range s.sched.Profiles {
-			begun, _, booked, ok := plugins.HintSyncs(f)
-			if ok && booked > 0 && !wait(func() bool { _, done, _, _ := plugins.HintSyncs(f); return done > begun }) {
-				return
-			}
+	for _, f := range s.sched.Profiles {
+		begun, _, booked, ok := plugins.HintSyncs(f)
+		if ok && booked > 0 && !wait(func() bool { _, done, _, _ := plugins.HintSyncs(f); return done > begun }) {
+			return
 		}
 	}
 }
@@ -201,11 +216,11 @@ func (s *Scheduler) binding() int {
 
 var profileLine = regexp.MustCompile(`(?m)^- schedulerName: .*\n`)
 
-// Stepped readies a KubeSchedulerConfiguration for a stepped replay: nodes
+// stepped readies a KubeSchedulerConfiguration for a stepped replay: nodes
 // filtered and scored one at a time (parallelism 1: in parallel, which of
 // several equally scored nodes a pod gets depends on which goroutine
 // finished first) and the StepGate PreEnqueue plugin in every profile.
-func Stepped(config string) string {
+func stepped(config string) string {
 	config = strings.Replace(config, "kind: KubeSchedulerConfiguration\n", "kind: KubeSchedulerConfiguration\nparallelism: 1\n", 1)
 	gate := "{name: " + StepGateName + "}"
 	if strings.Contains(config, "    preEnqueue:\n      enabled: [") {

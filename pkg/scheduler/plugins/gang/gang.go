@@ -57,16 +57,14 @@ type Gang struct {
 	clock            clock.WithDelayedExecution
 	ageFromFirstSeen bool
 	firstSeen        sync.Map // gang.Key -> time.Time
-	// loneSeen is when each pending pod outside a gang was first seen, on
-	// a trace clock: its place in the queue's age order beside gangs.
-	loneSeen  sync.Map // types.UID -> time.Time
-	pods      cache.Indexer
-	podLister corelisters.PodLister
-	podGroups schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
-	workloads *workloadAPI                // nil when upstream PodGroups are not served
-	status    *statusWriter
-	gangSince sync.Map // gang.Key -> time.Time, the queue order of each gang
-	quorate   sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
+	loneSeen         sync.Map // types.UID -> time.Time, on a trace clock when a pending pod outside a gang was first seen (its queue age)
+	pods             cache.Indexer
+	podLister        corelisters.PodLister
+	podGroups        schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	workloads        *workloadAPI                // nil when upstream PodGroups are not served
+	status           *statusWriter
+	gangSince        sync.Map // gang.Key -> time.Time, the queue order of each gang
+	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	// shapes and rooms spare the capacity plan reading unchanged members
 	// and nodes again each time it is made.
 	shapes     *capacity.Shapes
@@ -632,17 +630,12 @@ func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Durati
 	})
 }
 
-// firstUnplaced is the live member without a node that was created first
-// (by name among those created in the same second), nil if there is none:
-// the same member leads each attempt.
+// firstUnplaced is the oldest live member without a node (olderPod), nil
+// if there is none: the same member leads each attempt.
 func firstUnplaced(members []*v1.Pod) *v1.Pod {
 	var first *v1.Pod
 	for _, m := range members {
-		if m.Spec.NodeName != "" || !gang.Live(m) {
-			continue
-		}
-		if first == nil || m.CreationTimestamp.Before(&first.CreationTimestamp) ||
-			(m.CreationTimestamp.Equal(&first.CreationTimestamp) && m.Name < first.Name) {
+		if m.Spec.NodeName == "" && gang.Live(m) && (first == nil || olderPod(m, first)) {
 			first = m
 		}
 	}
