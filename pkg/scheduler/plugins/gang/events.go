@@ -2,9 +2,12 @@ package gang
 
 import (
 	"context"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/util"
@@ -64,17 +67,88 @@ func (pl *Gang) sameGang(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Qu
 
 // roomFreed requeues a gang member when room may have appeared, and ends its
 // gang's backoff: the backoff guards against retrying an unchanged cluster.
-func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
-	if key, _, ok, _ := gang.GroupOf(pod); ok {
-		pl.tracker.Unblock(key)
-		pl.planCache.invalidate()
-		return fwk.Queue, nil
+// A gang whose quorum is not placed is requeued through one member, the one
+// that leads its attempts (firstUnplaced), as at the end of a backoff: that
+// member's attempt checks room for the whole quorum and brings the rest
+// forward at Permit. Requeueing every member had each pod that left, and
+// each node that came, cost one scheduling cycle (and a FailedScheduling
+// event) per member of every waiting gang.
+func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	key, _, ok, _ := gang.GroupOf(pod)
+	if !ok {
+		return fwk.QueueSkip, nil
 	}
-	return fwk.QueueSkip, nil
+	pl.tracker.Unblock(key)
+	pl.planCache.invalidate()
+	if lead := pl.leads.of(key, eventOf(oldObj, newObj), func() types.UID { return pl.attemptLead(pod) }); lead != "" && lead != pod.UID {
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
 }
 
-func (pl *Gang) gangMember(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
-	return pl.roomFreed(klog.Logger{}, pod, nil, nil)
+func (pl *Gang) gangMember(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	return pl.roomFreed(logger, pod, oldObj, newObj)
+}
+
+// attemptLead is the member that leads the next attempt of pod's gang when
+// its quorum is not placed and no member waits at Permit; "" when every
+// unplaced member should be tried (elastic members above min are placed
+// one by one, and an attempt under way brings its members itself).
+func (pl *Gang) attemptLead(pod *v1.Pod) types.UID {
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
+	if !isGang || err != nil {
+		return ""
+	}
+	if counts := pl.tracker.Count(spec.Key, members, ""); spec.QuorumPlaced(counts) || counts.Waiting > 0 {
+		return ""
+	}
+	if first := firstUnplaced(members); first != nil {
+		return first.UID
+	}
+	return ""
+}
+
+// leadMemo keeps, for the cluster event whose hints the queue is running,
+// each gang's attempt lead: the queue asks once per waiting member, and
+// the lead is the same for all of a gang's members.
+type leadMemo struct {
+	mu    sync.Mutex
+	event string
+	leads map[gang.Key]types.UID
+}
+
+func (m *leadMemo) of(key gang.Key, event string, lead func() types.UID) types.UID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if event == "" {
+		return lead()
+	}
+	if m.event != event {
+		m.event, m.leads = event, map[gang.Key]types.UID{}
+	}
+	l, ok := m.leads[key]
+	if !ok {
+		l = lead()
+		m.leads[key] = l
+	}
+	return l
+}
+
+// eventOf names a cluster event by its object's UID and resource version
+// ("" when it has none).
+func eventOf(oldObj, newObj any) string {
+	obj := newObj
+	if obj == nil {
+		obj = oldObj
+	}
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	o, err := meta.Accessor(obj)
+	if err != nil || o.GetUID() == "" {
+		return ""
+	}
+	return string(o.GetUID()) + "/" + o.GetResourceVersion()
 }
 
 func (pl *Gang) podGroupChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {

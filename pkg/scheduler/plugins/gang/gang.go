@@ -50,6 +50,9 @@ type Gang struct {
 	// strandedPolicy says what becomes of members bound below min.
 	strandedPolicy gang.StrandedPolicy
 	roomShort      sync.Map // gang.Key -> bool
+	// leads memoizes the attempt lead of each gang for the cluster event
+	// being hinted (events.go).
+	leads leadMemo
 
 	tracker *gang.Tracker
 	// clock is wall time, or muster simulate's trace clock (NewOn); on the
