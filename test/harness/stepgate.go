@@ -201,6 +201,13 @@ func (s *Scheduler) HintSyncs() (begun, done uint64, booked int) {
 	return begun, done, booked
 }
 
+// KickHints has Muster's hint writers sync now (plugins.KickHints).
+func (s *Scheduler) KickHints() {
+	for _, f := range s.sched.Profiles {
+		plugins.KickHints(f)
+	}
+}
+
 // binding counts the pods the scheduler assumed on a node that are not
 // waiting at Permit: on their way to bind, or bound and not yet seen so.
 func (s *Scheduler) binding() int {

@@ -36,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -202,6 +201,22 @@ type Writer struct {
 	// end (Syncs).
 	sets, setsSynced uint64
 	begun, done      uint64
+	// fetched holds the gangs' live requests as the running Sync read
+	// them when it began, by namespace/name: read in parallel, since one
+	// GET after another made a Sync take as many round trips as gangs
+	// wait, and the gangs are then reconciled in turn from them. What the
+	// Sync creates or deletes is put in or taken out; a name not there is
+	// read from the API. nil outside a Sync; only its goroutine uses it.
+	fetched map[string]fetchedRequest
+	// kick asks Run for a Sync before its period is up (Kick).
+	kick chan struct{}
+}
+
+// fetchedRequest is one request as a Sync read it, or the error reading it
+// gave (not found, for one deleted).
+type fetchedRequest struct {
+	u   *unstructured.Unstructured
+	err error
 }
 
 // replacement is the state of a gang whose request was deleted, Failed or
@@ -269,7 +284,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 	return &Writer{client: client, dyn: dyn, marks: marks, members: members, synced: synced, report: report, period: period,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{},
-		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, now: time.Now}
+		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, now: time.Now, kick: make(chan struct{}, 1)}
 }
 
 // Set records the latest verdict on a gang.
@@ -313,7 +328,31 @@ func (w *Writer) Run(ctx context.Context) {
 	if err := w.adopt(ctx); err != nil {
 		logger.Error(err, "Could not list ProvisioningRequests; hints start empty")
 	}
-	wait.UntilWithContext(ctx, w.Sync, w.period)
+	next := time.NewTimer(w.period)
+	defer next.Stop()
+	for {
+		w.Sync(ctx)
+		next.Reset(w.period)
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+		case <-next.C:
+		}
+	}
+}
+
+// Kick has Run sync now instead of when its period is up, for a caller
+// that knows a request changed and waits for the writer to have seen it
+// (muster simulate waits for a sync after each change). New verdicts do
+// not kick: the period lets a gang's verdicts settle (an elastic gang is
+// short until its first member binds) before they are written. Kicks while
+// a Sync runs make one more.
+func (w *Writer) Kick() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
 }
 
 func (w *Writer) requests(ns string) dynamic.ResourceInterface {
@@ -398,6 +437,8 @@ func (w *Writer) Sync(ctx context.Context) {
 	}
 	before := w.bookingsLocked()
 	w.mu.Unlock()
+	w.fetchLive(ctx)
+	defer func() { w.fetched = nil }()
 	for k := range keys {
 		w.sync(ctx, k)
 	}
@@ -829,12 +870,14 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.requests(x.Key.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	created, err := w.requests(x.Key.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
+		w.fetchedAs(x.Key.Namespace, name, nil, false)
 	case err != nil:
 		return fmt.Errorf("creating ProvisioningRequest %s/%s: %w", x.Key.Namespace, name, err)
 	default:
+		w.fetchedAs(x.Key.Namespace, name, created, false)
 		requestsWritten.WithLabelValues("created").Inc()
 		for _, ps := range podSets {
 			membersRequested.Add(float64(ps.Count))
@@ -843,12 +886,65 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 	return nil
 }
 
-// read fetches a request and its conditions by type.
-func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.ProvisioningRequest, map[string]metav1.Condition, error) {
-	u, err := w.requests(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, nil, err
+// fetchParallel bounds the GETs a Sync has in flight when it begins.
+const fetchParallel = 8
+
+// fetchLive reads every gang's live request at once, for the Sync that
+// begins (fetched).
+func (w *Writer) fetchLive(ctx context.Context) {
+	w.mu.Lock()
+	names := make([]string, 0, len(w.live))
+	for k, name := range w.live {
+		names = append(names, k.Namespace+"/"+name)
 	}
+	w.mu.Unlock()
+	got := make([]fetchedRequest, len(names))
+	slots := make(chan struct{}, fetchParallel)
+	var wg sync.WaitGroup
+	for i, key := range names {
+		ns, name, _ := strings.Cut(key, "/")
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			got[i].u, got[i].err = w.requests(ns).Get(ctx, name, metav1.GetOptions{})
+		})
+	}
+	wg.Wait()
+	w.fetched = make(map[string]fetchedRequest, len(names))
+	for i, key := range names {
+		if got[i].err == nil || apierrors.IsNotFound(got[i].err) {
+			w.fetched[key] = got[i] // other errors: read tries again
+		}
+	}
+}
+
+// fetchedAs records in the running Sync's reads what it wrote: the request
+// it created (nil: read it from the API), or a not-found once deleted.
+func (w *Writer) fetchedAs(ns, name string, u *unstructured.Unstructured, deleted bool) {
+	if w.fetched == nil {
+		return
+	}
+	switch {
+	case deleted:
+		w.fetched[ns+"/"+name] = fetchedRequest{err: apierrors.NewNotFound(autoscalingv1.Resource.GroupResource(), name)}
+	case u == nil:
+		delete(w.fetched, ns+"/"+name)
+	default:
+		w.fetched[ns+"/"+name] = fetchedRequest{u: u}
+	}
+}
+
+// read fetches a request and its conditions by type: as the running Sync
+// read it when it began, else from the API.
+func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.ProvisioningRequest, map[string]metav1.Condition, error) {
+	f, ok := w.fetched[ns+"/"+name]
+	if !ok {
+		f.u, f.err = w.requests(ns).Get(ctx, name, metav1.GetOptions{})
+	}
+	if f.err != nil {
+		return nil, nil, f.err
+	}
+	u := f.u
 	var pr autoscalingv1.ProvisioningRequest
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
 		return nil, nil, err
@@ -883,7 +979,11 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	if name == "" {
 		return
 	}
-	switch err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); {
+	err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		w.fetchedAs(k.Namespace, name, nil, true)
+	}
+	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))

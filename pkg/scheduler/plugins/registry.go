@@ -48,6 +48,11 @@ func HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
 	return gputopology.HintSyncs(h)
 }
 
+// KickHints has the profile's ProvisioningRequest writer sync now rather
+// than when its period is up (hints.Writer.Kick): muster simulate does when
+// it sees a request change, as a step waits for a sync after each.
+func KickHints(h fwk.Handle) { gputopology.KickHints(h) }
+
 // Options registers every Muster plugin with the scheduler command.
 func Options() []app.Option { return optionsOf(Registry()) }
 

@@ -89,6 +89,14 @@ func HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
 	return begun, done, booked, true
 }
 
+// KickHints has the profile's hint writer sync now (hints.Writer.Kick); a
+// no-op when it runs none.
+func KickHints(h fwk.Handle) {
+	if v, ok := hintWriters.Load(h); ok {
+		v.(*hints.Writer).Kick()
+	}
+}
+
 // activateWaitingGPUPods moves pending GPU pods back to the active queue
 // when a booking ends: Filter kept them off the booked nodes, and no
 // cluster event tells the queue those nodes are open now. The queue ignores
