@@ -80,6 +80,10 @@ type Agent struct {
 	// podsLeft names nodes removed whose pods are not all deleted yet: the
 	// next pass deletes them.
 	podsLeft map[string]bool
+	// clean is the cloud (instancesKey) as the last pass that found
+	// nothing to do and failed nowhere saw it; "" after any other pass.
+	// Only passes run under pass read or write it.
+	clean string
 }
 
 // New checks cfg and returns an agent.
@@ -99,12 +103,13 @@ func New(cfg Config) (*Agent, error) {
 	return &Agent{cfg: cfg, warned: map[string]bool{}, podsLeft: map[string]bool{}}, nil
 }
 
-// Run calls Sync every interval until ctx ends, logging failed passes.
+// Run makes a full pass (SyncAll) every interval until ctx ends, logging
+// failed passes.
 func (a *Agent) Run(ctx context.Context) {
 	t := time.NewTicker(a.cfg.Interval)
 	defer t.Stop()
 	for {
-		if _, err := a.Sync(ctx); err != nil && ctx.Err() == nil {
+		if _, err := a.SyncAll(ctx); err != nil && ctx.Err() == nil {
 			klog.ErrorS(err, "Node agent pass failed; retrying")
 		}
 		select {
@@ -127,14 +132,37 @@ type Result struct {
 // returns the first error. Calls are serialised: one made during another
 // pass (Run's, say) waits for it, then makes its own, which sees the cloud
 // as it is when that pass starts.
-func (a *Agent) Sync(ctx context.Context) (Result, error) {
+//
+// A pass that finds the cloud's instances as the last pass with nothing to
+// do left them has nothing to do either, and lists no Nodes: kubelets
+// register and only the agent removes, so no Node changed that it acts on.
+// A simulator asks for a pass twice a trace step, and the list, a
+// consistent read, cost more than anything else in it. Run's periodic
+// passes list every time (SyncAll), so a Node deleted by hand while its
+// instance runs is registered again, as a kubelet would.
+func (a *Agent) Sync(ctx context.Context) (Result, error) { return a.sync(ctx, false) }
+
+// SyncAll is Sync that lists the Nodes whatever the cloud looks like.
+func (a *Agent) SyncAll(ctx context.Context) (Result, error) { return a.sync(ctx, true) }
+
+func (a *Agent) sync(ctx context.Context, all bool) (res Result, err error) {
 	a.pass.Lock()
 	defer a.pass.Unlock()
-	var res Result
 	insts, err := a.cfg.Cloud.Instances()
 	if err != nil {
+		a.clean = ""
 		return res, fmt.Errorf("listing instances: %w", err)
 	}
+	cloud := instancesKey(insts)
+	if !all && a.clean == cloud {
+		return res, nil
+	}
+	a.clean = ""
+	defer func() {
+		if err == nil && len(res.Registered)+len(res.Deleted) == 0 && !a.removingPods() {
+			a.clean = cloud
+		}
+	}()
 	nodes, err := a.cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return res, fmt.Errorf("listing nodes: %w", err)
@@ -204,6 +232,24 @@ func (a *Agent) Sync(ctx context.Context) (Result, error) {
 	sort.Strings(res.Registered)
 	sort.Strings(res.Deleted)
 	return res, firstErr
+}
+
+// instancesKey names the cloud's instances and their states, in the order
+// of their provider IDs.
+func instancesKey(insts []Instance) string {
+	keys := make([]string, 0, len(insts))
+	for _, i := range insts {
+		keys = append(keys, fmt.Sprintf("%s|%s|%s|%t|%t", strings.ToLower(i.ProviderID), i.ComputerName, i.Zone, i.Running, i.Gone))
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, "\n")
+}
+
+// removingPods says whether a removed node's pods are still to be deleted.
+func (a *Agent) removingPods() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.podsLeft) > 0
 }
 
 // owns: the agent only touches Nodes it registered for the cloud.

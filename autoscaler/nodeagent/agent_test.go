@@ -319,4 +319,17 @@ cacheTTL: 100ms
 	if len(light) != 1 || light[0].State != armlocal.StateCreating {
 		t.Fatalf("light pool instances %+v, want one Creating", light)
 	}
+
+	// The cloud is as the last pass, which had nothing to do, left it: a
+	// Sync lists no Nodes, so it does not see a Node deleted by hand. A
+	// full pass (Run's) does, and registers the running instance again.
+	if err := kube.CoreV1().Nodes().Delete(context.Background(), heavy[1].ComputerName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := agent.Sync(context.Background()); err != nil || len(res.Registered)+len(res.Deleted) != 0 {
+		t.Fatalf("pass over an unchanged cloud: %+v, %v; want nothing done", res, err)
+	}
+	if res, err := agent.SyncAll(context.Background()); err != nil || fmt.Sprint(res.Registered) != fmt.Sprint([]string{heavy[1].ComputerName}) {
+		t.Fatalf("full pass: %+v, %v; want %s registered again", res, err, heavy[1].ComputerName)
+	}
 }
