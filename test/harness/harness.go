@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	v1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -58,6 +59,9 @@ type Env struct {
 	PodGroups versioned.Interface
 	dir       string
 	workloads bool
+	// etcd and etcdPrefix are the API server's storage (revisions.go).
+	etcd       *clientv3.Client
+	etcdPrefix string
 }
 
 // WorkloadAPI says whether the control plane serves upstream's Workload API
@@ -101,7 +105,7 @@ func StartWith(tb ktesting.TB, o Options) (*Env, error) {
 	tb.Cleanup(srv.TearDownFn)
 	cfg := rest.CopyConfig(srv.ClientConfig)
 	cfg.QPS, cfg.Burst = 5000, 5000
-	env := &Env{Config: cfg, dir: tb.TempDir(), workloads: o.WorkloadAPI}
+	env := &Env{Config: cfg, dir: tb.TempDir(), workloads: o.WorkloadAPI, etcd: srv.EtcdClient, etcdPrefix: srv.EtcdStoragePrefix}
 	if env.Client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, err
 	}

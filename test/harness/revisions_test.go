@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestMain(m *testing.M) { os.Exit(RunTests(m)) }
+
+// WrittenSince sees exactly the writes to the resources it is asked about,
+// creations, changes and deletions alike, and none to others.
+func TestWrittenSince(t *testing.T) {
+	ctx := context.Background()
+	env, err := Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateNamespace(ctx, env.Client, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateNode(ctx, env.Client, GPUNode("n1", 8)); err != nil {
+		t.Fatal(err)
+	}
+	pods := env.Client.CoreV1().Pods("w")
+	pod := Member{Namespace: "w", Name: "p", GPUs: 1}.Pod()
+	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	both := []string{StoredPods, StoredNodes}
+	for _, tc := range []struct {
+		name  string
+		write func() error
+		want  bool
+	}{
+		{"nothing", func() error { return nil }, false},
+		{"a ConfigMap", func() error {
+			_, err := env.Client.CoreV1().ConfigMaps("w").Create(ctx, &v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
+			return err
+		}, false},
+		{"a pod's annotation", func() error {
+			_, err := pods.Patch(ctx, "p", "application/merge-patch+json", []byte(`{"metadata":{"annotations":{"a":"b"}}}`), metav1.PatchOptions{})
+			return err
+		}, true},
+		{"a node's label", func() error {
+			_, err := env.Client.CoreV1().Nodes().Patch(ctx, "n1", "application/merge-patch+json", []byte(`{"metadata":{"labels":{"a":"b"}}}`), metav1.PatchOptions{})
+			return err
+		}, true},
+		{"a new pod", func() error {
+			_, err := pods.Create(ctx, Member{Namespace: "w", Name: "q", GPUs: 1}.Pod(), metav1.CreateOptions{})
+			return err
+		}, true},
+		{"a pod deleted", func() error { return pods.Delete(ctx, "q", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rev, err := env.Revision(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.write(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := env.WrittenSince(ctx, rev, both...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("WrittenSince(pods, nodes) = %v, want %v", got, tc.want)
+			}
+			// The ProvisioningRequests alone saw none of it.
+			if got, err := env.WrittenSince(ctx, rev, StoredProvisioningRequests); err != nil || got {
+				t.Errorf("WrittenSince(provisioningrequests) = %v, %v; want false", got, err)
+			}
+		})
+	}
+}
