@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,8 +27,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
@@ -66,6 +70,8 @@ type simOptions struct {
 	// poolsPath is the user's pools file (--pools); pools what it holds.
 	poolsPath string
 	pools     *simulate.PoolsFile
+	// cpuProfile is the file --cpuprofile writes.
+	cpuProfile string
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -123,6 +129,24 @@ Pools format (--pools FILE), the shipped example:
 			if !showProgress(progress, o.progress) {
 				progress = io.Discard
 			}
+			if os.Getenv("GOGC") == "" {
+				// The API server, etcd and scheduler in this one process
+				// allocate at a rate that had the garbage collector take
+				// a third of a replay's CPU; a few hundred MB more heap
+				// is cheap beside that.
+				debug.SetGCPercent(400)
+			}
+			if o.cpuProfile != "" {
+				f, err := os.Create(o.cpuProfile)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
 			return runSimulate(ctx, cmd.OutOrStdout(), progress, o)
 		},
 	}
@@ -141,6 +165,7 @@ Pools format (--pools FILE), the shipped example:
 	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
 	f.Int64Var(&o.seed, "seed", 1, "seed of every random choice: the first generated trace (--random; trace i uses seed+i) and spot reclaims; the same for every run and side")
 	f.IntVar(&o.repeat, "repeat", o.repeat, "run each side this many times and report each figure as median (min–max)")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (API server, scheduler and simulator; not armlocal or the autoscaler) to this file, to see where a slow replay's time goes")
 	return cmd
 }
 
@@ -773,6 +798,9 @@ type watcher struct {
 	// stepped, when it is a stepped trace clock, accrues gangs' work.
 	wallMinute time.Duration
 	stepped    *gangWork
+	// requests and autoscalerEvents hold the run's ProvisioningRequests
+	// and the cluster-autoscaler's events, for failures.
+	requests, autoscalerEvents cache.SharedIndexInformer
 }
 
 func (w *watcher) created(j simulate.Job) {
@@ -811,6 +839,17 @@ func (w *watcher) watch(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactory(w.env.Client, 0)
 	pods := factory.Core().V1().Pods().Informer()
 	nodes := factory.Core().V1().Nodes().Informer()
+	w.autoscalerEvents = informers.NewSharedInformerFactoryWithOptions(w.env.Client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = "source=cluster-autoscaler"
+	})).Core().V1().Events().Informer()
+	dyn, err := dynamic.NewForConfig(w.env.Config)
+	if err != nil {
+		return err
+	}
+	w.requests = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, simNamespace, nil).ForResource(autoscalingv1.Resource).Informer()
+	for _, inf := range []cache.SharedIndexInformer{w.autoscalerEvents, w.requests} {
+		go inf.Run(ctx.Done())
+	}
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.pod(ctx, o) },
 		UpdateFunc: func(_, o any) { w.pod(ctx, o) },
@@ -853,7 +892,13 @@ func (w *watcher) watch(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return startInformers(ctx, factory)
+	if err := startInformers(ctx, factory); err != nil {
+		return err
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), w.autoscalerEvents.HasSynced, w.requests.HasSynced) {
+		return errors.New("watching the run's ProvisioningRequests and the autoscaler's events: not synced")
+	}
+	return nil
 }
 
 // reclaim plays Azure reclaiming the spot node at the end of its life (a
@@ -1150,31 +1195,31 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 }
 
 // failures records failed scale-ups: ProvisioningRequests the autoscaler
-// failed, and the autoscaler's failure events.
-func (w *watcher) failures(ctx context.Context) {
+// failed, and the autoscaler's failure events. It reads the watcher's
+// informers: listing every event of the cluster each time cost more than
+// the scheduler's own work once a day's backlog of gangs had filled it
+// with FailedScheduling events.
+func (w *watcher) failures(context.Context) {
 	now := w.clk.now()
-	if dc, err := dynamic.NewForConfig(w.env.Config); err == nil {
-		if list, err := dc.Resource(autoscalingv1.Resource).Namespace(simNamespace).List(ctx, metav1.ListOptions{}); err == nil {
-			for _, u := range list.Items {
-				var pr autoscalingv1.ProvisioningRequest
-				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil {
-					continue
-				}
-				for _, c := range pr.Status.Conditions {
-					if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == "CapacityIsNotFound" {
-						w.addFailure(now, "request "+pr.Name, c.Message)
-					}
-				}
+	for _, o := range w.requests.GetStore().List() {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		var pr autoscalingv1.ProvisioningRequest
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil {
+			continue
+		}
+		for _, c := range pr.Status.Conditions {
+			if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == "CapacityIsNotFound" {
+				w.addFailure(now, "request "+pr.Name, c.Message)
 			}
 		}
 	}
-	events, err := w.env.Client.CoreV1().Events("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return
-	}
 	withdrawn := 0
-	for _, e := range events.Items {
-		if e.Source.Component != "cluster-autoscaler" {
+	for _, o := range w.autoscalerEvents.GetStore().List() {
+		e, ok := o.(*v1.Event)
+		if !ok {
 			continue
 		}
 		if e.Type == v1.EventTypeWarning && strings.Contains(e.Reason, "ScaleUp") && strings.Contains(e.Reason, "Fail") {

@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -177,6 +180,9 @@ type stepper struct {
 	// lateCatchUps counts half steps whose changes the scheduler had not
 	// all seen within catchUpTimeout.
 	lateCatchUps int
+	// quietHalves counts second halves left out: the autoscaler's loop
+	// and the cloud wrote nothing the scheduler reads.
+	quietHalves int
 }
 
 // timed runs f and adds its wall time to phase.
@@ -235,6 +241,9 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 			seen = last
 			if req := s.lastRequestChange.Load(); req != seenRequest || booked > 0 {
 				seenRequest, hintSync = req, begun
+				// The sync owed starts now, not when the writer's
+				// period is up.
+				s.sched.KickHints()
 			}
 		}
 		if quiet && done <= hintSync {
@@ -365,12 +374,34 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 		klog.FromContext(ctx).V(3).Info("Trace step: queue released", "minute", s.clk.Since(s.start).Minutes(), "half", half, "pods", released)
 		return s.settle(ctx, w)
 	}
-	hold := func() error { s.sched.Hold(); return nil }
+	// The second half is settled again only if the autoscaler's loop or
+	// the cloud wrote a pod, node or ProvisioningRequest: otherwise the
+	// scheduler already settled on what the cluster is (the clock has not
+	// moved), and its quiet window would be a step's largest cost.
+	var settled int64
+	hold := func() (err error) {
+		s.sched.Hold()
+		settled, err = s.env.Revision(ctx)
+		return err
+	}
+	secondRelease := func() error {
+		written, err := s.env.WrittenSince(ctx, settled, harness.StoredPods, harness.StoredNodes, harness.StoredProvisioningRequests)
+		if err != nil {
+			klog.FromContext(ctx).V(2).Info("Settling the step's second half: could not read what was written", "err", err)
+		}
+		if !written {
+			if released := s.sched.Release(); released == 0 {
+				s.quietHalves++
+				return nil
+			}
+		}
+		return release()
+	}
 	for _, p := range []struct {
 		name string
 		f    func() error
 	}{{"arrivals", create}, {"cloud", sync}, {"settle", release},
-		{"settle", hold}, {"autoscaler", func() error { return s.runAutoscaler(ctx) }}, {"cloud", sync}, {"settle", release}} {
+		{"settle", hold}, {"autoscaler", func() error { return s.runAutoscaler(ctx) }}, {"cloud", sync}, {"settle", secondRelease}} {
 		if err := s.timed(p.name, p.f); err != nil {
 			return time.Time{}, false, err
 		}
@@ -389,12 +420,18 @@ func (s *stepper) caughtUp(ctx context.Context, w *watcher) error {
 	w.writing.Wait()
 	deadline := time.Now().Add(catchUpTimeout)
 	for {
-		nodes, err := s.env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		pods, err := s.env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-		if err != nil {
+		// Both lists at once: each waits for the API server's watch
+		// cache to reach etcd's latest revision, which is most of its
+		// time.
+		var (
+			nodes            *v1.NodeList
+			nodesErr, podErr error
+			listed           sync.WaitGroup
+		)
+		listed.Go(func() { nodes, nodesErr = s.env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{}) })
+		pods, podErr := s.env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		listed.Wait()
+		if err := errors.Join(nodesErr, podErr); err != nil {
 			return err
 		}
 		ok, why := s.sched.Caught(nodes.Items, pods.Items)
@@ -495,8 +532,11 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 func (s *stepper) stepStats(steps int, began time.Time) string {
 	per := func(d time.Duration) time.Duration { return (d / time.Duration(steps)).Round(time.Millisecond) }
 	late := ""
+	if s.quietHalves > 0 {
+		late = fmt.Sprintf("; %d second halves needed no settling", s.quietHalves)
+	}
 	if s.lateCatchUps > 0 {
-		late = fmt.Sprintf("; %d half steps went on before the scheduler saw all their changes", s.lateCatchUps)
+		late += fmt.Sprintf("; %d half steps went on before the scheduler saw all their changes", s.lateCatchUps)
 	}
 	return fmt.Sprintf("%d steps, %s wall each (autoscaler %s, settling %s, cloud %s)%s", steps,
 		per(time.Since(began)), per(s.spent["autoscaler"]), per(s.spent["settle"]), per(s.spent["cloud"]), late)
