@@ -575,13 +575,13 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 		if time.Since(lastReport) >= 5*time.Second {
 			// Requests that failed are replaced as shortfalls change, so
 			// failures are collected while the run goes, not only at its end.
-			w.failures(ctx)
+			w.failures()
 			fmt.Fprintf(progress, "[%s minute %3.0f] %s\n", name, clk.now().Minutes(), w.status())
 			lastReport = time.Now()
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	w.failures(ctx)
+	w.failures()
 	w.mu.Lock()
 	rec.End = clk.now()
 	w.mu.Unlock()
@@ -1199,7 +1199,7 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 // informers: listing every event of the cluster each time cost more than
 // the scheduler's own work once a day's backlog of gangs had filled it
 // with FailedScheduling events.
-func (w *watcher) failures(context.Context) {
+func (w *watcher) failures() {
 	now := w.clk.now()
 	for _, o := range w.requests.GetStore().List() {
 		u, ok := o.(*unstructured.Unstructured)

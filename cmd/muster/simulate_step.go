@@ -497,7 +497,7 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 			return err
 		}
 		if time.Since(lastReport) >= 5*time.Second {
-			w.failures(ctx)
+			w.failures()
 			fmt.Fprintf(progress, "[%s minute %3.0f] %s; %s\n", name, now.Minutes(), w.status(), s.stepStats(steps, began))
 			lastReport = time.Now()
 		}
@@ -531,15 +531,15 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 // went.
 func (s *stepper) stepStats(steps int, began time.Time) string {
 	per := func(d time.Duration) time.Duration { return (d / time.Duration(steps)).Round(time.Millisecond) }
-	late := ""
+	halves := ""
 	if s.quietHalves > 0 {
-		late = fmt.Sprintf("; %d second halves needed no settling", s.quietHalves)
+		halves = fmt.Sprintf("; %d second halves needed no settling", s.quietHalves)
 	}
 	if s.lateCatchUps > 0 {
-		late += fmt.Sprintf("; %d half steps went on before the scheduler saw all their changes", s.lateCatchUps)
+		halves += fmt.Sprintf("; %d half steps went on before the scheduler saw all their changes", s.lateCatchUps)
 	}
 	return fmt.Sprintf("%d steps, %s wall each (autoscaler %s, settling %s, cloud %s)%s", steps,
-		per(time.Since(began)), per(s.spent["autoscaler"]), per(s.spent["settle"]), per(s.spent["cloud"]), late)
+		per(time.Since(began)), per(s.spent["autoscaler"]), per(s.spent["settle"]), per(s.spent["cloud"]), halves)
 }
 
 // syncURL is armlocal's POST /sync, beside its fault endpoint.

@@ -36,9 +36,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 
@@ -202,12 +204,12 @@ type Writer struct {
 	sets, setsSynced uint64
 	begun, done      uint64
 	// fetched holds the gangs' live requests as the running Sync read
-	// them when it began, by namespace/name: read in parallel, since one
+	// them when it began: read in parallel, since one
 	// GET after another made a Sync take as many round trips as gangs
 	// wait, and the gangs are then reconciled in turn from them. What the
 	// Sync creates or deletes is put in or taken out; a name not there is
 	// read from the API. nil outside a Sync; only its goroutine uses it.
-	fetched map[string]fetchedRequest
+	fetched map[types.NamespacedName]fetchedRequest
 	// kick asks Run for a Sync before its period is up (Kick).
 	kick chan struct{}
 }
@@ -893,24 +895,16 @@ const fetchParallel = 8
 // begins (fetched).
 func (w *Writer) fetchLive(ctx context.Context) {
 	w.mu.Lock()
-	names := make([]string, 0, len(w.live))
+	names := make([]types.NamespacedName, 0, len(w.live))
 	for k, name := range w.live {
-		names = append(names, k.Namespace+"/"+name)
+		names = append(names, types.NamespacedName{Namespace: k.Namespace, Name: name})
 	}
 	w.mu.Unlock()
 	got := make([]fetchedRequest, len(names))
-	slots := make(chan struct{}, fetchParallel)
-	var wg sync.WaitGroup
-	for i, key := range names {
-		ns, name, _ := strings.Cut(key, "/")
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			got[i].u, got[i].err = w.requests(ns).Get(ctx, name, metav1.GetOptions{})
-		})
-	}
-	wg.Wait()
-	w.fetched = make(map[string]fetchedRequest, len(names))
+	workqueue.ParallelizeUntil(ctx, fetchParallel, len(names), func(i int) {
+		got[i].u, got[i].err = w.requests(names[i].Namespace).Get(ctx, names[i].Name, metav1.GetOptions{})
+	})
+	w.fetched = make(map[types.NamespacedName]fetchedRequest, len(names))
 	for i, key := range names {
 		if got[i].err == nil || apierrors.IsNotFound(got[i].err) {
 			w.fetched[key] = got[i] // other errors: read tries again
@@ -924,20 +918,21 @@ func (w *Writer) fetchedAs(ns, name string, u *unstructured.Unstructured, delete
 	if w.fetched == nil {
 		return
 	}
+	key := types.NamespacedName{Namespace: ns, Name: name}
 	switch {
 	case deleted:
-		w.fetched[ns+"/"+name] = fetchedRequest{err: apierrors.NewNotFound(autoscalingv1.Resource.GroupResource(), name)}
+		w.fetched[key] = fetchedRequest{err: apierrors.NewNotFound(autoscalingv1.Resource.GroupResource(), name)}
 	case u == nil:
-		delete(w.fetched, ns+"/"+name)
+		delete(w.fetched, key)
 	default:
-		w.fetched[ns+"/"+name] = fetchedRequest{u: u}
+		w.fetched[key] = fetchedRequest{u: u}
 	}
 }
 
 // read fetches a request and its conditions by type: as the running Sync
 // read it when it began, else from the API.
 func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.ProvisioningRequest, map[string]metav1.Condition, error) {
-	f, ok := w.fetched[ns+"/"+name]
+	f, ok := w.fetched[types.NamespacedName{Namespace: ns, Name: name}]
 	if !ok {
 		f.u, f.err = w.requests(ns).Get(ctx, name, metav1.GetOptions{})
 	}

@@ -28,7 +28,7 @@ func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint,
 		// A pod leaving frees room, and a member leaving makes room under max.
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: pl.roomFreed},
 		// New or grown nodes make room for a gang that did not fit.
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.gangMember},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.roomFreed},
 	}
 	if pl.podGroups != nil {
 		events = append(events, fwk.ClusterEventWithHint{
@@ -84,10 +84,6 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
-}
-
-func (pl *Gang) gangMember(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	return pl.roomFreed(logger, pod, oldObj, newObj)
 }
 
 // attemptLead is the member that leads the next attempt of pod's gang when
