@@ -605,7 +605,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	var last metav1.Condition
 	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
 		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
-	w.SetRetryBackoff(time.Second, 4*time.Second)
+	w.SetRetryBackoff(time.Second, 4*time.Second, 8*time.Second)
 	shortOf := func(n int64) {
 		w.Set(shortPair(k, pods()[0], n))
 		w.Sync(ctx)
@@ -668,6 +668,14 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	short()
 	r0 := only()
 	consumes(r0.Name)
+	// A Sync whose context has ended writes nothing, and does not trip on
+	// the reads it never made (it once dereferenced them).
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	w.Sync(ended)
+	if prs := provReqs(t, ctx, env); len(prs) != 1 {
+		t.Fatalf("after a Sync whose context had ended: requests %v, want %s alone", prs, r0.Name)
+	}
 	if len(r0.OwnerReferences) != 2 {
 		t.Fatalf("a CRD-free gang's request has owners %v, want both members", r0.OwnerReferences)
 	}
@@ -695,6 +703,14 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	if took < 4*time.Second {
 		t.Errorf("a request no pool could ever hold replaced after %s, want the ceiling of 4s", took)
 	}
+	// Failed so again: the backoff doubles past the ceiling, up to the
+	// never-fits ceiling of 8s (read from the condition's due time).
+	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: hints.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
+	noticed := time.Now()
+	r2, _ = retried(r2.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
+	if wait := dueIn(t, retryingMessage).Sub(noticed); wait < 7*time.Second {
+		t.Errorf("a request no pool could hold, failed so twice, due for replacement %s after its end, want the never-fits ceiling of 8s", wait.Round(time.Second))
+	}
 
 	// Served, then its booking expired: the backoff starts afresh. The
 	// replacement's due time, as the gang's condition gives it, says which
@@ -703,17 +719,9 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	setProvisioned(t, ctx, env, r2.Name, "gpu-heavy pool adding 2 nodes")
 	short()
 	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.BookingExpired, Status: metav1.ConditionTrue, Reason: "CapacityReservationTimeExpired", Message: "released"})
-	noticed := time.Now()
+	noticed = time.Now()
 	retried(r2.Name, "ended its booking")
-	_, dueText, ok := strings.Cut(retryingMessage, "a new request follows at ")
-	if !ok {
-		t.Fatalf("Retrying condition %q names no due time", retryingMessage)
-	}
-	due, err := time.Parse(time.RFC3339, dueText)
-	if err != nil {
-		t.Fatalf("Retrying condition %q: %v", retryingMessage, err)
-	}
-	if wait := due.Sub(noticed); wait >= 3*time.Second {
+	if wait := dueIn(t, retryingMessage).Sub(noticed); wait >= 3*time.Second {
 		t.Errorf("replacement after a served request due %s after its end, want the first backoff of 1s", wait.Round(time.Second))
 	}
 }
@@ -848,4 +856,18 @@ func shortPair(k gang.Key, member *v1.Pod, n int64) hints.Want {
 	return hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
 		Sets:    []hints.Set{{Member: member, Count: n, GPUs: 8, Shape: "8 GPUs"}},
 		Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})}
+}
+
+// dueIn reads when a Retrying condition's message says the next request follows.
+func dueIn(t *testing.T, message string) time.Time {
+	t.Helper()
+	_, dueText, ok := strings.Cut(message, "a new request follows at ")
+	if !ok {
+		t.Fatalf("Retrying condition %q names no due time", message)
+	}
+	due, err := time.Parse(time.RFC3339, dueText)
+	if err != nil {
+		t.Fatalf("Retrying condition %q: %v", message, err)
+	}
+	return due
 }

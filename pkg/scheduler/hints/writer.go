@@ -194,9 +194,9 @@ type Writer struct {
 	// says so.
 	bookingEnded func()
 	// replaced tracks gangs whose request ended while they were short.
-	replaced                 map[gang.Key]*replacement
-	retryFirst, retryCeiling time.Duration
-	now                      func() time.Time
+	replaced                                   map[gang.Key]*replacement
+	retryFirst, retryCeiling, neverFitsCeiling time.Duration
+	now                                        func() time.Time
 	// sets counts the verdicts Set; setsSynced is what it counted when
 	// the last whole Sync began (Settled). begun counts the Syncs begun
 	// as leader, done is begun's count at the start of the last one to
@@ -229,19 +229,26 @@ type replacement struct {
 	wait time.Duration // the backoff before the next replacement
 	due  time.Time     // zero: no end seen since the last replacement
 	why  string
+	// never: the end due for replacement was a failure because no pool
+	// could ever hold the gang.
+	never bool
 }
 
 // Retry backoff of a gang's request that ended while the gang was short.
 const (
 	DefaultRetryFirst   = 15 * time.Second
 	DefaultRetryCeiling = 10 * time.Minute
+	// DefaultNeverFitsCeiling bounds the backoff of a gang whose requests
+	// keep failing because no pool could ever hold it.
+	DefaultNeverFitsCeiling = time.Hour
 )
 
 // SetRetryBackoff sets the backoff before a request that ended while its
-// gang was short is replaced: first, doubling up to ceiling. Call it before
-// Run.
-func (w *Writer) SetRetryBackoff(first, ceiling time.Duration) {
-	w.retryFirst, w.retryCeiling = first, ceiling
+// gang was short is replaced: first, doubling up to ceiling; after a
+// failure because no pool could ever hold the gang, ceiling, doubling up
+// to neverFitsCeiling. Call it before Run.
+func (w *Writer) SetRetryBackoff(first, ceiling, neverFitsCeiling time.Duration) {
+	w.retryFirst, w.retryCeiling, w.neverFitsCeiling = first, ceiling, max(ceiling, neverFitsCeiling)
 }
 
 // SetClock sets the time the writer stamps requests with and times its
@@ -286,7 +293,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 	return &Writer{client: client, dyn: dyn, marks: marks, members: members, synced: synced, report: report, period: period,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{},
-		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, now: time.Now, kick: make(chan struct{}, 1)}
+		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, neverFitsCeiling: DefaultNeverFitsCeiling, now: time.Now, kick: make(chan struct{}, 1)}
 }
 
 // Set records the latest verdict on a gang.
@@ -629,10 +636,16 @@ func (w *Writer) replace(k gang.Key, base, why, outcome string, never bool) (str
 			// No pool could hold the gang even at its max size: only an
 			// operator raising a pool's bounds changes that, and while a
 			// request lives the autoscaler keeps the nodes the gang counts
-			// on (its gang room), idle. Retry at the ceiling.
-			r.wait = w.retryCeiling
+			// on (its gang room), idle. Retry at the ceiling, and, as
+			// long as each retry fails so, at twice the wait up to the
+			// never-fits ceiling: a backlog of such gangs otherwise has
+			// each written again (request, templates, every member's
+			// mark) and failed again every ceiling.
+			r.wait = max(r.wait, w.retryCeiling)
+		} else {
+			r.wait = min(r.wait, w.retryCeiling)
 		}
-		r.due, r.why = now.Add(r.wait), why
+		r.due, r.why, r.never = now.Add(r.wait), why, never
 		requestOutcomes.WithLabelValues(outcome).Inc() // once per end noticed
 	}
 	if now.Before(r.due) {
@@ -640,7 +653,11 @@ func (w *Writer) replace(k gang.Key, base, why, outcome string, never bool) (str
 	}
 	r.gen++
 	r.due = time.Time{}
-	r.wait = min(2*r.wait, w.retryCeiling)
+	if r.never {
+		r.wait = min(2*r.wait, w.neverFitsCeiling)
+	} else {
+		r.wait = min(2*r.wait, w.retryCeiling)
+	}
 	return generationName(base, r.gen), true
 }
 
@@ -906,8 +923,10 @@ func (w *Writer) fetchLive(ctx context.Context) {
 	})
 	w.fetched = make(map[types.NamespacedName]fetchedRequest, len(names))
 	for i, key := range names {
-		if got[i].err == nil || apierrors.IsNotFound(got[i].err) {
-			w.fetched[key] = got[i] // other errors: read tries again
+		// Other errors, and reads ParallelizeUntil did not start because
+		// ctx ended: read tries again.
+		if got[i].u != nil || apierrors.IsNotFound(got[i].err) {
+			w.fetched[key] = got[i]
 		}
 	}
 }
