@@ -1058,11 +1058,20 @@ func (pl *Topology) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithH
 	}, nil
 }
 
-func (pl *Topology) gpuPod(_ klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
-	if pl.gpusOf(pod) > 0 {
-		return fwk.Queue, nil
+func (pl *Topology) gpuPod(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if pl.gpusOf(pod) == 0 {
+		return fwk.QueueSkip, nil
 	}
-	return fwk.QueueSkip, nil
+	// A gang member is requeued as MusterGang would requeue it: the queue
+	// requeues a member if any plugin that rejected it says Queue, and
+	// every member of every waiting gang tried on every pod that left cost
+	// a scheduling cycle and a FailedScheduling event each.
+	if _, _, isGang, _ := gang.GroupOf(pod); isGang {
+		if roomFreed, ok := gangplugin.RoomFreedHint(pl.handle); ok {
+			return roomFreed(logger, pod, oldObj, newObj)
+		}
+	}
+	return fwk.Queue, nil
 }
 
 // shapeWindow remembers the GPUs per member of the last gangs seen, so Score

@@ -1,0 +1,194 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/utils/clock"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/topology"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// countAttempts counts each pod's scheduling cycles, in PreFilter.
+type countAttempts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *countAttempts) Name() string { return "CountAttempts" }
+
+func (c *countAttempts) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	c.mu.Lock()
+	c.n[pod.Name]++
+	c.mu.Unlock()
+	return nil, nil
+}
+
+func (c *countAttempts) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+func (c *countAttempts) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.n))
+	for k, v := range c.n {
+		out[k] = v
+	}
+	return out
+}
+
+// A pod leaving retries no member of a gang the cluster could not hold even
+// with nothing running (nodes only can change that), and of a gang short of
+// room only the member that leads its attempts, which brings the rest at
+// Permit; a node coming retries the first gang's lead alone. Both gangs
+// require a placement group, so MusterTopology rejects their members too,
+// and its hint must requeue them as MusterGang's does (any rejecting
+// plugin's Queue requeues a member). The gang that fits mixes a CPU
+// launcher with GPU workers.
+func TestRoomFreedRequeuesOnlyWhatCouldFit(t *testing.T) {
+	ctx, env := controlPlane(t)
+	kc, err := env.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A long backoff: only cluster events retry a gang here.
+	config := harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: 600, StatusSyncMillis: 100})
+	const preFilter = "preFilter:\n      enabled: [{name: MusterGang}"
+	if !strings.Contains(config, preFilter) {
+		t.Fatalf("the Muster configuration has no %q", preFilter)
+	}
+	config = strings.Replace(config, preFilter, "preFilter:\n      enabled: [{name: CountAttempts}, {name: MusterGang}", 1)
+	counts := &countAttempts{n: map[string]int{}}
+	sched, err := env.StartSchedulerOn(ctx, config, clock.RealClock{}, app.WithPlugin("CountAttempts", func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+		return counts, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sched.Stop()
+
+	for _, n := range []string{"gpu-0", "gpu-1"} {
+		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n, 8, topology.PlacementGroupLabel, "ppg")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filler := harness.Member{Namespace: ns, Name: "filler", GPUs: 8, Labels: map[string]string{"app": "filler"}}
+	if err := harness.CreatePods(ctx, env.Client, filler); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, "app", "filler", 1)
+
+	required := func(members []harness.Member) []harness.Member {
+		for i := range members {
+			members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
+		}
+		return members
+	}
+	// mpi: a launcher and two 8-GPU workers, short of one node's room.
+	mpi := required(harness.LabelMembers(ns, "mpi", 3, 8, 3, 3))
+	mpi[0].Name, mpi[0].GPUs = "mpi-launcher", 0
+	// moe: three 8-GPU workers in a cluster of two 8-GPU nodes.
+	moe := required(harness.LabelMembers(ns, "moe", 3, 8, 3, 3))
+	if err := harness.CreatePods(ctx, env.Client, append(mpi, moe...)...); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range append(mpi, moe...) {
+		waitPod(t, ctx, env, m.Name, "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
+	}
+	settled(t, sched)
+	// The members backing off behind the attempt that found no room say so
+	// in the same words each time (the scheduler then writes their
+	// condition and event once, however often they are retried).
+	const outgrownWords = "the cluster's nodes could hold 2 of them with nothing else running"
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		saying := 0
+		for _, m := range moe {
+			p, err := env.Client.CoreV1().Pods(ns).Get(ctx, m.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hasScheduledReason(v1.PodReasonUnschedulable, outgrownWords)(p) {
+				saying++
+			}
+		}
+		if saying >= len(moe)-1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of moe's members say %q, want all but the one whose attempt found no room", saying, outgrownWords)
+		}
+	}
+
+	// Pods go at once, as a kubelet would confirm them gone.
+	now := metav1.DeleteOptions{GracePeriodSeconds: new(int64)}
+	before := counts.snapshot()
+	if err := env.Client.CoreV1().Pods(ns).Delete(ctx, filler.Name, now); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "mpi", 3)
+	settled(t, sched)
+	after := counts.snapshot()
+	for _, m := range moe {
+		if after[m.Name] != before[m.Name] {
+			t.Errorf("a pod leaving retried %s %d times; its gang could not fit even in the empty cluster", m.Name, after[m.Name]-before[m.Name])
+		}
+	}
+
+	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-2", 8, topology.PlacementGroupLabel, "ppg")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for counts.snapshot()[moe[0].Name] == after[moe[0].Name] {
+		if time.Now().After(deadline) {
+			t.Fatalf("a node coming did not retry %s, which leads its gang's attempts", moe[0].Name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	settled(t, sched)
+	again := counts.snapshot()
+	for _, m := range moe[1:] {
+		if again[m.Name] != after[m.Name] {
+			t.Errorf("a node coming retried %s %d times; only %s leads the gang's attempts", m.Name, again[m.Name]-after[m.Name], moe[0].Name)
+		}
+	}
+
+	// With mpi gone, moe fits the three nodes: its lead's attempt brings
+	// the rest.
+	for _, m := range mpi {
+		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, m.Name, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.GroupLabel, "moe", 3)
+}
+
+// settled waits until the scheduler has held nothing for half a second.
+func settled(t *testing.T, sched *harness.Scheduler) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var since time.Time
+	for {
+		quiet, held := sched.Quiet()
+		switch {
+		case !quiet:
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) > 500*time.Millisecond:
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the scheduler did not settle: it holds %s", held)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
