@@ -31,8 +31,8 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 	inFlight := len(q.InFlightPods())
 	waiting := 0
 	for name, f := range s.sched.Profiles {
-		if !plugins.WritesSettled(f) {
-			return false, fmt.Sprintf("profile %s's plugins have writes pending", name)
+		if pending := plugins.WritesPending(f); pending != "" {
+			return false, fmt.Sprintf("profile %s: %s are not all written", name, pending)
 		}
 		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
 	}

@@ -34,11 +34,17 @@ func RegistryOn(c clock.WithDelayedExecution) frameworkruntime.Registry {
 	}
 }
 
-// WritesSettled says whether the profile's Muster plugins have written all
-// they owe the API (gang status, pod marks, ProvisioningRequests): muster
-// simulate's test of a quiet step.
-func WritesSettled(h fwk.Handle) bool {
-	return gangplugin.WritesSettled(h) && gputopology.HintsSettled(h)
+// WritesPending names what the profile's Muster plugins still owe the API
+// ("" when nothing): gang status and pod marks, or ProvisioningRequests.
+// muster simulate's test of a quiet step.
+func WritesPending(h fwk.Handle) string {
+	switch {
+	case !gangplugin.WritesSettled(h):
+		return gangplugin.Name + "'s gang status and pod marks"
+	case !gputopology.HintsSettled(h):
+		return gputopology.Name + "'s ProvisioningRequests"
+	}
+	return ""
 }
 
 // HintSyncs counts the ProvisioningRequest syncs of the profile's Muster
