@@ -71,6 +71,7 @@ import (
 	"github.com/muster-project/muster/autoscaler/cloudprovider/agentpool"
 	"github.com/muster-project/muster/autoscaler/provreq"
 	provreqapi "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+	"github.com/muster-project/muster/autoscaler/scaledownorder"
 	"github.com/muster-project/muster/autoscaler/upcoming"
 )
 
@@ -255,6 +256,8 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	scaleDownCandidatesComparers := []scaledowncandidates.CandidatesComparer{
 		emptycandidates.NewEmptySortingProcessor(emptycandidates.NewNodeInfoGetter(opts.ClusterSnapshot), deleteOptions, drainabilityRules),
 		sdCandidatesSorting,
+		// Muster: ties go by name, not by map order (scaledownorder).
+		scaledownorder.ByName{},
 	}
 	opts.Processors.ScaleDownCandidatesNotifier.Register(sdCandidatesSorting)
 
@@ -268,6 +271,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 
 	}
 	opts.Processors.ScaleDownNodeProcessor = cp
+	opts.Processors.ScaleDownSetProcessor = scaledownorder.Set{Next: opts.Processors.ScaleDownSetProcessor}
 
 	var nodeInfoComparator nodegroupset.NodeInfoComparator
 	if len(autoscalingOptions.BalancingLabels) > 0 {
@@ -366,6 +370,7 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 	if *runOnRequestAddress != "" {
 		_, errc, err := serveRunOnce(context, *runOnRequestAddress, *writeRunURL, now, func(t time.Time) {
 			loop.RunAutoscalerOnce(autoscaler, healthCheck, t)
+			awaitDeletions(autoscaler, deletionsTimeout)
 		})
 		if err != nil {
 			klog.Fatalf("Failed to serve loops on request: %v", err)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/autoscaler/cluster-autoscaler/core"
 	"k8s.io/klog/v2"
 )
 
@@ -37,10 +38,41 @@ func checkRunOnRequest(addr, urlFile string) error {
 	return nil
 }
 
+// deletionsTimeout bounds how long a loop run on request waits for the node
+// deletions it started.
+const deletionsTimeout = time.Minute
+
+// awaitDeletions waits until the node deletions the autoscaler's loops
+// started (emptied nodes, drained ones) have ended, at most timeout: the
+// loop only starts them, and each goes on in its own goroutine, in wall
+// time. A simulator stepping a trace clock would otherwise see a node go at
+// whichever step its deletion happened to finish by, and the same trace
+// replayed twice removed nodes (and evicted what they ran) at different
+// trace minutes.
+func awaitDeletions(a core.Autoscaler, timeout time.Duration) {
+	s, ok := a.(*core.StaticAutoscaler)
+	if !ok || s.AutoscalingContext == nil || s.ScaleDownActuator == nil {
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		empty, drained := s.ScaleDownActuator.CheckStatus().DeletionsInProgress()
+		if len(empty)+len(drained) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			klog.InfoS("Answering a loop run on request before its node deletions ended", "timeout", timeout, "emptyNodes", empty, "drainedNodes", drained)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // serveRunOnce serves POST /run-once on addr: each request runs runOnce
 // exactly once, with clock's time, and is answered only once it has
 // returned, so that a simulator stepping a trace clock knows when the
-// autoscaler is done with a step. Requests run one at a time: the
+// autoscaler is done with a step (the muster-autoscaler's runOnce includes
+// the node deletions its loop started, awaitDeletions). Requests run one at a time: the
 // autoscaler's loop is not reentrant. serveRunOnce returns the endpoint's
 // URL once listening (and written to urlFile, when given); errc then
 // receives the error that stopped serving, or nil once ctx is done.
