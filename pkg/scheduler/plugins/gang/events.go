@@ -78,14 +78,6 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
-	if _, outgrown := pl.outgrown.Load(key); outgrown {
-		if _, node := newObj.(*v1.Node); !node {
-			// A pod leaving frees room on nodes that could not hold the
-			// quorum even empty. Its backoff stands.
-			pl.planCache.invalidate()
-			return fwk.QueueSkip, nil
-		}
-	}
 	pl.tracker.Unblock(key)
 	pl.planCache.invalidate()
 	if lead := pl.leads.of(key, eventOf(oldObj, newObj), func() types.UID { return pl.attemptLead(pod) }); lead != "" && lead != pod.UID {
@@ -102,9 +94,8 @@ var roomHints sync.Map
 // gang member when a pod leaves or a node comes (false when the profile has
 // no MusterGang). Other plugins that reject gang members for want of room
 // requeue them through it, so that a gang whose quorum is not placed is
-// retried through its attempt lead alone, and one the cluster could not hold
-// even empty is not retried for a pod leaving: any plugin saying Queue
-// requeues the member.
+// retried through its attempt lead alone: any plugin saying Queue requeues
+// the member.
 func RoomFreedHint(h fwk.Handle) (fwk.QueueingHintFn, bool) {
 	f, ok := roomHints.Load(h)
 	if !ok {

@@ -50,12 +50,6 @@ type Gang struct {
 	// strandedPolicy says what becomes of members bound below min.
 	strandedPolicy gang.StrandedPolicy
 	roomShort      sync.Map // gang.Key -> bool
-	// outgrown holds the gangs whose last attempt found that the cluster's
-	// regular nodes could not hold their quorum even with nothing running
-	// on them: no pod leaving can change that, only a node coming or
-	// growing (roomFreed, wakeAfterBackoff). The value is what the
-	// members backing off say meanwhile.
-	outgrown sync.Map // gang.Key -> string
 	// leads memoizes the attempt lead of each gang for the cluster event
 	// being hinted (events.go).
 	leads leadMemo
@@ -457,14 +451,6 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	cs := &cycleSpec{spec: spec}
 	state.Write(specStateKey, cs)
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
-		if msg, outgrown := pl.outgrown.Load(spec.Key); outgrown {
-			// Unresolvable, so only MusterGang's hints requeue it, and
-			// the same words each time: the scheduler writes a member's
-			// condition and records its event once, not on every retry
-			// (the periodic flush retries every member of every such
-			// gang).
-			return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg.(string))
-		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
 	// Room the capacity plan holds for gangs served first is not this
@@ -499,25 +485,10 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			msg += "; " + did
 		}
 		pl.roomShort.Store(spec.Key, true)
-		pl.noteOutgrown(logger, spec, need, quorum, nodes)
 		pl.fail(ctx, spec.Key, msg)
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
-	pl.outgrown.Delete(spec.Key)
 	return nil, nil
-}
-
-// noteOutgrown records whether the quorum that just found no room would
-// find none on the cluster's regular nodes emptied either. It runs once per
-// failed attempt, not per member.
-func (pl *Gang) noteOutgrown(logger klog.Logger, spec gang.Spec, need int64, quorum capacity.Quorum, nodes []fwk.NodeInfo) {
-	packing := capacity.Pack(logger, quorum, nodefit.Empty(nodes), nil)
-	if packing.Fits() {
-		pl.outgrown.Delete(spec.Key)
-		return
-	}
-	pl.outgrown.Store(spec.Key, fmt.Sprintf("gang %s needs %d more members placed at once (%s); the cluster's nodes could hold %d of them with nothing else running, none for %s: it is tried again when a node comes or grows",
-		spec.Key, need, quorum, need-packing.Short.Members(), packing.Short))
 }
 
 // unplaced lists a gang's live members that have no node yet.
@@ -555,9 +526,6 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	// The framework also runs PostFilter when PreFilter failed; a gang this
 	// plugin already failed (and is backing off) must not be failed again.
 	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
-		if _, outgrown := pl.outgrown.Load(spec.Key); outgrown {
-			return nil, fwk.NewStatus(fwk.Unschedulable) // PreFilter's words stand alone
-		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
 	}
 	if NarrowedCycle(state) {
@@ -576,7 +544,6 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, pl.whyNoNode(statuses))
 	// Release this attempt's reservations before counting room to make.
 	pl.roomShort.Store(spec.Key, false)
-	pl.outgrown.Delete(spec.Key)
 	pl.fail(ctx, spec.Key, msg)
 	if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
 		members := pl.members(spec.Key)
@@ -667,11 +634,6 @@ func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Durati
 			return
 		}
 		pl.activating.Delete(key)
-		if _, outgrown := pl.outgrown.Load(key); outgrown {
-			// The same cluster would fail it again: a node coming
-			// wakes it (roomFreed), and so does the periodic flush.
-			return
-		}
 		if first := firstUnplaced(pl.members(key)); first != nil {
 			pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
 		}

@@ -533,7 +533,6 @@ func (pl *Gang) forgetGang(k gang.Key) {
 	pl.firstSeen.Delete(k)
 	pl.quorate.Delete(k)
 	pl.roomShort.Delete(k)
-	pl.outgrown.Delete(k)
 }
 
 // stateEntries counts the plugin's state by kind, for the
@@ -560,7 +559,6 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["quorate-gangs"] = count(&pl.quorate)
 	out["activating-gangs"] = count(&pl.activating)
 	out["room-short-gangs"] = count(&pl.roomShort)
-	out["outgrown-gangs"] = count(&pl.outgrown)
 	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
 	out["marks-remembered-pods"] = w.marks.Remembered()
