@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -39,11 +40,7 @@ func (c *countAttempts) PreFilterExtensions() fwk.PreFilterExtensions { return n
 func (c *countAttempts) snapshot() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int, len(c.n))
-	for k, v := range c.n {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.n)
 }
 
 // A pod leaving, or a node coming, retries a gang short of room through the

@@ -78,9 +78,15 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
-	pl.tracker.Unblock(key)
-	pl.planCache.invalidate()
-	if lead := pl.leads.of(key, eventOf(oldObj, newObj), func() types.UID { return pl.attemptLead(pod) }); lead != "" && lead != pod.UID {
+	// The queue asks once per waiting member, and MusterTopology asks
+	// again for the members it rejected too: the gang's backoff and the
+	// plan are dropped once per event and gang, as its lead is found.
+	lead := pl.leads.of(key, eventOf(oldObj, newObj), func() types.UID {
+		pl.tracker.Unblock(key)
+		pl.planCache.invalidate()
+		return pl.attemptLead(pod)
+	})
+	if lead != "" && lead != pod.UID {
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
@@ -124,7 +130,8 @@ func (pl *Gang) attemptLead(pod *v1.Pod) types.UID {
 
 // leadMemo keeps, for the cluster event whose hints the queue is running,
 // each gang's attempt lead: the queue asks once per waiting member, and
-// the lead is the same for all of a gang's members.
+// the lead is the same for all of a gang's members. lead runs once per
+// event and gang (every time for an event without a name).
 type leadMemo struct {
 	mu    sync.Mutex
 	event string
