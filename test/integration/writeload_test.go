@@ -3,14 +3,18 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
@@ -88,6 +92,78 @@ func TestPodWriterCoalesces(t *testing.T) {
 		t.Errorf("pod a x=%q, want the latest value 2", got.Annotations["muster.test/x"])
 	}
 }
+
+// TestPodWriterMarksOverAWriteInFlight: a mark asked for while another value
+// of it is being written is written after it, even when it is the value
+// written just before (once the writer's memory of it skipped it, and the
+// pod kept the value in flight: CI caught a gang's members still consuming
+// a request that had failed). A caller whose pod copy still shows the old
+// value has it written too.
+func TestPodWriterMarksOverAWriteInFlight(t *testing.T) {
+	ctx, env := controlPlane(t)
+	a := harness.LabelMembers(ns, "w", 1, 1, 1, 1)[0].Pod()
+	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, a, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// hold keeps the answer to the next pod PATCH, once the API server has
+	// applied it, until released.
+	var hold atomic.Pointer[chan struct{}]
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := rt.RoundTrip(r)
+			if r.Method == http.MethodPatch {
+				if ch := hold.Swap(nil); ch != nil {
+					<-*ch
+				}
+			}
+			return resp, err
+		})
+	}
+	w := podpatch.NewForClient(kubernetes.NewForConfigOrDie(cfg))
+	go w.Run(ctx, 1)
+	consume := func(want string) {
+		t.Helper()
+		if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			got, err := env.Client.CoreV1().Pods(ns).Get(ctx, a.Name, metav1.GetOptions{})
+			return err == nil && got.Annotations[autoscalingv1.ConsumeAnnotation] == want, err
+		}); err != nil {
+			got, _ := env.Client.CoreV1().Pods(ns).Get(ctx, a.Name, metav1.GetOptions{})
+			t.Fatalf("pod %s consumes %q, want %q", a.Name, got.Annotations[autoscalingv1.ConsumeAnnotation], want)
+		}
+	}
+	mark := func(p *v1.Pod, value string) {
+		w.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &value})
+	}
+	mark(a, "held")
+	consume("held")
+	release := make(chan struct{})
+	hold.Store(&release)
+	mark(a, "r1")
+	consume("r1") // applied; the writer is still waiting for the answer
+	marked := a.DeepCopy()
+	marked.Annotations[autoscalingv1.ConsumeAnnotation] = "held" // a copy from before r1
+	mark(marked, "held")
+	if w.Pending() != 1 {
+		t.Errorf("the value written before the one in flight was not queued again: %d pods pending, want 1", w.Pending())
+	}
+	close(release)
+	consume("held")
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return w.Pending() == 0 && w.Writes() == 3, nil
+	}); err != nil {
+		t.Fatalf("pending %d, writes %d; want 3 writes (held, r1, held)", w.Pending(), w.Writes())
+	}
+	// The pod's copy lags behind r2 just written: held is written again.
+	mark(a, "r2")
+	consume("r2")
+	mark(marked, "held")
+	consume("held")
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestWriteLoadOfABigGang: a 512-member gang (members differ by RANK and
 // hostname, as an operator's pods do) one node group short, then given the

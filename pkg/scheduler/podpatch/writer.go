@@ -47,11 +47,15 @@ type Writer struct {
 	pending map[types.NamespacedName]*change
 	limiter flowcontrol.RateLimiter
 	// written remembers annotation values written lately, so that a caller
-	// reading a lagging informer does not have them written twice. Nothing
-	// else writes Muster's annotations; conditions, which the scheduler
-	// overwrites, are not remembered.
+	// reading a lagging informer does not have them written twice, nor
+	// skipped when the informer still shows the value they replaced.
+	// Nothing else writes Muster's annotations; conditions, which the
+	// scheduler overwrites, are not remembered.
 	written map[types.NamespacedName]map[string]writtenValue
-	swept   time.Time
+	// inflight holds the annotations a worker is writing: the API server
+	// may have them before written does.
+	inflight map[types.NamespacedName]map[string]*string
+	swept    time.Time
 
 	writes atomic.Int64
 }
@@ -93,9 +97,10 @@ func NewForClient(client kubernetes.Interface) *Writer {
 		client: client,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
 			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "muster_pod_writer"}),
-		pending: map[types.NamespacedName]*change{},
-		written: map[types.NamespacedName]map[string]writtenValue{},
-		limiter: flowcontrol.NewTokenBucketRateLimiter(DefaultQPS, DefaultBurst),
+		pending:  map[types.NamespacedName]*change{},
+		written:  map[types.NamespacedName]map[string]writtenValue{},
+		inflight: map[types.NamespacedName]map[string]*string{},
+		limiter:  flowcontrol.NewTokenBucketRateLimiter(DefaultQPS, DefaultBurst),
 	}
 }
 
@@ -144,21 +149,21 @@ func Shared(ctx context.Context, key any, cfg *rest.Config, client kubernetes.In
 	return w, nil
 }
 
-// Annotate asks for the pod's annotations to be set (nil removes one).
-// Values written in the last rememberFor are not written again.
+// Annotate asks for the pod's annotations to be set (nil removes one). It
+// writes only those the pod will not carry anyway (see carried): callers
+// pass the pod as their informer has it and leave the comparison here, as
+// only the writer knows what it has on the way.
 func (w *Writer) Annotate(pod *v1.Pod, annotations map[string]*string) {
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
 	now := time.Now()
+	var fresh map[string]*string
 	w.mu.Lock()
-	fresh := map[string]*string{}
-	var queuedNow map[string]*string
-	if c := w.pending[key]; c != nil {
-		queuedNow = c.annotations
-	}
 	for k, v := range annotations {
-		_, queued := queuedNow[k] // another value is on its way: this one must win
-		if was, ok := w.written[key][k]; ok && !queued && now.Sub(was.at) < rememberFor && sameValue(was.value, v) {
+		if sameValue(w.carried(key, pod, k, now), v) {
 			continue
+		}
+		if fresh == nil {
+			fresh = map[string]*string{}
 		}
 		fresh[k] = v
 	}
@@ -174,6 +179,28 @@ func (w *Writer) Annotate(pod *v1.Pod, annotations map[string]*string) {
 			c.annotations[k] = v
 		}
 	})
+}
+
+// carried is the value of annotation k the pod will have once the writer is
+// done, as far as it knows: the value pending or being written, else one
+// written in the last rememberFor (the caller's copy may predate it), else
+// the pod's own. Called with mu held.
+func (w *Writer) carried(key types.NamespacedName, pod *v1.Pod, k string, now time.Time) *string {
+	if c := w.pending[key]; c != nil {
+		if v, ok := c.annotations[k]; ok {
+			return v
+		}
+	}
+	if v, ok := w.inflight[key][k]; ok {
+		return v
+	}
+	if was, ok := w.written[key][k]; ok && now.Sub(was.at) < rememberFor {
+		return was.value
+	}
+	if v, ok := pod.Annotations[k]; ok {
+		return &v
+	}
+	return nil
 }
 
 func sameValue(a, b *string) bool {
@@ -256,19 +283,27 @@ func (w *Writer) next(ctx context.Context) bool {
 	w.mu.Lock()
 	c := w.pending[key]
 	delete(w.pending, key)
+	if c != nil && len(c.annotations) > 0 {
+		w.inflight[key] = c.annotations
+	}
 	w.mu.Unlock()
 	if c == nil {
 		w.queue.Forget(key)
 		return true
 	}
-	if err := w.write(ctx, key, c); err != nil {
-		if w.queue.NumRequeues(key) >= maxRetries {
-			klog.FromContext(ctx).Error(err, "Giving up on marking a gang member", "pod", key)
-			w.queue.Forget(key)
-			return true
-		}
+	err := w.write(ctx, key, c)
+	giveUp := err != nil && w.queue.NumRequeues(key) >= maxRetries
+	w.mu.Lock()
+	delete(w.inflight, key) // remembered, or restored below (the queue writes one pod at a time)
+	if err != nil && !giveUp {
+		w.restoreLocked(key, c)
+	}
+	w.mu.Unlock()
+	switch {
+	case giveUp:
+		klog.FromContext(ctx).Error(err, "Giving up on marking a gang member", "pod", key)
+	case err != nil:
 		klog.FromContext(ctx).V(2).Info("Could not mark a gang member; retrying", "pod", key, "err", err)
-		w.restore(key, c)
 		w.queue.AddRateLimited(key)
 		return true
 	}
@@ -276,10 +311,9 @@ func (w *Writer) next(ctx context.Context) bool {
 	return true
 }
 
-// restore puts a failed change back under any newer marks for the pod.
-func (w *Writer) restore(key types.NamespacedName, failed *change) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+// restoreLocked puts a failed change back under any newer marks for the
+// pod. Called with mu held.
+func (w *Writer) restoreLocked(key types.NamespacedName, failed *change) {
 	newer := w.pending[key]
 	if newer == nil {
 		w.pending[key] = failed

@@ -449,7 +449,7 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
 		delete(w.stranded, k)
 		for _, m := range members { // the quorum came back: a later fall starts afresh
-			if _, ok := m.Annotations[gang.StrandedSinceAnnotation]; ok && gang.Live(m) {
+			if gang.Live(m) { // the mark writer skips those without the mark
 				w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: nil})
 			}
 		}
@@ -488,13 +488,12 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 	}
 }
 
-// recordStranded writes since on the bound members that do not show it yet.
+// recordStranded writes since on the bound members (the mark writer skips
+// those that carry it).
 func (w *statusWriter) recordStranded(bound []*v1.Pod, since time.Time) {
 	value := gang.FormatStrandedSince(since)
 	for _, m := range bound {
-		if m.Annotations[gang.StrandedSinceAnnotation] != value {
-			w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: &value})
-		}
+		w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: &value})
 	}
 }
 
@@ -518,9 +517,6 @@ func (w *statusWriter) protect(members []*v1.Pod, min int32) {
 			continue
 		}
 		want := strconv.FormatBool(verdict)
-		if m.Annotations[gang.SafeToEvictAnnotation] == want {
-			continue
-		}
 		w.marks.Annotate(m, map[string]*string{gang.SafeToEvictAnnotation: &want})
 	}
 }
