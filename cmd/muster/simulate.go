@@ -72,6 +72,10 @@ type simOptions struct {
 	pools     *simulate.PoolsFile
 	// cpuProfile is the file --cpuprofile writes.
 	cpuProfile string
+	// stepLog is the directory --step-log writes each replay's steps to;
+	// replay numbers the replay (from 0) in their names.
+	stepLog string
+	replay  int
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -165,6 +169,7 @@ Pools format (--pools FILE), the shipped example:
 	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
 	f.Int64Var(&o.seed, "seed", 1, "seed of every random choice: the first generated trace (--random; trace i uses seed+i) and spot reclaims; the same for every run and side")
 	f.IntVar(&o.repeat, "repeat", o.repeat, "run each side this many times and report each figure as median (min–max)")
+	f.StringVar(&o.stepLog, "step-log", "", "write the cluster as each step left it (nodes, pods, ProvisioningRequests) to DIR/SIDE-REPLAY.log, to diff two replays and find the step where they part (stepped clock only)")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (API server, scheduler and simulator; not armlocal or the autoscaler) to this file, to see where a slow replay's time goes")
 	return cmd
 }
@@ -232,6 +237,7 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o simOptions) error
 	for i := range o.repeat {
 		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.repeat, o.seed)
 		oi := o
+		oi.replay = i
 		if i > 0 {
 			oi.chart = "" // the chart is the first replay's
 		}
@@ -303,6 +309,14 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 	}
 	if o.step == 0 && o.minute <= 0 {
 		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive with --step 0, got %s", o.minute)
+	}
+	if o.stepLog != "" {
+		if o.step == 0 {
+			return simulate.Trace{}, nil, errors.New("--step-log: logs the stepped clock's steps; --step 0 has none")
+		}
+		if err := os.MkdirAll(o.stepLog, 0o755); err != nil {
+			return simulate.Trace{}, nil, fmt.Errorf("--step-log: %w", err)
+		}
 	}
 	trace := simulate.Default()
 	if given != nil {
@@ -547,6 +561,18 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	if stepClock != nil {
 		st := &stepper{env: env, sched: sched, events: events, clk: stepClock, start: stepClock.Now(), cloudSync: cloud.syncURL(),
 			autoscalerRun: ca.runURL, http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
+		if o.stepLog != "" {
+			f, err := os.Create(filepath.Join(o.stepLog, fmt.Sprintf("%s-%d.log", name, o.replay+1)))
+			if err != nil {
+				return run, fmt.Errorf("--step-log: %w", err)
+			}
+			defer f.Close()
+			buf := bufio.NewWriter(f)
+			defer buf.Flush()
+			if st.log, err = newStepLog(buf, env); err != nil {
+				return run, err
+			}
+		}
 		if err := st.replay(ctx, progress, name, w, trace, end, o.step, func(j simulate.Job) error {
 			return createJob(ctx, env, j, muster, mode.spot)
 		}); err != nil {

@@ -183,6 +183,8 @@ type stepper struct {
 	// quietHalves counts second halves left out: the autoscaler's loop
 	// and the cloud wrote nothing the scheduler reads.
 	quietHalves int
+	// log, when set, gets the cluster as each step left it (--step-log).
+	log *stepLog
 }
 
 // timed runs f and adds its wall time to phase.
@@ -495,6 +497,11 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 		cloudNext, cloudPending, err := s.step(ctx, w, arrivals)
 		if err != nil {
 			return err
+		}
+		if s.log != nil {
+			if err := s.log.write(ctx, s.env, now.Minutes()); err != nil {
+				return err
+			}
 		}
 		if time.Since(lastReport) >= 5*time.Second {
 			w.failures()

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// stepLog writes the cluster as each step left it (--step-log): nodes with
+// their taints, pods with their nodes and consume marks, ProvisioningRequests
+// with their true conditions, one sorted line each, under a line naming the
+// step's trace minute. Two replays of one trace and seed should write the
+// same file; `diff` shows the first step where they part, and what differs.
+type stepLog struct {
+	w   io.Writer
+	dyn dynamic.Interface
+}
+
+func newStepLog(w io.Writer, env *harness.Env) (*stepLog, error) {
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		return nil, fmt.Errorf("--step-log: %w", err)
+	}
+	return &stepLog{w: w, dyn: dyn}, nil
+}
+
+// write logs the cluster after the step at minute.
+func (l *stepLog) write(ctx context.Context, env *harness.Env, minute float64) error {
+	nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("--step-log: listing nodes: %w", err)
+	}
+	pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("--step-log: listing pods: %w", err)
+	}
+	reqs, err := l.dyn.Resource(autoscalingv1.Resource).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("--step-log: listing ProvisioningRequests: %w", err)
+	}
+	var lines []string
+	for _, n := range nodes.Items {
+		var taints []string
+		for _, t := range n.Spec.Taints {
+			// A taint's value may be a wall-time stamp (the autoscaler's):
+			// its key and effect are what the scheduler acts on.
+			taints = append(taints, fmt.Sprintf("%s:%s", t.Key, t.Effect))
+		}
+		slices.Sort(taints)
+		lines = append(lines, fmt.Sprintf("node %s%s%s", n.Name, deleting(n.DeletionTimestamp), joined(" taints=", taints)))
+	}
+	for _, p := range pods.Items {
+		where := "pending"
+		if p.Spec.NodeName != "" {
+			where = "on " + p.Spec.NodeName
+		}
+		consume := ""
+		if c, ok := p.Annotations[autoscalingv1.ConsumeAnnotation]; ok {
+			consume = " consumes=" + c
+		}
+		lines = append(lines, fmt.Sprintf("pod %s/%s %s%s%s", p.Namespace, p.Name, where, consume, deleting(p.DeletionTimestamp)))
+	}
+	for _, u := range reqs.Items {
+		var pr autoscalingv1.ProvisioningRequest
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+			return fmt.Errorf("--step-log: ProvisioningRequest %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+		}
+		var conds []string
+		for _, c := range pr.Status.Conditions {
+			if c.Status == metav1.ConditionTrue {
+				conds = append(conds, c.Type)
+			}
+		}
+		slices.Sort(conds)
+		lines = append(lines, fmt.Sprintf("request %s/%s%s%s", pr.Namespace, pr.Name, joined(" ", conds), deleting(pr.DeletionTimestamp)))
+	}
+	slices.Sort(lines)
+	_, err = fmt.Fprintf(l.w, "== minute %.1f\n%s\n", minute, strings.Join(lines, "\n"))
+	return err
+}
+
+func deleting(t *metav1.Time) string {
+	if t != nil {
+		return " deleting"
+	}
+	return ""
+}
+
+func joined(prefix string, items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return prefix + strings.Join(items, ",")
+}
