@@ -807,8 +807,9 @@ type watcher struct {
 	// and the timer of its earlier start must not end it.
 	gen      map[string]int
 	replaced int
-	// ending marks pods the watcher deletes because their run is over, so
-	// that their deletion is not taken for a loss.
+	// ending marks pods whose end the watcher has handled: deleted because
+	// their run is over, or replaced once evicted or lost, so that a later
+	// notification of their deletion is not taken for a loss.
 	ending map[string]bool
 	// reclaimRates are the spot pools' reclaims per node-hour; each node's
 	// reclaim time comes from seed and its name. reclaimed marks nodes
@@ -1130,15 +1131,27 @@ func (w *watcher) podsOfJobDone(j simulate.Job) bool {
 // (shed or preempted): the pod stops at once, and, unless its job has
 // ended, a new pod takes its place and waits to be scheduled. A gang left
 // with fewer than min members running starts again when it has them.
+//
+// A pod the watcher deleted itself, its run over, shows a deletion stamp
+// too: the API server writes it before it removes a pod deleted without a
+// grace period. That pod is not replaced (it once was whenever this
+// notification came before the removal, so replays of one trace differed).
 func (w *watcher) evicted(ctx context.Context, p *v1.Pod) {
 	jobName := p.Labels[jobLabel]
 	j, ok := w.jobs[jobName]
 	if !ok {
 		return
 	}
+	w.mu.Lock()
+	handled := w.ending[p.Name]
+	w.ending[p.Name] = true // later notifications of its deletion are handled
+	w.mu.Unlock()
+	if handled {
+		return
+	}
 	zero := int64(0)
-	if err := w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-		return // gone already: handled by the first notification
+	if err := w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
+		fmt.Fprintf(os.Stderr, "simulate: stopping evicted pod %s: %v\n", p.Name, err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -1168,6 +1181,7 @@ func (w *watcher) gone(ctx context.Context, p *v1.Pod) {
 	if _, done := jr.Done[p.Name]; done {
 		return
 	}
+	w.ending[p.Name] = true
 	w.replaceLocked(ctx, j, p)
 }
 
