@@ -194,6 +194,49 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 	return simulate.WriteReport(out, trace, runs...)
 }
 
+// writeWhereRepeatsPart says, side by side, whether each later replay's
+// step log (--step-log) matches the first replay's, and if not the first
+// step where they part.
+func writeWhereRepeatsPart(out io.Writer, o simOptions, bySide [][]simulate.Run) error {
+	fmt.Fprintf(out, "== where replays part (step logs in %s)\n", o.stepLog)
+	for _, runs := range bySide {
+		if len(runs) == 0 {
+			continue
+		}
+		name := runs[0].Name
+		first := filepath.Join(o.stepLog, fmt.Sprintf("%s-1.log", name))
+		for i := 2; i <= len(runs); i++ {
+			other := filepath.Join(o.stepLog, fmt.Sprintf("%s-%d.log", name, i))
+			diff, err := diffStepLogs(first, other)
+			if err != nil {
+				return fmt.Errorf("--step-log: %w", err)
+			}
+			if diff == "" {
+				fmt.Fprintf(out, "%s replay %d: the same as replay 1, step for step\n", name, i)
+				continue
+			}
+			fmt.Fprintf(out, "%s replay %d parts from replay 1 at %s\n", name, i, diff)
+		}
+	}
+	fmt.Fprintln(out)
+	return nil
+}
+
+// diffStepLogs is firstStepDifference of two step log files.
+func diffStepLogs(a, b string) (string, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return "", err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return "", err
+	}
+	defer fb.Close()
+	return firstStepDifference(fa, fb, 8)
+}
+
 // showProgress says whether progress lines go to w: always, never, or
 // (auto) when w is a terminal, so a log or a pipe gets only the report.
 func showProgress(w io.Writer, mode string) bool {
@@ -272,6 +315,11 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o simOptions) error
 		return err
 	}
 	fmt.Fprintln(out)
+	if o.stepLog != "" {
+		if err := writeWhereRepeatsPart(out, o, bySide); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintln(out, simulate.RepeatSummaryLine(sides...))
 	return err
 }

@@ -183,12 +183,9 @@ const mixedTrace = `# minute name kind members gpus cpu run-minutes options
 
 // TestSteppedReplayRepeats replays a short mixed trace on the stepped clock
 // twice, and a third time with another process keeping a core busy, and
-// wants Muster's side to give the same summary figures each time (nodes
-// added by pool, partial gangs, excess nodes) and each job's wait to min
-// within one step. The baseline's differences are logged: its replays
-// agreed in every run of this test so far, but on a machine loaded well
-// beyond one busy core the default trace's baseline still once added an
-// excess node (issue 18).
+// wants each side to give the same summary figures each time (nodes added
+// by pool, partial gangs, excess nodes) and each job's wait to min within
+// one step. A failure says where the replays' step logs (--step-log) part.
 func TestSteppedReplayRepeats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a trace six times on the whole stack")
@@ -202,11 +199,14 @@ func TestSteppedReplayRepeats(t *testing.T) {
 	if err := os.WriteFile(tracePath, []byte(mixedTrace), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := simOptions{tracePath: tracePath, binDir: binDir, step: time.Minute, grace: 6 * time.Minute, seed: 1}
-	replay := func(label string) []simulate.Run {
+	steps := filepath.Join(dir, "steps")
+	o := simOptions{tracePath: tracePath, binDir: binDir, step: time.Minute, grace: 6 * time.Minute, seed: 1, stepLog: steps}
+	replay := func(label string, i int) []simulate.Run {
 		t.Helper()
 		var progress bytes.Buffer
-		_, runs, err := simulateRuns(context.Background(), &progress, o, nil)
+		oi := o
+		oi.replay = i
+		_, runs, err := simulateRuns(context.Background(), &progress, oi, nil)
 		t.Logf("%s:\n%s", label, progress.String())
 		if err != nil {
 			t.Fatal(err)
@@ -218,13 +218,13 @@ func TestSteppedReplayRepeats(t *testing.T) {
 		}
 		return runs
 	}
-	first := replay("first replay")
-	second := replay("second replay")
+	first := replay("first replay", 0)
+	second := replay("second replay", 1)
 	hog := exec.Command("sh", "-c", "while :; do :; done")
 	if err := hog.Start(); err != nil {
 		t.Fatal(err)
 	}
-	third := replay("replay beside a CPU hog")
+	third := replay("replay beside a CPU hog", 2)
 	_ = hog.Process.Kill()
 	_ = hog.Wait()
 
@@ -232,9 +232,21 @@ func TestSteppedReplayRepeats(t *testing.T) {
 		for s := range first {
 			a, b := first[s].Figures, other[s].Figures
 			name := fmt.Sprintf("%s, replay %d", first[s].Name, i+2)
-			report := t.Errorf
-			if first[s].Name == "baseline" {
-				report = t.Logf
+			parted := false
+			report := func(format string, args ...any) {
+				t.Helper()
+				t.Errorf(format, args...)
+				if parted {
+					return
+				}
+				parted = true
+				// Where the replays parted is what a failure here
+				// needs to be understood.
+				diff, err := diffStepLogs(filepath.Join(steps, first[s].Name+"-1.log"), filepath.Join(steps, fmt.Sprintf("%s-%d.log", first[s].Name, i+2)))
+				if err != nil {
+					t.Errorf("%s: reading the step logs: %v", name, err)
+				}
+				t.Logf("%s parts from the first replay at %s", name, diff)
 			}
 			if fmt.Sprint(a.NodesAdded) != fmt.Sprint(b.NodesAdded) || a.PartialGangs != b.PartialGangs || a.ExcessNodes != b.ExcessNodes {
 				report("%s: nodes added %v, partial gangs %d, excess nodes %d; the first replay: %v, %d, %d",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -100,4 +101,74 @@ func joined(prefix string, items []string) string {
 		return ""
 	}
 	return prefix + strings.Join(items, ",")
+}
+
+// firstStepDifference compares two step logs (--step-log) and says where
+// they first part: both steps' minutes and the lines only one of them has
+// there ("<" the first log's, ">" the second's), at most most of each. It
+// returns "" for logs that agree.
+func firstStepDifference(a, b io.Reader, most int) (string, error) {
+	sa, err := readSteps(a)
+	if err != nil {
+		return "", err
+	}
+	sb, err := readSteps(b)
+	if err != nil {
+		return "", err
+	}
+	for i := range max(len(sa), len(sb)) {
+		var x, y []string
+		if i < len(sa) {
+			x = sa[i]
+		}
+		if i < len(sb) {
+			y = sb[i]
+		}
+		if slices.Equal(x, y) {
+			continue
+		}
+		var out strings.Builder
+		fmt.Fprintf(&out, "%s | %s", stepHead(x), stepHead(y))
+		only := func(mark string, p, q []string) {
+			n := 0
+			for _, l := range p[min(1, len(p)):] {
+				if slices.Contains(q, l) {
+					continue
+				}
+				if n == most {
+					fmt.Fprintf(&out, "\n  %s ...", mark)
+					return
+				}
+				fmt.Fprintf(&out, "\n  %s %s", mark, l)
+				n++
+			}
+		}
+		only("<", x, y)
+		only(">", y, x)
+		return out.String(), nil
+	}
+	return "", nil
+}
+
+// readSteps splits a step log into steps, each its "== minute" line and
+// the lines that follow it.
+func readSteps(r io.Reader) ([][]string, error) {
+	s := bufio.NewScanner(r)
+	s.Buffer(nil, 1<<20)
+	var steps [][]string
+	for s.Scan() {
+		line := s.Text()
+		if strings.HasPrefix(line, "== minute") || len(steps) == 0 {
+			steps = append(steps, nil)
+		}
+		steps[len(steps)-1] = append(steps[len(steps)-1], line)
+	}
+	return steps, s.Err()
+}
+
+func stepHead(step []string) string {
+	if len(step) == 0 {
+		return "(no step)"
+	}
+	return strings.TrimPrefix(step[0], "== ")
 }
