@@ -93,12 +93,17 @@ type QueueKey struct {
 	// Gang is the gang key for members, empty for other pods; it keeps one
 	// gang's members next to each other when gangs were created at the same time.
 	Gang string
-	// Enqueued is when the pod entered the queue.
+	// Enqueued is when the pod entered the queue; zero on a trace clock,
+	// where the queue's own wall-time stamps say nothing about the trace.
 	Enqueued time.Time
+	// Namespace and Name are the pod's: the last tie-break, so that pods
+	// no other key orders (members a trace step let in together) are
+	// taken in one order.
+	Namespace, Name string
 }
 
 // Less orders the queue: priority first, then the older gang (or pod), then
-// members of one gang together, then arrival.
+// members of one gang together, then arrival, then name.
 func Less(a, b QueueKey) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
@@ -109,5 +114,11 @@ func Less(a, b QueueKey) bool {
 	if a.Gang != b.Gang {
 		return a.Gang < b.Gang
 	}
-	return a.Enqueued.Before(b.Enqueued)
+	if !a.Enqueued.Equal(b.Enqueued) {
+		return a.Enqueued.Before(b.Enqueued)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }

@@ -78,6 +78,9 @@ func TestLess(t *testing.T) {
 		{name: "older gang first", a: QueueKey{Since: t0, Gang: "b"}, b: QueueKey{Since: t0.Add(time.Second), Gang: "a"}, want: true},
 		{name: "same age: members of one gang together", a: QueueKey{Since: t0, Gang: "a", Enqueued: t0.Add(time.Hour)}, b: QueueKey{Since: t0, Gang: "b", Enqueued: t0}, want: true},
 		{name: "same gang: arrival order", a: QueueKey{Since: t0, Gang: "a", Enqueued: t0.Add(2)}, b: QueueKey{Since: t0, Gang: "a", Enqueued: t0.Add(1)}, want: false},
+		{name: "same gang, same arrival: name order", a: QueueKey{Since: t0, Gang: "a", Namespace: "ns", Name: "a-0"}, b: QueueKey{Since: t0, Gang: "a", Namespace: "ns", Name: "a-1"}, want: true},
+		{name: "same gang, same arrival: name order, reversed", a: QueueKey{Since: t0, Gang: "a", Namespace: "ns", Name: "a-1"}, b: QueueKey{Since: t0, Gang: "a", Namespace: "ns", Name: "a-0"}, want: false},
+		{name: "arrival before name", a: QueueKey{Since: t0, Enqueued: t0.Add(1), Namespace: "ns", Name: "a"}, b: QueueKey{Since: t0, Enqueued: t0, Namespace: "ns", Name: "b"}, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -418,6 +418,13 @@ func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
 		return k
 	}
 	pod := pi.GetPodInfo().GetPod()
+	k.Namespace, k.Name = pod.Namespace, pod.Name
+	if pl.ageFromFirstSeen {
+		// On a trace clock the queue's stamps are wall time: pods a step
+		// let in together would go in whatever order they were
+		// activated, so they go by name.
+		k.Enqueued = time.Time{}
+	}
 	key, _, isGang, err := gang.GroupOf(pod)
 	if !isGang || err != nil {
 		// On a trace clock a gang's age is trace time (created), so a
