@@ -204,7 +204,10 @@ const idleJump = simUnneededTime
 
 // quietWindow is how long no pod, node or ProvisioningRequest may change,
 // with the scheduler holding nothing, for a step to count as settled.
-const quietWindow = 40 * time.Millisecond
+// Every other wait of a step is for something named (the scheduler's queue,
+// Muster's writes, a hint sync); this one only covers the watches' delivery,
+// and at 25 ms replays beside a CPU hog still matched step for step.
+const quietWindow = 25 * time.Millisecond
 
 // settleTimeout bounds a wait for quiet (a gang at Permit waits its
 // timeout, in wall time).
