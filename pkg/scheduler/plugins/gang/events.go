@@ -2,6 +2,7 @@ package gang
 
 import (
 	"context"
+	"reflect"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -81,7 +82,7 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// The queue asks once per waiting member, and MusterTopology asks
 	// again for the members it rejected too: the gang's backoff and the
 	// plan are dropped once per event and gang, as its lead is found.
-	lead := pl.leads.of(key, eventOf(oldObj, newObj), func() types.UID {
+	lead := pl.leads.of(key, deliveryOf(oldObj, newObj), func() types.UID {
 		pl.tracker.Unblock(key)
 		pl.planCache.invalidate()
 		return pl.attemptLead(pod)
@@ -131,17 +132,29 @@ func (pl *Gang) attemptLead(pod *v1.Pod) types.UID {
 // leadMemo keeps, for the cluster event whose hints the queue is running,
 // each gang's attempt lead: the queue asks once per waiting member, and
 // the lead is the same for all of a gang's members. lead runs once per
-// event and gang (every time for an event without a name).
+// delivery of an event and gang (every time for an event without a name).
 type leadMemo struct {
 	mu    sync.Mutex
-	event string
+	event delivery
 	leads map[gang.Key]types.UID
 }
 
-func (m *leadMemo) of(key gang.Key, event string, lead func() types.UID) types.UID {
+// delivery tells one delivery of a cluster event from the next: its
+// object's name and version, and the objects handed to the hints. One
+// unchanged object can come again: the scheduler hands a pod it had
+// assumed, each time it forgets it (Permit rejected it), as a pod
+// deleted. By name alone the second such delivery reused the first's lead,
+// and neither ended the gang's backoff nor dropped its stale capacity plan,
+// so a gang waiting for that room could be left unretried.
+type delivery struct {
+	name           string
+	oldObj, newObj uintptr
+}
+
+func (m *leadMemo) of(key gang.Key, event delivery, lead func() types.UID) types.UID {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if event == "" {
+	if event.name == "" {
 		return lead()
 	}
 	if m.event != event {
@@ -155,9 +168,9 @@ func (m *leadMemo) of(key gang.Key, event string, lead func() types.UID) types.U
 	return l
 }
 
-// eventOf names a cluster event by its object's UID and resource version
-// ("" when it has none).
-func eventOf(oldObj, newObj any) string {
+// deliveryOf names a cluster event's delivery by its object's UID and
+// resource version (no name when it has none) and the objects' addresses.
+func deliveryOf(oldObj, newObj any) delivery {
 	obj := newObj
 	if obj == nil {
 		obj = oldObj
@@ -167,9 +180,20 @@ func eventOf(oldObj, newObj any) string {
 	}
 	o, err := meta.Accessor(obj)
 	if err != nil || o.GetUID() == "" {
-		return ""
+		return delivery{}
 	}
-	return string(o.GetUID()) + "/" + o.GetResourceVersion()
+	return delivery{name: string(o.GetUID()) + "/" + o.GetResourceVersion(), oldObj: address(oldObj), newObj: address(newObj)}
+}
+
+// address is where a hint's object lives (0 for one that is no pointer).
+func address(obj any) uintptr {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer {
+		return v.Pointer()
+	}
+	return 0
 }
 
 func (pl *Gang) podGroupChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
