@@ -1102,12 +1102,11 @@ func (w *Writer) stillBooked(ctx context.Context, k gang.Key, live string) bool 
 }
 
 // annotate marks the gang's unplaced members as consumers of the request
-// (or of HoldName). The mark writer skips those that carry it: members
-// come from an informer, which may not show a mark just written over it.
+// (or of HoldName).
 func (w *Writer) annotate(members []*v1.Pod, name string) {
 	class := autoscalingv1.ClassBestEffortAtomicScaleUp
 	for _, p := range members {
-		if p.Spec.NodeName != "" {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == name {
 			continue
 		}
 		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class})
@@ -1168,7 +1167,7 @@ func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, p
 // member asks for what the request asks for.
 func (w *Writer) leaveToScaleUp(members []*v1.Pod, gpuToo bool) {
 	for _, p := range members {
-		if p.Spec.NodeName != "" {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
 			continue
 		}
 		if !gpuToo && (w.gpu == "" || w.asksGPUs(p)) {

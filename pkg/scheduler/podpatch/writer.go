@@ -150,9 +150,9 @@ func Shared(ctx context.Context, key any, cfg *rest.Config, client kubernetes.In
 }
 
 // Annotate asks for the pod's annotations to be set (nil removes one). It
-// writes only those the pod will not carry anyway (see carried): callers
-// pass the pod as their informer has it and leave the comparison here, as
-// only the writer knows what it has on the way.
+// writes only those the pod will not carry anyway (see carried), which
+// only the writer knows: a value asked for while another is being written
+// goes out after it.
 func (w *Writer) Annotate(pod *v1.Pod, annotations map[string]*string) {
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
 	now := time.Now()

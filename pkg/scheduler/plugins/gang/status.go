@@ -449,7 +449,7 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
 		delete(w.stranded, k)
 		for _, m := range members { // the quorum came back: a later fall starts afresh
-			if gang.Live(m) { // the mark writer skips those without the mark
+			if _, ok := m.Annotations[gang.StrandedSinceAnnotation]; ok && gang.Live(m) {
 				w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: nil})
 			}
 		}
@@ -488,12 +488,13 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 	}
 }
 
-// recordStranded writes since on the bound members (the mark writer skips
-// those that carry it).
+// recordStranded writes since on the bound members that do not show it yet.
 func (w *statusWriter) recordStranded(bound []*v1.Pod, since time.Time) {
 	value := gang.FormatStrandedSince(since)
 	for _, m := range bound {
-		w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: &value})
+		if m.Annotations[gang.StrandedSinceAnnotation] != value {
+			w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: &value})
+		}
 	}
 }
 
@@ -517,6 +518,9 @@ func (w *statusWriter) protect(members []*v1.Pod, min int32) {
 			continue
 		}
 		want := strconv.FormatBool(verdict)
+		if m.Annotations[gang.SafeToEvictAnnotation] == want {
+			continue
+		}
 		w.marks.Annotate(m, map[string]*string{gang.SafeToEvictAnnotation: &want})
 	}
 }
