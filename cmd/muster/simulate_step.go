@@ -502,7 +502,7 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 			return err
 		}
 		if s.log != nil {
-			if err := s.log.write(ctx, s.env, now.Minutes()); err != nil {
+			if err := s.log.write(ctx, now.Minutes()); err != nil {
 				return err
 			}
 		}

@@ -23,6 +23,7 @@ import (
 // same file; `diff` shows the first step where they part, and what differs.
 type stepLog struct {
 	w   io.Writer
+	env *harness.Env
 	dyn dynamic.Interface
 }
 
@@ -31,16 +32,16 @@ func newStepLog(w io.Writer, env *harness.Env) (*stepLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--step-log: %w", err)
 	}
-	return &stepLog{w: w, dyn: dyn}, nil
+	return &stepLog{w: w, env: env, dyn: dyn}, nil
 }
 
 // write logs the cluster after the step at minute.
-func (l *stepLog) write(ctx context.Context, env *harness.Env, minute float64) error {
-	nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+func (l *stepLog) write(ctx context.Context, minute float64) error {
+	nodes, err := l.env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("--step-log: listing nodes: %w", err)
 	}
-	pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	pods, err := l.env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("--step-log: listing pods: %w", err)
 	}

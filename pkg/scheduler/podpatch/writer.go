@@ -47,10 +47,9 @@ type Writer struct {
 	pending map[types.NamespacedName]*change
 	limiter flowcontrol.RateLimiter
 	// written remembers annotation values written lately, so that a caller
-	// reading a lagging informer does not have them written twice, nor
-	// skipped when the informer still shows the value they replaced.
-	// Nothing else writes Muster's annotations; conditions, which the
-	// scheduler overwrites, are not remembered.
+	// reading a lagging informer does not have them written twice. Nothing
+	// else writes Muster's annotations; conditions, which the scheduler
+	// overwrites, are not remembered.
 	written map[types.NamespacedName]map[string]writtenValue
 	// inflight holds the annotations a worker is writing: the API server
 	// may have them before written does.

@@ -81,7 +81,8 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	}
 	// The queue asks once per waiting member, and MusterTopology asks
 	// again for the members it rejected too: the gang's backoff and the
-	// plan are dropped once per event and gang, as its lead is found.
+	// plan are dropped once per delivery of an event and gang, as its lead
+	// is found.
 	lead := pl.leads.of(key, deliveryOf(oldObj, newObj), func() types.UID {
 		pl.tracker.Unblock(key)
 		pl.planCache.invalidate()
@@ -147,14 +148,15 @@ type leadMemo struct {
 // and neither ended the gang's backoff nor dropped its stale capacity plan,
 // so a gang waiting for that room could be left unretried.
 type delivery struct {
-	name           string
+	uid            types.UID
+	version        string
 	oldObj, newObj uintptr
 }
 
 func (m *leadMemo) of(key gang.Key, event delivery, lead func() types.UID) types.UID {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if event.name == "" {
+	if event.uid == "" {
 		return lead()
 	}
 	if m.event != event {
@@ -169,7 +171,8 @@ func (m *leadMemo) of(key gang.Key, event delivery, lead func() types.UID) types
 }
 
 // deliveryOf names a cluster event's delivery by its object's UID and
-// resource version (no name when it has none) and the objects' addresses.
+// resource version (no UID when it has none) and the objects' addresses,
+// without building a string: the queue asks once per waiting member.
 func deliveryOf(oldObj, newObj any) delivery {
 	obj := newObj
 	if obj == nil {
@@ -182,7 +185,7 @@ func deliveryOf(oldObj, newObj any) delivery {
 	if err != nil || o.GetUID() == "" {
 		return delivery{}
 	}
-	return delivery{name: string(o.GetUID()) + "/" + o.GetResourceVersion(), oldObj: address(oldObj), newObj: address(newObj)}
+	return delivery{uid: o.GetUID(), version: o.GetResourceVersion(), oldObj: address(oldObj), newObj: address(newObj)}
 }
 
 // address is where a hint's object lives (0 for one that is no pointer).
