@@ -8,7 +8,11 @@
 #   IMAGE_PLATFORMS  os/arch list (default linux/amd64,linux/arm64)
 #   IMAGE_BASE       base image reference pinned by digest (default
 #                    distroless/static:nonroot), or "offline": a base
-#                    assembled from the host's CA bundle (needs no registry)
+#                    assembled from the host's CA bundle (needs no registry).
+#                    A registry base is resolved first (hack/image
+#                    base-check), so an unreachable registry fails the
+#                    build in seconds rather than after the compiles.
+#   IMAGE_BASE_TIMEOUT  time allowed for that (default 20s)
 #   IMAGE_TAG        tag recorded in the archives (default latest)
 #   IMAGE_REPRO=1    assemble each image twice and fail if the digests differ
 set -euo pipefail
@@ -31,6 +35,18 @@ mkdir -p "${OUT}" "${BIN}"
 echo "building hack/image" >&2
 (cd hack/image && GOFLAGS=-mod=mod go build -o "${BIN}/image" .)
 
+base_args=()
+[[ -n "${BASE}" ]] && base_args=(--base "${BASE}")
+# Before any binary is compiled (about 25 minutes for both platforms on 2
+# cores): a base that cannot be pulled would only fail the build after.
+if [[ "${BASE}" != offline ]]; then
+  echo "checking base image ${BASE:-(default, distroless/static:nonroot)}" >&2
+  if ! "${BIN}/image" base-check "${base_args[@]}" --platforms "${PLATFORMS}" --timeout "${IMAGE_BASE_TIMEOUT:-20s}"; then
+    echo "build-images.sh: the base image cannot be used (nothing was built); set IMAGE_BASE=offline to assemble a base from the host's CA bundle (no registry needed), or IMAGE_BASE=<ref pinned by digest> for a base you can reach" >&2
+    exit 1
+  fi
+fi
+
 scheduler_bins=() autoscaler_bins=()
 IFS=, read -ra plats <<<"${PLATFORMS}"
 for plat in "${plats[@]}"; do
@@ -43,8 +59,6 @@ for plat in "${plats[@]}"; do
   autoscaler_bins+=(--binary "${plat}=${dir}/muster-autoscaler")
 done
 
-base_args=()
-[[ -n "${BASE}" ]] && base_args=(--base "${BASE}")
 labels=(--label "org.opencontainers.image.source=https://github.com/muster-project/muster"
         --label "org.opencontainers.image.revision=${REVISION}")
 

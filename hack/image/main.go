@@ -4,6 +4,12 @@
 //	image build --name muster-scheduler --binary linux/amd64=bin/images/linux_amd64/muster-scheduler \
 //	      --binary linux/arm64=... --base offline|<image reference> --out images/muster-scheduler.tar
 //	image check --archive images/muster-scheduler.tar --entrypoint /muster-scheduler
+//	image base-check --base <image reference> --platforms linux/amd64,linux/arm64 --timeout 20s
+//
+// base-check resolves a registry base's manifest (and, for an index, that
+// it holds every platform) within the timeout, so that build-images.sh
+// fails in seconds, before it compiles anything, when the base's registry
+// cannot be reached; with --base offline it does nothing.
 //
 // An image is a base (a registry image pinned by digest, or "offline": a
 // layer assembled here from the host's CA bundle and a passwd entry for
@@ -45,6 +51,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -58,7 +65,7 @@ const (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: image build|check [flags]")
+		fmt.Fprintln(os.Stderr, "usage: image build|check|base-check [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -67,8 +74,10 @@ func main() {
 		err = build(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
+	case "base-check":
+		err = baseCheck(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: want build or check", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want build, check or base-check", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
@@ -203,6 +212,73 @@ func remoteBase(ref string, plat v1.Platform) (v1.Image, error) {
 		fmt.Fprintf(os.Stderr, "image: warning: base %s is not pinned by digest; the build is not reproducible\n", ref)
 	}
 	return remote.Image(r, remote.WithPlatform(plat), remote.WithContext(context.Background()))
+}
+
+// baseCheck resolves the base's manifest with a deadline, as build would
+// before pulling it, so that an unreachable registry is found before the
+// binaries are compiled rather than after. An index must list every
+// platform asked for (a single-platform image is taken as build takes it).
+func baseCheck(args []string) error {
+	fs := flag.NewFlagSet("base-check", flag.ContinueOnError)
+	base := fs.String("base", DefaultBase, `base image reference, as for build; "offline" needs no registry and passes`)
+	platforms := fs.String("platforms", "", "comma-separated os/arch the base must serve")
+	timeout := fs.Duration("timeout", 20*time.Second, "time allowed for reaching the registry and resolving the manifest")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *base == "offline" {
+		return nil
+	}
+	r, err := name.ParseReference(*base)
+	if err != nil {
+		return fmt.Errorf("--base %q: %w", *base, err)
+	}
+	registry := r.Context().RegistryStr()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	desc, err := remote.Get(r, remote.WithContext(ctx))
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("cannot reach %s for base image %s: no answer within %s: %w", registry, *base, *timeout, err)
+		}
+		var terr *transport.Error
+		if errors.As(err, &terr) {
+			// The registry answered: the reference, not the network, is wrong.
+			return fmt.Errorf("%s did not serve base image %s: %w", registry, *base, err)
+		}
+		return fmt.Errorf("cannot reach %s for base image %s: %w", registry, *base, err)
+	}
+	var missing []string
+	if desc.MediaType.IsIndex() {
+		idx, err := desc.ImageIndex()
+		if err != nil {
+			return fmt.Errorf("base image %s: %w", *base, err)
+		}
+		im, err := idx.IndexManifest()
+		if err != nil {
+			return fmt.Errorf("base image %s: %w", *base, err)
+		}
+		served := map[string]bool{}
+		for _, m := range im.Manifests {
+			if m.Platform != nil {
+				served[m.Platform.OS+"/"+m.Platform.Architecture] = true
+			}
+		}
+		for _, p := range strings.Split(*platforms, ",") {
+			if p != "" && !served[p] {
+				missing = append(missing, p)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("base image %s has no image for %s", *base, strings.Join(missing, ", "))
+	}
+	if _, ok := r.(name.Digest); ok {
+		fmt.Fprintf(os.Stderr, "image: base %s resolved\n", *base)
+	} else {
+		fmt.Fprintf(os.Stderr, "image: base %s resolved to %s\n", *base, desc.Digest)
+	}
+	return nil
 }
 
 // tarEntry is one file of a layer.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"log"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -164,8 +165,56 @@ func TestRegistryBase(t *testing.T) {
 	if err := check([]string{"--archive", out, "--entrypoint", "/muster-fake", "--platforms", host + ",linux/arm64"}); err != nil {
 		t.Fatal(err)
 	}
+	pinned := host127 + "/distroless/static@" + d.String()
+	if err := baseCheck([]string{"--base", pinned, "--platforms", "linux/amd64,linux/arm64", "--timeout", "10s"}); err != nil {
+		t.Fatalf("base-check of a base the registry serves: %v", err)
+	}
+	if err := baseCheck([]string{"--base", pinned, "--platforms", "linux/amd64,linux/s390x", "--timeout", "10s"}); err == nil || !strings.Contains(err.Error(), "no image for linux/s390x") {
+		t.Fatalf("base-check of a platform the base lacks: err %v, want one naming the platform", err)
+	}
+	if err := baseCheck([]string{"--base", host127 + "/distroless/static@sha256:" + strings.Repeat("0", 64), "--timeout", "10s"}); err == nil || !strings.Contains(err.Error(), host127+" did not serve base image") {
+		t.Fatalf("base-check of a digest the registry lacks: err %v, want one saying the registry answered", err)
+	}
 	if err := build([]string{"--name", "muster-fake", "--base", host127 + "/distroless/static@sha256:" + strings.Repeat("0", 64),
 		"--binary", host + "=" + bin, "--out", out}); err == nil || !strings.Contains(err.Error(), "muster-fake base for "+host) {
 		t.Fatalf("a base digest the registry lacks: err %v, want one naming the image and platform", err)
+	}
+}
+
+// base-check fails in about its timeout, naming the registry, when the
+// registry refuses connections or accepts them and never answers; an
+// offline base needs no registry.
+func TestBaseCheckUnreachable(t *testing.T) {
+	if err := baseCheck([]string{"--base", "offline", "--timeout", "1ms"}); err != nil {
+		t.Fatalf("offline base: %v", err)
+	}
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	for _, tc := range []struct{ name, registry string }{
+		{name: "refused", registry: "127.0.0.1:1"},
+		{name: "silent", registry: silent.Addr().String()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			err := baseCheck([]string{"--base", tc.registry + "/distroless/static@sha256:" + strings.Repeat("0", 64), "--timeout", "500ms"})
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("took %s with a 500ms timeout", took)
+			}
+			if err == nil || !strings.Contains(err.Error(), "cannot reach "+tc.registry+" for base image") {
+				t.Fatalf("err %v, want one saying %s cannot be reached", err, tc.registry)
+			}
+		})
 	}
 }
