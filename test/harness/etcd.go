@@ -26,7 +26,8 @@ var (
 	etcdDir  string
 	// etcdLog is the embedded etcd's log level: errors while it runs,
 	// nothing once StopEtcd closes it (it logs its listeners closing as
-	// errors, and muster and muster-bench printed them at every exit).
+	// errors, and muster and muster-bench printed them at every exit). Its
+	// log goes through klog (klogZap).
 	etcdLog = zap.NewAtomicLevelAt(zap.ErrorLevel)
 )
 
@@ -66,14 +67,9 @@ func startEtcd() (string, error) {
 		cfg.AdvertisePeerUrls = []url.URL{*peer}
 		cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 		cfg.UnsafeNoFsync = true
-		zc := zap.NewProductionConfig()
-		zc.Level = etcdLog
-		lg, err := zc.Build()
-		if err != nil {
-			etcdErr = fmt.Errorf("embedded etcd's logger: %w", err)
-			return
-		}
-		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(klogZap(etcdLog).Named("etcd"))
+		// Before any API server builds its etcd client from it.
+		apiserverEtcdClientLogger = klogZap(etcdClientLog).Named("etcd-client")
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			etcdErr = fmt.Errorf("starting embedded etcd: %w", err)
@@ -108,6 +104,7 @@ func freeURL() (*url.URL, error) {
 func StopEtcd() {
 	if etcd != nil {
 		etcdLog.SetLevel(zap.FatalLevel)
+		etcdClientLog.SetLevel(zap.FatalLevel)
 		etcd.Close()
 		etcd = nil
 	}
