@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	"github.com/muster-project/muster/pkg/scheduler/plugins"
+	"github.com/muster-project/muster/pkg/scheduler/served"
 )
 
 func main() {
@@ -22,6 +25,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "muster-scheduler:", err)
 		os.Exit(1)
 	}
-	command := app.NewSchedulerCommand(plugins.Options()...)
+	// Features whose API the cluster does not serve are turned off first:
+	// the scheduler is built from 1.37 and runs on older API servers.
+	var command *cobra.Command
+	opts := append([]app.Option{served.SchedulerOption(func() *pflag.FlagSet { return command.Flags() })}, plugins.Options()...)
+	command = app.NewSchedulerCommand(opts...)
 	os.Exit(cli.Run(command))
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/scheduler/served"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 )
 
@@ -129,6 +130,10 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 		shapes:           capacity.NewShapes(config.DefaultGPUResourceName),
 	}
 
+	// The scheduler waits for every informer before it leads; say which
+	// ones hold it up (an API the server lacks, a role that lacks it).
+	served.ReportUnsynced(ctx, h.SharedInformerFactory(), 30*time.Second)
+
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
 	if err := EnsureGangIndex(podInformer.Informer()); err != nil {
 		return nil, err
@@ -146,7 +151,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 	if err := checkGenericWorkloadOff(); err != nil {
 		return nil, err
 	}
-	if pl.workloads, err = startWorkloadInformers(h, pl.workloadPodGroupHandler(ctx)); err != nil {
+	if pl.workloads, err = startWorkloadInformers(ctx, h, pl.workloadPodGroupHandler(ctx)); err != nil {
 		return nil, err
 	}
 	if pl.workloads == nil {

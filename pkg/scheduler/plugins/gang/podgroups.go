@@ -3,10 +3,7 @@ package gang
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -17,6 +14,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/served"
 )
 
 // podGroupResource is the PodGroup CRD as the scheduler's cluster events name it.
@@ -33,14 +31,11 @@ func startPodGroupInformer(ctx context.Context, cfg *rest.Config, handler cache.
 	if err != nil {
 		return nil, err
 	}
-	served, err := cs.Discovery().ServerResourcesForGroupVersion(schedv1alpha1.SchemeGroupVersion.String())
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
+	resources, err := served.Resources(ctx, cs.Discovery(), schedv1alpha1.SchemeGroupVersion.String())
 	if err != nil {
-		return nil, fmt.Errorf("discovering %s: %w", schedv1alpha1.SchemeGroupVersion, err)
+		return nil, err
 	}
-	if !slices.ContainsFunc(served.APIResources, func(r metav1.APIResource) bool { return r.Name == "podgroups" }) {
+	if !resources.Has("podgroups") {
 		return nil, nil
 	}
 	factory := externalversions.NewSharedInformerFactory(cs, 0)

@@ -20,6 +20,7 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/served"
 )
 
 // Upstream's Workload API (scheduling.k8s.io/v1beta1) is the third gang
@@ -56,21 +57,16 @@ func checkGenericWorkloadOff() error {
 // startWorkloadInformers watches upstream's PodGroups (and Workloads) through
 // the scheduler's informer factory when the API server serves them; the
 // scheduler starts and syncs the factory before it schedules.
-func startWorkloadInformers(h fwk.Handle, handler cache.ResourceEventHandler) (*workloadAPI, error) {
+func startWorkloadInformers(ctx context.Context, h fwk.Handle, handler cache.ResourceEventHandler) (*workloadAPI, error) {
 	cs := h.ClientSet()
 	if cs == nil || h.SharedInformerFactory() == nil {
 		return nil, nil
 	}
-	served, err := cs.Discovery().ServerResourcesForGroupVersion(gang.WorkloadGroupVersion)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
+	resources, err := served.Resources(ctx, cs.Discovery(), gang.WorkloadGroupVersion)
 	if err != nil {
-		return nil, fmt.Errorf("discovering %s: %w", gang.WorkloadGroupVersion, err)
+		return nil, err
 	}
-	has := func(name string) bool {
-		return slices.ContainsFunc(served.APIResources, func(r metav1.APIResource) bool { return r.Name == name })
-	}
+	has := resources.Has
 	if !has("podgroups") {
 		return nil, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/scheduler/served"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -41,8 +42,12 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	if err != nil {
 		return err
 	}
-	if _, err := dc.ServerResourcesForGroupVersion(autoscalingv1.GroupVersion.String()); err != nil {
-		logger.Info("ProvisioningRequest API (autoscaling.x-k8s.io/v1) is not served; gangs short of capacity get no autoscaler hints", "err", err)
+	ok, err := served.Serves(ctx, dc, autoscalingv1.Resource)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		logger.Info("ProvisioningRequests are not served; gangs short of capacity get no autoscaler hints until muster-scheduler restarts", "groupVersion", autoscalingv1.GroupVersion.String())
 		return nil
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
