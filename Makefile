@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -27,6 +27,17 @@ test:
 	cd hack/image && GOFLAGS=-mod=mod GO=$(GO) ../gotest.sh ./...
 	$(MAKE) -C autoscaler test TEST_P=$(TEST_P)
 	$(MAKE) bench-perf-short
+	$(MAKE) test-skew VERSIONS="$(SKEW_CI_VERSIONS)"
+
+## test-skew: the shipped muster-scheduler (shipped profile and RBAC) and the
+## real muster-autoscaler against the kube-apiserver of each Kubernetes minor
+## in VERSIONS (test/skew; one module file per version), then a table of
+## version by check; logs in bin/skew/VERSION/. make test runs the oldest
+## supported version and the newest.
+VERSIONS         ?= 1.34 1.35 1.36 1.37
+SKEW_CI_VERSIONS ?= 1.34 1.37
+test-skew:
+	GO=$(GO) hack/test-skew.sh $(VERSIONS)
 
 ## demo: the embedded default — API server, GPU nodes, muster-scheduler, a burst of gangs
 demo:
@@ -147,6 +158,7 @@ fmt:
 vet:
 	$(GO) vet $(PKGS)
 	cd hack/image && GOFLAGS=-mod=mod $(GO) vet ./...
+	cd test/skew && GOFLAGS=-mod=mod $(GO) vet ./...
 
 ## codegen: regenerate deepcopy and CRDs with the pinned controller-gen
 codegen:
