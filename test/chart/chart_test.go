@@ -163,6 +163,28 @@ func TestLint(t *testing.T) {
 	}
 }
 
+// TestKubeVersionRange: Helm installs on the API server versions
+// muster-scheduler is tested against (make test-skew) and refuses others,
+// saying which range it needs.
+func TestKubeVersionRange(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		ok      bool
+	}{
+		{"1.33.9", false}, {"1.34.0", true}, {"1.35.4", true}, {"1.36.1", true}, {"1.37.2", true}, {"1.38.0", false},
+	} {
+		out, err := exec.Command(helm(t), "template", "muster", chartDir, "--namespace", namespace, "--kube-version", tc.version).CombinedOutput()
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("Kubernetes %s refused: %v\n%s", tc.version, err, out)
+		case !tc.ok && err == nil:
+			t.Errorf("Kubernetes %s accepted, want it refused", tc.version)
+		case !tc.ok && !strings.Contains(string(out), ">=1.34.0-0 <1.38.0-0"):
+			t.Errorf("Kubernetes %s refused without naming the supported range:\n%s", tc.version, out)
+		}
+	}
+}
+
 // TestChartMatchesKustomize keeps the two ways of installing from drifting:
 // with its defaults the chart renders every object kustomize builds, alike
 // in all but Helm's labels, and nothing else; its CRDs are the same files.
