@@ -71,10 +71,11 @@ func TestMusterOnThisAPIServer(t *testing.T) {
 	}
 
 	// Install: CRDs, then the scheduler's namespace, account, RBAC and
-	// admission policy exactly as shipped.
+	// admission policy and the autoscaler's account and RBAC, as shipped.
 	c.installCRDs(t)
 	c.apply(t, "manifests/scheduler/namespace.yaml", "manifests/scheduler/serviceaccount.yaml",
-		"manifests/scheduler/rbac.yaml", "manifests/scheduler/admission.yaml")
+		"manifests/scheduler/rbac.yaml", "manifests/scheduler/admission.yaml",
+		"manifests/autoscaler/serviceaccount.yaml", "manifests/autoscaler/rbac.yaml")
 	if _, err := c.kube.CoreV1().Namespaces().Create(context.Background(), &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,8 @@ func TestMusterOnThisAPIServer(t *testing.T) {
 		{Name: "gpu-heavy", VMSize: "Standard_ND96isr_H100_v5", Min: 0, Max: 2, PlacementGroup: "ppg-ib", ProvisioningDelay: "1s"},
 	})
 	waitFor(t, "the pools' first 3 nodes to register", time.Minute, func() bool { return len(c.readyNodes(t)) == 3 })
-	autoscaler := startAutoscaler(t, admin, cloud, caFile)
+	// The autoscaler under its own service account and shipped RBAC.
+	autoscaler := startAutoscaler(t, c.serviceAccountKubeconfig(t, "kube-system", "muster-autoscaler"), cloud, caFile)
 
 	// The scheduler, as its Deployment runs it: the shipped profile, the
 	// service account's token, the secure port probed for readiness.
