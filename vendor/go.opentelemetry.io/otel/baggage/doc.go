@@ -6,4 +6,4 @@ Package baggage provides functionality for storing and retrieving
 baggage items in Go context. For propagating the baggage, see the
 go.opentelemetry.io/otel/propagation package.
 */
-package baggage // import "go.opentelemetry.io/otel/baggage"
+package baggage

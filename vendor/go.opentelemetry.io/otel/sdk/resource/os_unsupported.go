@@ -3,7 +3,7 @@
 
 //go:build !aix && !darwin && !dragonfly && !freebsd && !linux && !netbsd && !openbsd && !solaris && !windows && !zos
 
-package resource // import "go.opentelemetry.io/otel/sdk/resource"
+package resource
 
 // platformOSDescription is a placeholder implementation for OSes
 // for which this project currently doesn't support os.description

@@ -52,8 +52,8 @@ import (
 const (
 	Major      = 1
 	Minor      = 36
-	Patch      = 11
-	PreRelease = "devel"
+	Patch      = 12
+	PreRelease = ""
 )
 
 // String formats the version string for this module in semver format.

@@ -15,8 +15,13 @@ type Label struct {
 	// spec/template/metadata fieldSpec. Custom fieldSpecs specified by
 	// FieldSpecs will be merged with spec/template/metadata fieldSpec if this
 	// is true. If IncludeSelectors is true, IncludeTemplates is not needed.
-	IncludeTemplates bool        `json:"includeTemplates,omitempty" yaml:"includeTemplates,omitempty"`
-	FieldSpecs       []FieldSpec `json:"fields,omitempty" yaml:"fields,omitempty"`
+	IncludeTemplates bool `json:"includeTemplates,omitempty" yaml:"includeTemplates,omitempty"`
+	// IncludeVolumeClaimTemplates indicates whether the transformer should include the
+	// spec/volumeClaimTemplates[]/metadata fieldSpec. Custom fieldSpecs specified by
+	// FieldSpecs will be merged with spec/volumeClaimTemplates[]/metadata fieldSpec if this
+	// is true. If IncludeSelectors is true, IncludeVolumeClaimTemplates is not needed.
+	IncludeVolumeClaimTemplates bool        `json:"includeVolumeClaimTemplates,omitempty" yaml:"includeVolumeClaimTemplates,omitempty"`
+	FieldSpecs                  []FieldSpec `json:"fields,omitempty"                      yaml:"fields,omitempty"`
 }
 
 func labelFromCommonLabels(commonLabels map[string]string) *Label {

@@ -15,6 +15,7 @@
 package etcdserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	errorspkg "errors"
@@ -243,7 +244,7 @@ func (s *EtcdServer) rangeStream(ctx context.Context, r *pb.RangeRequest, rs pb.
 
 		var nextKey []byte
 		if resp.More {
-			nextKey = append(resp.Kvs[len(resp.Kvs)-1].Key, '\x00')
+			nextKey = append(bytes.Clone(resp.Kvs[len(resp.Kvs)-1].Key), '\x00')
 		}
 		out := &pb.RangeResponse{Kvs: resp.Kvs}
 		done := !resp.More || count == totalLimit

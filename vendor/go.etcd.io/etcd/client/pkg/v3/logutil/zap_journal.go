@@ -35,6 +35,10 @@ import (
 // back to writing to the original writer.
 // The decode overhead is only <30µs per write.
 // Reference: https://github.com/coreos/pkg/blob/master/capnslog/journald_formatter.go
+//
+// Deprecated: NewJournalWriter will be removed in v3.8, so that client/pkg/v3
+// no longer depends on github.com/coreos/go-systemd/v22. Copy this file if you
+// need the writer, or use github.com/coreos/go-systemd/v22/journal directly.
 func NewJournalWriter(wr io.Writer) (io.Writer, error) {
 	return &journalWriter{Writer: wr}, systemd.DialJournal()
 }

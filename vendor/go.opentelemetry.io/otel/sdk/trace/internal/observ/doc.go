@@ -3,4 +3,4 @@
 
 // Package observ provides observability instrumentation for the OTel trace SDK
 // package.
-package observ // import "go.opentelemetry.io/otel/sdk/trace/internal/observ"
+package observ

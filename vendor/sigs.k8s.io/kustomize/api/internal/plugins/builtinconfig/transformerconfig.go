@@ -19,17 +19,18 @@ import (
 //nolint:tagalign
 type TransformerConfig struct {
 	// if any fields are added, update the DeepCopy implementation
-	NamePrefix        types.FsSlice `json:"namePrefix,omitempty" yaml:"namePrefix,omitempty"`
-	NameSuffix        types.FsSlice `json:"nameSuffix,omitempty" yaml:"nameSuffix,omitempty"`
-	NameSpace         types.FsSlice `json:"namespace,omitempty" yaml:"namespace,omitempty"`
-	CommonLabels      types.FsSlice `json:"commonLabels,omitempty" yaml:"commonLabels,omitempty"`
-	Labels            types.FsSlice `json:"labels,omitempty" yaml:"labels,omitempty"`
-	TemplateLabels    types.FsSlice `json:"templateLabels,omitempty" yaml:"templateLabels,omitempty"`
-	CommonAnnotations types.FsSlice `json:"commonAnnotations,omitempty" yaml:"commonAnnotations,omitempty"`
-	NameReference     nbrSlice      `json:"nameReference,omitempty" yaml:"nameReference,omitempty"`
-	VarReference      types.FsSlice `json:"varReference,omitempty" yaml:"varReference,omitempty"`
-	Images            types.FsSlice `json:"images,omitempty" yaml:"images,omitempty"`
-	Replicas          types.FsSlice `json:"replicas,omitempty" yaml:"replicas,omitempty"`
+	NamePrefix                types.FsSlice `json:"namePrefix,omitempty" yaml:"namePrefix,omitempty"`
+	NameSuffix                types.FsSlice `json:"nameSuffix,omitempty" yaml:"nameSuffix,omitempty"`
+	NameSpace                 types.FsSlice `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	CommonLabels              types.FsSlice `json:"commonLabels,omitempty" yaml:"commonLabels,omitempty"`
+	Labels                    types.FsSlice `json:"labels,omitempty" yaml:"labels,omitempty"`
+	TemplateLabels            types.FsSlice `json:"templateLabels,omitempty" yaml:"templateLabels,omitempty"`
+	VolumeClaimTemplateLabels types.FsSlice `json:"volumeClaimTemplateLabels,omitempty" yaml:"volumeClaimTemplateLabels,omitempty"`
+	CommonAnnotations         types.FsSlice `json:"commonAnnotations,omitempty" yaml:"commonAnnotations,omitempty"`
+	NameReference             nbrSlice      `json:"nameReference,omitempty" yaml:"nameReference,omitempty"`
+	VarReference              types.FsSlice `json:"varReference,omitempty" yaml:"varReference,omitempty"`
+	Images                    types.FsSlice `json:"images,omitempty" yaml:"images,omitempty"`
+	Replicas                  types.FsSlice `json:"replicas,omitempty" yaml:"replicas,omitempty"`
 }
 
 // MakeEmptyConfig returns an empty TransformerConfig object
@@ -40,17 +41,18 @@ func MakeEmptyConfig() *TransformerConfig {
 // DeepCopy returns a new copy of TransformerConfig
 func (t *TransformerConfig) DeepCopy() *TransformerConfig {
 	return &TransformerConfig{
-		NamePrefix:        t.NamePrefix.DeepCopy(),
-		NameSuffix:        t.NameSuffix.DeepCopy(),
-		NameSpace:         t.NameSpace.DeepCopy(),
-		CommonLabels:      t.CommonLabels.DeepCopy(),
-		Labels:            t.Labels.DeepCopy(),
-		TemplateLabels:    t.TemplateLabels.DeepCopy(),
-		CommonAnnotations: t.CommonAnnotations.DeepCopy(),
-		NameReference:     t.NameReference.DeepCopy(),
-		VarReference:      t.VarReference.DeepCopy(),
-		Images:            t.Images.DeepCopy(),
-		Replicas:          t.Replicas.DeepCopy(),
+		NamePrefix:                t.NamePrefix.DeepCopy(),
+		NameSuffix:                t.NameSuffix.DeepCopy(),
+		NameSpace:                 t.NameSpace.DeepCopy(),
+		CommonLabels:              t.CommonLabels.DeepCopy(),
+		Labels:                    t.Labels.DeepCopy(),
+		TemplateLabels:            t.TemplateLabels.DeepCopy(),
+		VolumeClaimTemplateLabels: t.VolumeClaimTemplateLabels.DeepCopy(),
+		CommonAnnotations:         t.CommonAnnotations.DeepCopy(),
+		NameReference:             t.NameReference.DeepCopy(),
+		VarReference:              t.VarReference.DeepCopy(),
+		Images:                    t.Images.DeepCopy(),
+		Replicas:                  t.Replicas.DeepCopy(),
 	}
 }
 
@@ -100,6 +102,7 @@ func (t *TransformerConfig) sortFields() {
 	sort.Sort(t.CommonLabels)
 	sort.Sort(t.Labels)
 	sort.Sort(t.TemplateLabels)
+	sort.Sort(t.VolumeClaimTemplateLabels)
 	sort.Sort(t.CommonAnnotations)
 	sort.Sort(t.NameReference)
 	sort.Sort(t.VarReference)
@@ -180,6 +183,10 @@ func (t *TransformerConfig) Merge(input *TransformerConfig) (
 	merged.TemplateLabels, err = t.TemplateLabels.MergeAll(input.TemplateLabels)
 	if err != nil {
 		return nil, errors.WrapPrefixf(err, "failed to merge TemplateLabels fieldSpec")
+	}
+	merged.VolumeClaimTemplateLabels, err = t.VolumeClaimTemplateLabels.MergeAll(input.VolumeClaimTemplateLabels)
+	if err != nil {
+		return nil, errors.WrapPrefixf(err, "failed to merge VolumeClaimTemplateLabels fieldSpec")
 	}
 	merged.VarReference, err = t.VarReference.MergeAll(input.VarReference)
 	if err != nil {
