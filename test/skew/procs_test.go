@@ -15,8 +15,9 @@ import (
 )
 
 // binaries are built once per run (TestMain): muster-scheduler from the root
-// module (vendored, k8s 1.37), muster-autoscaler and armlocal from the
-// autoscaler's module (k8s 1.33 line).
+// module (vendored, k8s 1.37) unless SKEW_SCHEDULER_BIN names one,
+// muster-autoscaler and armlocal from the autoscaler's module (k8s 1.33
+// line).
 var bins struct{ scheduler, autoscaler, armlocal string }
 
 func buildBinaries(dir string) error {
@@ -30,13 +31,16 @@ func buildBinaries(dir string) error {
 		}
 		return nil
 	}
-	if err := build(repoRoot, "-mod=vendor", "./cmd/muster-scheduler"); err != nil {
+	bins.scheduler = filepath.Join(dir, "muster-scheduler")
+	if bin := os.Getenv("SKEW_SCHEDULER_BIN"); bin != "" {
+		// A muster-scheduler built elsewhere (a release, an older commit).
+		bins.scheduler = bin
+	} else if err := build(repoRoot, "-mod=vendor", "./cmd/muster-scheduler"); err != nil {
 		return err
 	}
 	if err := build(filepath.Join(repoRoot, "autoscaler"), "-mod=mod -tags=kwok", "./cmd/muster-autoscaler", "./cmd/armlocal"); err != nil {
 		return err
 	}
-	bins.scheduler = filepath.Join(dir, "muster-scheduler")
 	bins.autoscaler = filepath.Join(dir, "muster-autoscaler")
 	bins.armlocal = filepath.Join(dir, "armlocal")
 	return nil
