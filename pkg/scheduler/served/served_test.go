@@ -34,12 +34,19 @@ type apiServer struct {
 	requests map[string]int
 	// refused holds "verb resource" pairs access reviews deny.
 	refused map[string]bool
+	// reviewStatus, when set, answers every access review with this HTTP
+	// status instead.
+	reviewStatus int
 }
 
 func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/selfsubjectaccessreviews") {
+		if s.reviewStatus != 0 {
+			http.Error(w, "access reviews refused", s.reviewStatus)
+			return
+		}
 		review := &authorizationv1.SelfSubjectAccessReview{}
 		if err := json.NewDecoder(r.Body).Decode(review); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -184,6 +191,11 @@ func TestAdaptFeatures(t *testing.T) {
 			name:    "a discovery that fails first is asked again, not read as not served",
 			server:  &apiServer{served: map[string][]string{"resource.k8s.io/v1": append(draV1, "devicetaintrules")}, failures: map[string]int{"resource.k8s.io/v1": 3}},
 			wantOff: nil,
+		},
+		{
+			name: "access reviews refused (403): no opinion, the feature stays on",
+			server: &apiServer{served: map[string][]string{"resource.k8s.io/v1": append(draV1, "devicetaintrules")},
+				reviewStatus: http.StatusForbidden},
 		},
 		{
 			name:     "DRA itself is locked on in 1.37: reported, left on",
