@@ -13,12 +13,9 @@ minor="${version%.*}"
 staging="v0.${version#1.}"
 cd "$(dirname "$0")/../test/skew"
 modfile="${2:-versions/${minor}.mod}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
 export GOFLAGS=-mod=mod
 # The staging modules k8s.io/kubernetes replaces, from its own go.mod.
-curl_mod() { go mod download -json "k8s.io/kubernetes@v${version}" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p'; }
-gomod="$(curl_mod)"
+gomod="$(go mod download -json "k8s.io/kubernetes@v${version}" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')"
 mods="$(sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#\1#p' "$gomod")"
 {
   echo "module github.com/muster-project/muster/test/skew"
@@ -30,8 +27,7 @@ mods="$(sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#\1#p' "$gomod")"
   echo "replace ("
   for m in $mods; do echo "	$m => $m $staging"; done
   echo ")"
-} > "$tmp/go.mod"
-cp "$tmp/go.mod" "$modfile"
+} > "$modfile"
 sumfile="${modfile%.mod}.sum"
 rm -f "$sumfile"
 GOSUMDB="${GOSUMDB:-sum.golang.org}" go mod tidy -modfile="$modfile" || GOSUMDB=off go mod tidy -modfile="$modfile"
