@@ -25,6 +25,8 @@ type inflight struct {
 	firstWait    time.Time
 	backoffUntil time.Time
 	lastFailure  string
+	// wakeArmed: a timer will end this gang's backoff (Fail, WakeDue).
+	wakeArmed bool
 }
 
 // NewTracker returns an empty tracker; now is the clock (time.Now if nil).
@@ -147,7 +149,7 @@ func (t *Tracker) Release(k Key, uid types.UID) (wasWaiting bool, since time.Tim
 // Fail records a failed attempt to place the gang's quorum: the gang backs off
 // until now+backoff with reason, and the members still waiting are returned for
 // the caller to reject so that nothing stays reserved.
-func (t *Tracker) Fail(k Key, reason string, backoff time.Duration) []types.UID {
+func (t *Tracker) Fail(k Key, reason string, backoff time.Duration) (reject []types.UID, armWake bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.get(k)
@@ -159,7 +161,44 @@ func (t *Tracker) Fail(k Key, reason string, backoff time.Duration) []types.UID 
 	}
 	clear(g.waiting)
 	g.firstWait = time.Time{}
-	return out
+	if backoff > 0 && !g.wakeArmed {
+		g.wakeArmed, armWake = true, true
+	}
+	return out, armWake
+}
+
+// WakeDue is what a gang's armed wake asks when its timer fires. While the
+// gang still backs off (a failure since pushed the backoff out) it returns
+// how long is left, and the wake stays armed for the caller to wait again;
+// otherwise the wake is disarmed and due is true. Fail and WakeDue decide
+// under one lock, so a failure comes either before the check (and pushes the
+// wake out) or after it (and arms a new one): a gang that backs off always
+// has a wake armed, and it has one at most.
+func (t *Tracker) WakeDue(k Key) (left time.Duration, due bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.gangs[k]
+	if g == nil {
+		return 0, true
+	}
+	if left := g.backoffUntil.Sub(t.now()); left > 0 {
+		return left, false
+	}
+	g.wakeArmed = false
+	return 0, true
+}
+
+// WakesArmed is how many gangs have a wake armed.
+func (t *Tracker) WakesArmed() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, g := range t.gangs {
+		if g.wakeArmed {
+			n++
+		}
+	}
+	return n
 }
 
 // BackingOff returns the failure reason while the gang backs off, and how long is left.

@@ -73,7 +73,6 @@ type Gang struct {
 	// and nodes again each time it is made.
 	shapes     *capacity.Shapes
 	rooms      nodefit.RoomCache
-	activating sync.Map // gang.Key -> struct{}, a pending backoff-end activation
 	wideOnce   sync.Map // types.UID -> struct{}, members whose next attempt tries every node
 	// leading is set once this replica schedules (see leader.go).
 	leading *Leadership
@@ -618,13 +617,14 @@ func (pl *Gang) seen(o any) {
 // the members when the backoff ends.
 func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
 	klog.FromContext(ctx).V(2).Info("Gang attempt failed; backing off", "gang", key, "backoff", pl.backoff, "reason", msg)
-	for _, uid := range pl.tracker.Fail(key, msg, pl.backoff) {
+	reject, armWake := pl.tracker.Fail(key, msg, pl.backoff)
+	for _, uid := range reject {
 		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 			wp.Reject(Name, msg)
 		}
 	}
 	pl.status.touch(key)
-	if _, pending := pl.activating.LoadOrStore(key, struct{}{}); !pending {
+	if armWake {
 		pl.wakeAfterBackoff(klog.FromContext(ctx), key, pl.backoff)
 	}
 }
@@ -632,7 +632,9 @@ func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
 // wakeAfterBackoff starts the gang's next attempt once its backoff has
 // ended. A failure while the timer runs pushes the backoff out; waking the
 // gang at the first deadline would only have it rejected again, and nothing
-// would wake it after.
+// would wake it after. Whether a wake is armed is the tracker's to say
+// (Fail, WakeDue), under its lock, so none is lost between a check and a
+// failure.
 //
 // One member is woken, not all: the attempt's first member checks the room
 // for the whole quorum in PreFilter, and once it waits at Permit it brings
@@ -641,11 +643,10 @@ func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
 // backlog of gangs too big for the cluster costs on every backoff.
 func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Duration) {
 	pl.clock.AfterFunc(d, func() {
-		if _, left, backingOff := pl.tracker.BackingOff(key); backingOff {
+		if left, due := pl.tracker.WakeDue(key); !due {
 			pl.wakeAfterBackoff(logger, key, left)
 			return
 		}
-		pl.activating.Delete(key)
 		if first := firstUnplaced(pl.members(key)); first != nil {
 			pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
 		}

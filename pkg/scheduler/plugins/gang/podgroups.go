@@ -119,7 +119,7 @@ func (pl *Gang) release(ctx context.Context, key gang.Key, msg string, gone bool
 	if !pl.started.Load() {
 		return
 	}
-	uids := pl.tracker.Fail(key, msg, 0)
+	uids, _ := pl.tracker.Fail(key, msg, 0)
 	for _, uid := range uids {
 		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 			wp.Reject(Name, msg)

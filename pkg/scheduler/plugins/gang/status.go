@@ -557,7 +557,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["tracked-gangs"] = pl.tracker.Len()
 	out["queue-order-gangs"] = count(&pl.gangSince)
 	out["quorate-gangs"] = count(&pl.quorate)
-	out["activating-gangs"] = count(&pl.activating)
+	out["activating-gangs"] = pl.tracker.WakesArmed()
 	out["room-short-gangs"] = count(&pl.roomShort)
 	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
