@@ -71,9 +71,9 @@ type Gang struct {
 	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	// shapes and rooms spare the capacity plan reading unchanged members
 	// and nodes again each time it is made.
-	shapes     *capacity.Shapes
-	rooms      nodefit.RoomCache
-	wideOnce   sync.Map // types.UID -> struct{}, members whose next attempt tries every node
+	shapes   *capacity.Shapes
+	rooms    nodefit.RoomCache
+	wideOnce sync.Map // types.UID -> struct{}, members whose next attempt tries every node
 	// leading is set once this replica schedules (see leader.go).
 	leading *Leadership
 	// started is set once New has built the plugin; PodGroup events before
