@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/discovery"
 	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/component-base/featuregate"
@@ -62,12 +63,15 @@ type Decision struct {
 // It returns an error only when ctx ends before the server answered.
 func AdaptFeatures(ctx context.Context, dc discovery.DiscoveryInterface, reviews authorizationclient.SelfSubjectAccessReviewInterface, gate featuregate.MutableFeatureGate, reqs []Requirement) ([]Decision, error) {
 	logger := klog.FromContext(ctx)
+	// Several features watch resources of one group version: ask discovery
+	// once for each.
+	served := map[string]sets.Set[string]{}
 	var out []Decision
 	for _, req := range reqs {
 		if !gate.Enabled(req.Feature) {
 			continue
 		}
-		reason, err := missing(ctx, dc, reviews, req.Resources)
+		reason, err := missing(ctx, dc, reviews, served, req.Resources)
 		if err != nil {
 			return out, err
 		}
@@ -87,15 +91,19 @@ func AdaptFeatures(ctx context.Context, dc discovery.DiscoveryInterface, reviews
 }
 
 // missing says which of resources is not served or not permitted ("" when
-// all are there).
-func missing(ctx context.Context, dc discovery.DiscoveryInterface, reviews authorizationclient.SelfSubjectAccessReviewInterface, resources []schema.GroupVersionResource) (string, error) {
+// all are there); served holds the group versions discovery has answered.
+func missing(ctx context.Context, dc discovery.DiscoveryInterface, reviews authorizationclient.SelfSubjectAccessReviewInterface, served map[string]sets.Set[string], resources []schema.GroupVersionResource) (string, error) {
 	var notServed, refused []string
 	for _, gvr := range resources {
-		ok, err := Serves(ctx, dc, gvr)
-		if err != nil {
-			return "", err
+		gv := gvr.GroupVersion().String()
+		if _, asked := served[gv]; !asked {
+			names, err := Resources(ctx, dc, gv)
+			if err != nil {
+				return "", err
+			}
+			served[gv] = names
 		}
-		if !ok {
+		if !served[gv].Has(gvr.Resource) {
 			notServed = append(notServed, resourceName(gvr))
 			continue
 		}

@@ -36,16 +36,14 @@ func Resources(ctx context.Context, dc discovery.DiscoveryInterface, groupVersio
 	var names sets.Set[string]
 	err := withRetry(ctx, "discovering "+groupVersion, func() error {
 		list, err := dc.ServerResourcesForGroupVersion(groupVersion)
-		switch {
-		case apierrors.IsNotFound(err):
-			names = sets.New[string]()
-			return nil
-		case err != nil:
+		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 		names = sets.New[string]()
-		for _, r := range list.APIResources {
-			names.Insert(r.Name)
+		if err == nil {
+			for _, r := range list.APIResources {
+				names.Insert(r.Name)
+			}
 		}
 		return nil
 	})

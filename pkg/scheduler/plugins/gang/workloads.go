@@ -66,8 +66,7 @@ func startWorkloadInformers(ctx context.Context, h fwk.Handle, handler cache.Res
 	if err != nil {
 		return nil, err
 	}
-	has := resources.Has
-	if !has("podgroups") {
+	if !resources.Has("podgroups") {
 		return nil, nil
 	}
 	api := &workloadAPI{}
@@ -76,7 +75,7 @@ func startWorkloadInformers(ctx context.Context, h fwk.Handle, handler cache.Res
 	if _, err := informers.PodGroups().Informer().AddEventHandler(handler); err != nil {
 		return nil, fmt.Errorf("watching %s PodGroups: %w", gang.WorkloadGroupVersion, err)
 	}
-	if has("workloads") {
+	if resources.Has("workloads") {
 		api.workloads = informers.Workloads().Lister()
 	}
 	return api, nil
