@@ -157,7 +157,7 @@ func TestTrackerLifecycle(t *testing.T) {
 	}
 
 	tr.Wait(k, "x")
-	rejected, _ := tr.Fail(k, "no room", 10*time.Second)
+	rejected, _ := tr.Fail(k, "no room", 10*time.Second, tr.Attempt(k))
 	if len(rejected) != 1 || rejected[0] != "x" {
 		t.Errorf("Fail returned %v, want [x]", rejected)
 	}

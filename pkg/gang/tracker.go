@@ -27,6 +27,10 @@ type inflight struct {
 	lastFailure  string
 	// wakeArmed: a timer will end this gang's backoff (Fail, WakeDue).
 	wakeArmed bool
+	// changes counts the cluster changes that may let the gang fit
+	// (Unblock); an attempt that saw an older count (Attempt) ran on a
+	// cluster that is gone and does not back off when it fails.
+	changes uint64
 }
 
 // NewTracker returns an empty tracker; now is the clock (time.Now if nil).
@@ -146,25 +150,71 @@ func (t *Tracker) Release(k Key, uid types.UID) (wasWaiting bool, since time.Tim
 	return wasWaiting, since
 }
 
-// Fail records a failed attempt to place the gang's quorum: the gang backs off
-// until now+backoff with reason, and the members still waiting are returned for
-// the caller to reject so that nothing stays reserved.
-func (t *Tracker) Fail(k Key, reason string, backoff time.Duration) (reject []types.UID, armWake bool) {
+// Attempt starts an attempt to place the gang's quorum. Its token, given
+// back to Fail, says whether the cluster changed while the attempt ran.
+func (t *Tracker) Attempt(k Key) uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.get(k).changes
+}
+
+// Wake says what is to start a failed gang's next attempt.
+type Wake int
+
+const (
+	// WakeArmed: nothing new to do; a wake is armed already, or the
+	// gang does not back off.
+	WakeArmed Wake = iota
+	// WakeAfterBackoff: the caller arms a wake for the end of the backoff.
+	WakeAfterBackoff
+	// WakeNow: room may have appeared while the attempt ran (Unblock), so
+	// its failure says nothing of the cluster as it is now; the gang does
+	// not back off and the caller starts its next attempt at once.
+	WakeNow
+)
+
+// Fail records a failed attempt to place the gang's quorum, started with
+// token attempt (Attempt): the gang backs off until now+backoff with
+// reason, and the members still waiting are returned for the caller to
+// reject so that nothing stays reserved. An attempt that overlapped a
+// change (Unblock after Attempt) does not back off: the event that
+// unblocked the gang came while its attempt ran on the cluster before it,
+// and backing off now would ignore it for the whole backoff.
+func (t *Tracker) Fail(k Key, reason string, backoff time.Duration, attempt uint64) (reject []types.UID, wake Wake) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.get(k)
 	g.lastFailure = reason
+	if g.changes != attempt {
+		backoff, wake = 0, WakeNow
+	}
 	g.backoffUntil = t.now().Add(backoff)
+	if backoff > 0 && !g.wakeArmed {
+		g.wakeArmed, wake = true, WakeAfterBackoff
+	}
+	return t.rejectWaiting(g), wake
+}
+
+// RejectWaiting releases every reservation of the gang (its members are
+// to be decided afresh: its PodGroup changed or is gone) without backing
+// off (a backoff under way ends), and returns the members that waited for
+// the caller to reject.
+func (t *Tracker) RejectWaiting(k Key, reason string) []types.UID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.get(k)
+	g.lastFailure, g.backoffUntil = reason, time.Time{}
+	return t.rejectWaiting(g)
+}
+
+func (t *Tracker) rejectWaiting(g *inflight) []types.UID {
 	out := make([]types.UID, 0, len(g.waiting))
 	for w := range g.waiting {
 		out = append(out, w)
 	}
 	clear(g.waiting)
 	g.firstWait = time.Time{}
-	if backoff > 0 && !g.wakeArmed {
-		g.wakeArmed, armWake = true, true
-	}
-	return out, armWake
+	return out
 }
 
 // WakeDue is what a gang's armed wake asks when its timer fires. While the
@@ -224,6 +274,7 @@ func (t *Tracker) Unblock(k Key) {
 	defer t.mu.Unlock()
 	if g := t.gangs[k]; g != nil {
 		g.backoffUntil = time.Time{}
+		g.changes++
 	}
 }
 

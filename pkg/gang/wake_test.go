@@ -16,11 +16,11 @@ func TestWakeArmedWhileBackingOff(t *testing.T) {
 	tr := NewTracker(func() time.Time { return now })
 	k := Key{Namespace: "ns", Name: "g"}
 
-	if _, arm := tr.Fail(k, "no room", 10*time.Second); !arm {
+	if _, wake := tr.Fail(k, "no room", 10*time.Second, tr.Attempt(k)); wake != WakeAfterBackoff {
 		t.Fatal("the first failure armed no wake")
 	}
 	now = now.Add(5 * time.Second)
-	if _, arm := tr.Fail(k, "no room", 10*time.Second); arm {
+	if _, wake := tr.Fail(k, "no room", 10*time.Second, tr.Attempt(k)); wake != WakeArmed {
 		t.Fatal("a failure while a wake is armed armed another")
 	}
 	// The wake's timer fires at the first deadline: the second failure
@@ -35,7 +35,7 @@ func TestWakeArmedWhileBackingOff(t *testing.T) {
 	}
 	// The wake is spent; an attempt fails before the member it wakes is
 	// tried: that failure must arm the next wake.
-	if _, arm := tr.Fail(k, "no room", 10*time.Second); !arm {
+	if _, wake := tr.Fail(k, "no room", 10*time.Second, tr.Attempt(k)); wake != WakeAfterBackoff {
 		t.Fatal("a failure right after a wake fired armed none: the gang would back off with nothing to wake it")
 	}
 	if tr.WakesArmed() != 1 {
@@ -43,8 +43,9 @@ func TestWakeArmedWhileBackingOff(t *testing.T) {
 	}
 	// A release (no backoff) arms nothing.
 	k2 := Key{Namespace: "ns", Name: "released"}
-	if _, arm := tr.Fail(k2, "PodGroup changed", 0); arm {
-		t.Error("a failure without backoff armed a wake")
+	tr.RejectWaiting(k2, "PodGroup changed")
+	if _, _, backingOff := tr.BackingOff(k2); backingOff || tr.WakesArmed() != 1 {
+		t.Error("a release backs off or armed a wake")
 	}
 	// A gang forgotten while its wake is armed: the wake finds it due and
 	// nothing is left armed.
@@ -69,7 +70,7 @@ func TestWakeInvariant(t *testing.T) {
 			switch op := rng.Intn(4); {
 			case op == 0 || len(timers) == 0:
 				backoff := time.Duration(1+rng.Intn(10)) * time.Second
-				if _, arm := tr.Fail(k, "no room", backoff); arm {
+				if _, wake := tr.Fail(k, "no room", backoff, tr.Attempt(k)); wake == WakeAfterBackoff {
 					timers = append(timers, now.Add(backoff))
 				}
 			case op == 1:
@@ -96,5 +97,48 @@ func TestWakeInvariant(t *testing.T) {
 				t.Fatalf("seed %d step %d: tracker says %d wakes armed, %d pending", seed, step, tr.WakesArmed(), len(timers))
 			}
 		}
+	}
+}
+
+// TestChangeDuringAttemptDoesNotBackOff: an event that may let a gang fit
+// (Unblock) comes while its attempt runs on the cluster before it; the
+// attempt then fails. Backing off would ignore that event for the whole
+// backoff (the lost retry behind TestRoomFreedRequeuesGangLeads failing in
+// CI: the last pod leaving came while the lead's attempt ran, and the
+// gang waited out a 10-minute backoff with room for its quorum). The
+// failure asks for the next attempt at once instead, and a failure that
+// overlapped no change backs off as before.
+func TestChangeDuringAttemptDoesNotBackOff(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := NewTracker(func() time.Time { return now })
+	k := Key{Namespace: "ns", Name: "moe"}
+
+	attempt := tr.Attempt(k)
+	tr.Unblock(k) // a pod leaves while the attempt runs
+	if _, wake := tr.Fail(k, "room for 2 of 3", 10*time.Minute, attempt); wake != WakeNow {
+		t.Fatalf("Fail after a change during the attempt = %v, want WakeNow", wake)
+	}
+	if reason, left, backingOff := tr.BackingOff(k); backingOff {
+		t.Fatalf("backing off %s (%q) after an attempt that overlapped a change", left, reason)
+	}
+	if tr.LastFailure(k) != "room for 2 of 3" {
+		t.Errorf("last failure %q, want the attempt's", tr.LastFailure(k))
+	}
+	if tr.WakesArmed() != 0 {
+		t.Errorf("%d wakes armed for a gang that does not back off", tr.WakesArmed())
+	}
+
+	// The next attempt sees no change and backs off.
+	if _, wake := tr.Fail(k, "room for 2 of 3", 10*time.Minute, tr.Attempt(k)); wake != WakeAfterBackoff {
+		t.Fatalf("Fail after an attempt with no change = %v, want WakeAfterBackoff", wake)
+	}
+	if _, left, backingOff := tr.BackingOff(k); !backingOff || left != 10*time.Minute {
+		t.Fatalf("backing off %t for %s, want 10m", backingOff, left)
+	}
+	// A change after the failure ends the backoff (the queue asks the
+	// hints again for the member that was in flight).
+	tr.Unblock(k)
+	if _, _, backingOff := tr.BackingOff(k); backingOff {
+		t.Fatal("still backing off after a change that came after the failure")
 	}
 }

@@ -79,12 +79,16 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
+	// The gang's backoff ends on every ask, not once per delivery: the
+	// queue asks again for a member that was in flight when the event came,
+	// after its attempt failed and backed off, and that failure ran on the
+	// cluster before the event (the attempt's token, Tracker.Attempt, says
+	// so too when the event came first).
+	pl.tracker.Unblock(key)
 	// The queue asks once per waiting member, and MusterTopology asks
-	// again for the members it rejected too: the gang's backoff and the
-	// plan are dropped once per delivery of an event and gang, as its lead
-	// is found.
+	// again for the members it rejected too: the plan is dropped and the
+	// gang's lead found once per delivery of an event and gang.
 	lead := pl.leads.of(key, deliveryOf(oldObj, newObj), func() types.UID {
-		pl.tracker.Unblock(key)
 		pl.planCache.invalidate()
 		return pl.attemptLead(pod)
 	})

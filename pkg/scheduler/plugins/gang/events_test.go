@@ -1,6 +1,11 @@
 package gang
 
 import (
+	"fmt"
+	"time"
+
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -45,5 +50,48 @@ func TestLeadFoundOncePerDelivery(t *testing.T) {
 	ask(nil, &v1.Node{}, 2) // an object without a UID: every time
 	if runs != 6 {
 		t.Fatalf("lead found %d times, want 6: an event without a name is not remembered", runs)
+	}
+}
+
+// The queue asks MusterGang's hint again for a member that was in flight
+// when a pod left, once that member's attempt has failed: the second ask
+// for the same delivery must end the gang's backoff too. Found once per
+// delivery, the backoff was ended at the first ask, before the attempt
+// failed and backed off, and the gang's lead then sat out the whole
+// backoff with room for its quorum (TestRoomFreedRequeuesGangLeads in CI).
+func TestReplayedEventEndsBackoff(t *testing.T) {
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})
+	var moe []*v1.Pod
+	for i := range 3 {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("moe-%d", i), UID: types.UID(fmt.Sprintf("u-moe-%d", i)),
+			CreationTimestamp: metav1.Unix(int64(100+i), 0),
+			Labels:            map[string]string{gang.GroupLabel: "moe"}, Annotations: map[string]string{gang.MinMemberAnnotation: "3"}}}
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		moe = append(moe, p)
+	}
+	now := time.Unix(1000, 0)
+	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	k := gang.Key{Namespace: "ns", Name: "moe"}
+	gone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "mpi-worker-1", UID: "u-mpi-worker-1", ResourceVersion: "42"}, Spec: v1.PodSpec{NodeName: "gpu-1"}}
+
+	// moe-0 leads an attempt; the scheduler's snapshot predates the pod
+	// leaving, and the event reaches the waiting members first.
+	for _, m := range moe[1:] {
+		if hint, err := pl.roomFreed(klog.Background(), m, gone, nil); err != nil || hint != fwk.QueueSkip {
+			t.Fatalf("hint for %s = %v, %v; want QueueSkip (moe-0 leads)", m.Name, hint, err)
+		}
+	}
+	attempt := pl.tracker.Attempt(k) // taken after the event: the attempt cannot tell
+	if _, wake := pl.tracker.Fail(k, "room for 2", 10*time.Minute, attempt); wake != gang.WakeAfterBackoff {
+		t.Fatalf("wake %v", wake)
+	}
+	// The queue replays the event for the member that was in flight.
+	if hint, err := pl.roomFreed(klog.Background(), moe[0], gone, nil); err != nil || hint != fwk.Queue {
+		t.Fatalf("replayed hint for moe-0 = %v, %v; want Queue", hint, err)
+	}
+	if reason, left, backingOff := pl.tracker.BackingOff(k); backingOff {
+		t.Fatalf("moe still backs off %s (%q) after the replayed event: its lead is requeued only to be turned away", left, reason)
 	}
 }

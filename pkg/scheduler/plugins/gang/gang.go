@@ -219,6 +219,10 @@ type cycleSpec struct {
 	// already hold its gang's quorum members (see MayNarrowToGang); narrowed:
 	// it did, so a failure to fit there is not the gang's failure.
 	mayNarrow, narrowed bool
+	// attempt is the tracker's token for this cycle's attempt (Attempt);
+	// failed: PreFilter already failed the attempt.
+	attempt uint64
+	failed  bool
 }
 
 // Clone shares the state: the cycle's plugins see one another's marks.
@@ -257,11 +261,29 @@ func NarrowedCycle(state fwk.CycleState) bool {
 // the gang's asks without resolving them again. ok is false for a pod that
 // is not a gang member or whose spec is bad input.
 func SpecFromCycleState(state fwk.CycleState) (spec gang.Spec, ok bool) {
+	if cs := cycleOf(state); cs != nil {
+		return cs.spec, true
+	}
+	return gang.Spec{}, false
+}
+
+// attemptOf is the token of the attempt this cycle's member took part in;
+// a cycle whose PreFilter started none saw no change.
+func (pl *Gang) attemptOf(state fwk.CycleState, key gang.Key) uint64 {
+	if cs := cycleOf(state); cs != nil {
+		return cs.attempt
+	}
+	return pl.tracker.Attempt(key)
+}
+
+// cycleOf is what MusterGang's PreFilter recorded for this cycle, nil if
+// it recorded nothing.
+func cycleOf(state fwk.CycleState) *cycleSpec {
 	d, err := state.Read(specStateKey)
 	if err != nil {
-		return gang.Spec{}, false
+		return nil
 	}
-	return d.(*cycleSpec).spec, true
+	return d.(*cycleSpec)
 }
 
 // StoreSpec records spec as the cycle's gang spec, as PreFilter does. Plugins
@@ -462,8 +484,10 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	cs := &cycleSpec{spec: spec}
 	state.Write(specStateKey, cs)
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
+		cs.failed = true // not attempted: PostFilter has nothing to fail
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
+	cs.attempt = pl.tracker.Attempt(spec.Key)
 	// Room the capacity plan holds for gangs served first is not this
 	// member's: Filter keeps it off, and the room check leaves it out.
 	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
@@ -496,7 +520,8 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			msg += "; " + did
 		}
 		pl.roomShort.Store(spec.Key, true)
-		pl.fail(ctx, spec.Key, msg)
+		cs.failed = true
+		pl.fail(ctx, spec.Key, msg, cs.attempt)
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
 	return nil, nil
@@ -535,7 +560,12 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	// The framework also runs PostFilter when PreFilter failed; a gang this
-	// plugin already failed (and is backing off) must not be failed again.
+	// plugin already failed (in this cycle, or one that backs off) must not
+	// be failed again.
+	cs := cycleOf(state)
+	if cs != nil && cs.failed {
+		return nil, fwk.NewStatus(fwk.Unschedulable, pl.tracker.LastFailure(spec.Key))
+	}
 	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
 	}
@@ -555,7 +585,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, pl.whyNoNode(statuses))
 	// Release this attempt's reservations before counting room to make.
 	pl.roomShort.Store(spec.Key, false)
-	pl.fail(ctx, spec.Key, msg)
+	pl.fail(ctx, spec.Key, msg, pl.attemptOf(state, spec.Key))
 	if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
 		members := pl.members(spec.Key)
 		counts := pl.tracker.Count(spec.Key, members, "")
@@ -613,19 +643,24 @@ func (pl *Gang) seen(o any) {
 	}
 }
 
-// fail ends a gang's attempt: reject every waiting member, back off, and wake
-// the members when the backoff ends.
-func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string) {
-	klog.FromContext(ctx).V(2).Info("Gang attempt failed; backing off", "gang", key, "backoff", pl.backoff, "reason", msg)
-	reject, armWake := pl.tracker.Fail(key, msg, pl.backoff)
+// fail ends a gang's attempt (token attempt): reject every waiting member,
+// back off, and wake the gang when the backoff ends; or, when the cluster
+// changed while the attempt ran, start the next attempt at once.
+func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string, attempt uint64) {
+	logger := klog.FromContext(ctx)
+	reject, wake := pl.tracker.Fail(key, msg, pl.backoff, attempt)
+	logger.V(2).Info("Gang attempt failed", "gang", key, "backoff", wake != gang.WakeNow, "reason", msg)
 	for _, uid := range reject {
 		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 			wp.Reject(Name, msg)
 		}
 	}
 	pl.status.touch(key)
-	if armWake {
-		pl.wakeAfterBackoff(klog.FromContext(ctx), key, pl.backoff)
+	switch wake {
+	case gang.WakeAfterBackoff:
+		pl.wakeAfterBackoff(logger, key, pl.backoff)
+	case gang.WakeNow:
+		pl.wakeLead(logger, key)
 	}
 }
 
@@ -647,10 +682,16 @@ func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Durati
 			pl.wakeAfterBackoff(logger, key, left)
 			return
 		}
-		if first := firstUnplaced(pl.members(key)); first != nil {
-			pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
-		}
+		pl.wakeLead(logger, key)
 	})
+}
+
+// wakeLead moves the member that leads the gang's attempts to the active
+// queue; one still in flight comes back as soon as its cycle ends.
+func (pl *Gang) wakeLead(logger klog.Logger, key gang.Key) {
+	if first := firstUnplaced(pl.members(key)); first != nil {
+		pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
+	}
 }
 
 // firstUnplaced is the oldest live member without a node (olderPod), nil
@@ -741,7 +782,7 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	spec, _, err := pl.resolve(pod)
 	if err != nil {
-		pl.fail(ctx, key, err.Error())
+		pl.fail(ctx, key, err.Error(), pl.attemptOf(state, key))
 		return
 	}
 	counts := pl.tracker.Count(key, pl.members(key), pod.UID)
@@ -752,7 +793,7 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	if !since.IsZero() && pl.clock.Since(since) >= spec.Timeout {
 		msg = fmt.Sprintf("gang %s could not place its quorum within its %s timeout (%d of min %d placed, %d waited)", key, spec.Timeout, counts.Placed, spec.MinMember, counts.Waiting+1)
 	}
-	pl.fail(ctx, key, msg)
+	pl.fail(ctx, key, msg, pl.attemptOf(state, key))
 }
 
 // PostBind refreshes the gang's status.

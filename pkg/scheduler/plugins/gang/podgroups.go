@@ -119,7 +119,7 @@ func (pl *Gang) release(ctx context.Context, key gang.Key, msg string, gone bool
 	if !pl.started.Load() {
 		return
 	}
-	uids, _ := pl.tracker.Fail(key, msg, 0)
+	uids := pl.tracker.RejectWaiting(key, msg)
 	for _, uid := range uids {
 		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 			wp.Reject(Name, msg)
