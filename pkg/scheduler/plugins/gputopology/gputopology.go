@@ -106,9 +106,13 @@ type Topology struct {
 	leading       *gangplugin.Leadership // whether this replica may write
 	hinted        map[gang.Key]time.Time
 	provisionable map[string]bool
-	// starving names, for a gang whose required level has no domain with
+	// starving names, for a gang whose required level had no domain with
 	// room for its quorum, the domain the capacity plan may hold room in
-	// for it (holdDomain); MusterGang reads it (ShareDomains).
+	// for it (holdDomain); MusterGang reads it (ShareDomains). The name
+	// stays when a later attempt chooses a domain, for that attempt may
+	// still fail; only the next attempt that finds no room (holdDomain
+	// names afresh) or the gang's end (forgetHinted) drops it. The plan
+	// asks only for gangs whose quorum is not placed.
 	starving map[gang.Key]labelValue
 }
 
@@ -366,7 +370,6 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 			pl.holdDomain(klog.FromContext(ctx), key, req, quorum, nodes)
 			return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s %s", displayKey(key), why))
 		}
-		delete(pl.starving, key)
 		domainDecisions.WithLabelValues("chosen", topology.LevelName(pl.levels, choice.Level)).Inc()
 		p.choice, p.decided = choice, true
 		s.domain = pl.choiceLabel(choice)

@@ -398,3 +398,78 @@ func TestChoiceLeavesOutHeldRoom(t *testing.T) {
 		t.Errorf("young gang chose %s, held for the older gang", n)
 	}
 }
+
+// A gang bound to a rack that no rack had room for is starving: the
+// capacity plan may hold room for it in the rack MusterTopology names.
+// When room frees and its attempt chooses a rack, that attempt may still
+// fail (a member fits no node); the rack stays named, so the plan keeps
+// holding room for the gang, until it is gone. Dropping the name on the
+// choice left the gang out of the plan after such a failure, and younger
+// gangs could take its rack's room for ever.
+func TestStarvingGangKeepsItsDomainThroughAFailedAttempt(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(4, 1, 2, 4) // racks rack-0000 (gpu-00000, gpu-00001) and rack-0001
+	var busy []*v1.Pod
+	for _, i := range []int{0, 2} {
+		p := st.MakePod().Namespace("ml").Name(fmt.Sprintf("busy-%d", i)).UID(fmt.Sprintf("busy-%d", i)).Node(c.infos[i].Node().Name).
+			Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj()
+		c.infos[i].AddPod(p)
+		busy = append(busy, p)
+	}
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &v1.Pod{}, 0, cache.Indexers{})
+	if err := gangplugin.EnsureGangIndex(informer); err != nil {
+		t.Fatal(err)
+	}
+	pl := newTestPlugin()
+	pl.pods = informer.GetIndexer()
+	k := gang.Key{Namespace: "ml", Name: "s"}
+	pods := members("s", 2, "8")
+	for _, p := range pods {
+		if err := pl.pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := gang.Spec{Key: k, Source: gang.SourceLabels, MinMember: 2, MaxMember: 2,
+		Annotations: map[string]string{topology.RequiredLevelAnnotation: "rack"}}
+	attempt := func() (*fwk.PreFilterResult, *fwk.Status, fwk.CycleState) {
+		state := framework.NewCycleState()
+		gangplugin.StoreSpec(state, spec)
+		res, st := pl.PreFilter(ctx, state, pods[0], c.views)
+		return res, st, state
+	}
+
+	if _, st, _ := attempt(); st.IsSuccess() {
+		t.Fatal("a 2 x 8-GPU gang bound to a rack fits with one free node per rack")
+	}
+	label, rack, ok := pl.starvingDomain(k)
+	if !ok || label != topology.LeafLabel {
+		t.Fatalf("no rack named for the starving gang (%q %q %t)", label, rack, ok)
+	}
+
+	// Room frees in its rack: the next attempt chooses it.
+	freed := map[string]int{"rack-0000": 0, "rack-0001": 1}[rack]
+	c.infos[2*freed].RemovePod(klog.Background(), busy[freed])
+	res, st, state := attempt()
+	if !st.IsSuccess() || res.AllNodes() {
+		t.Fatalf("the gang's attempt chose no rack after room freed in %s: %v %v", rack, res, st)
+	}
+	if _, got, ok := pl.starvingDomain(k); !ok || got != rack {
+		t.Fatalf("after choosing a domain the gang's held rack is %q (%t), want %s", got, ok, rack)
+	}
+	// The attempt fails: a member fits no node.
+	pl.PostFilter(ctx, state, pods[0], nil)
+	if _, got, ok := pl.starvingDomain(k); !ok || got != rack {
+		t.Fatalf("after a failed attempt the gang's held rack is %q (%t), want %s: the plan drops the gang and younger ones take its room", got, ok, rack)
+	}
+
+	// Gone, it holds nothing.
+	for _, p := range pods {
+		if err := pl.pods.Delete(p); err != nil {
+			t.Fatal(err)
+		}
+		pl.podGone(p)
+	}
+	if _, _, ok := pl.starvingDomain(k); ok {
+		t.Error("a gone gang still names a rack to hold room in")
+	}
+}
