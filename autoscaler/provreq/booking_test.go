@@ -119,3 +119,75 @@ func TestBooking(t *testing.T) {
 		})
 	}
 }
+
+// TestBookingKeepsNoRunningMemberTwice: gang-a's request names a launcher
+// (no GPUs) and two 8-GPU workers; the workers run on the two nodes added
+// for them, the launcher has not bound. The booking holds the launcher's
+// room only: the third GPU node stays free for another request. Taking
+// bound members off the request's pods in podSet order booked a worker,
+// which ran already, in that node's 8 GPUs.
+func TestBookingKeepsNoRunningMemberTwice(t *testing.T) {
+	pr := request("ml", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp,
+		v1.PodSet{PodTemplateRef: v1.Reference{Name: "launcher"}, Count: 1}, v1.PodSet{PodTemplateRef: v1.Reference{Name: "worker"}, Count: 2})
+	pr.Status.Conditions = []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, time.Now()), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, time.Now())}
+	u, err := toUnstructured(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	launcher := template("ml", "launcher")
+	launcher.Template.Annotations = nil
+	launcher.Template.Spec.Containers[0].Resources = apiv1.ResourceRequirements{Requests: apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("2")}}
+	for _, tmpl := range []*apiv1.PodTemplate{launcher, template("ml", "worker")} {
+		if err := idx.Add(tmpl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+
+	nodes := []*apiv1.Node{gpuTestNode("gpu-0"), gpuTestNode("gpu-1"), gpuTestNode("free")}
+	members, err := PodsForRequest(pr, c.PodTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running []*apiv1.Pod
+	for i, w := range members[1:] {
+		p := w.DeepCopy()
+		p.Name, p.UID, p.OwnerReferences = fmt.Sprintf("gang-a-worker-%d", i), "", nil
+		p.Spec.NodeName = nodes[i].Name
+		running = append(running, p)
+	}
+	snap := testsnapshot.NewTestSnapshotOrDie(t)
+	if err := snap.SetClusterState(nodes, running, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := len(dyn.Actions())
+	if _, err := NewBooking(c, Options{}).Process(&ca_context.AutoscalingContext{ClusterSnapshot: snap}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var booked []string
+	infos, err := snap.ListNodeInfos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ni := range infos {
+		for _, pi := range ni.Pods() {
+			if pi.Pod.Spec.NodeName == "" || !strings.HasPrefix(pi.Pod.Name, "gang-a-worker-") {
+				booked = append(booked, fmt.Sprintf("%s on %s", pi.Pod.Name, ni.Node().Name))
+			}
+			if _, gpus := pi.Pod.Spec.Containers[0].Resources.Requests[gpu]; gpus && ni.Node().Name == "free" {
+				t.Errorf("%s (a worker's shape) booked in the free node: the workers run already", pi.Pod.Name)
+			}
+		}
+	}
+	if len(booked) != 1 || !strings.HasPrefix(booked[0], "gang-a-0-0 ") {
+		t.Fatalf("booked %v, want only the launcher (gang-a-0-0)", booked)
+	}
+	if len(dyn.Actions()) > before {
+		t.Fatalf("request written %v; its capacity is not lost", dyn.Actions()[before:])
+	}
+}

@@ -10,9 +10,10 @@
 //   - PodsFilter drops the real pods that consume a request from ordinary
 //     scale-up;
 //   - Booking injects, into the cluster snapshot, fake pods for every
-//     Provisioned request, less the pods already bound, so neither ordinary
-//     pods nor scale-down take the capacity until the gang binds or the
-//     booking TTL passes;
+//     Provisioned request, less one of the same shape for each of its
+//     consumers already bound (members running are not booked twice), so
+//     neither ordinary pods nor scale-down take the capacity until the gang
+//     binds or the booking TTL passes;
 //   - Injector picks one request that needs capacity, marks it Accepted and
 //     adds its fake pods (built from its PodTemplate) to the pending list;
 //   - Orchestrator alternates, like upstream's WrapperOrchestrator, between

@@ -12,6 +12,7 @@ import (
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/klog/v2"
 
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
@@ -274,7 +275,7 @@ func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options) (string, st
 // booking expires.
 func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
 	var book []*apiv1.Pod
-	var bound map[string]int
+	var bound map[string][]*apiv1.Pod
 	var known []string
 	owner := map[types.UID]*v1.ProvisioningRequest{}
 	want := map[*v1.ProvisioningRequest]int{}
@@ -368,22 +369,131 @@ func (b *Booking) recordInstances(ctx *ca_context.AutoscalingContext, pr *v1.Pro
 	klog.V(1).InfoS("Recorded the instances added for a ProvisioningRequest", "provisioningRequest", klog.KObj(pr), "known", len(ids), "added", added)
 }
 
-// unbound drops as many of a request's pods as have bound already.
-func unbound(pods []*apiv1.Pod, bound int) []*apiv1.Pod {
-	if bound >= len(pods) {
+// unbound returns the request's pods that no bound consumer stands for:
+// what is still to be booked. Each bound consumer stands for one of the
+// pods, of its own shape where one is left: the pod asking for the same
+// resources, else the first asking for the same kinds of resources (a
+// member whose requests a webhook changed), else the first left. Taking
+// pods off in podSet order, whatever bound, booked a member of another
+// shape, already running, in place of the one still to come: a gang whose
+// GPU workers bound before its launcher kept a worker's GPUs booked, in
+// room another request then could not have, until the booking expired.
+func unbound(pods []*apiv1.Pod, bound []*apiv1.Pod) []*apiv1.Pod {
+	if len(bound) >= len(pods) {
 		return nil
 	}
-	return pods[bound:]
+	if len(bound) == 0 {
+		return pods
+	}
+	// The pods' shapes, in the order they first come, each with the
+	// indices of its pods no bound consumer stands for yet: a request has
+	// few shapes (one per podSet at most) and up to MaxPodsPerRequest pods.
+	type shape struct {
+		requests apiv1.ResourceList
+		left     []int
+	}
+	var shapes []*shape
+	for i, p := range pods {
+		r := podRequests(p)
+		var s *shape
+		for _, c := range shapes {
+			if sameRequests(c.requests, r) {
+				s = c
+				break
+			}
+		}
+		if s == nil {
+			s = &shape{requests: r}
+			shapes = append(shapes, s)
+		}
+		s.left = append(s.left, i)
+	}
+	taken := make([]bool, len(pods))
+	rest := make([]apiv1.ResourceList, 0, len(bound))
+	for _, b := range bound {
+		rest = append(rest, podRequests(b))
+	}
+	for _, match := range []func(a, b apiv1.ResourceList) bool{sameRequests, sameKinds} {
+		var unmatched []apiv1.ResourceList
+		for _, got := range rest {
+			var first *shape
+			for _, c := range shapes {
+				if len(c.left) > 0 && match(c.requests, got) && (first == nil || c.left[0] < first.left[0]) {
+					first = c
+				}
+			}
+			if first == nil {
+				unmatched = append(unmatched, got)
+				continue
+			}
+			taken[first.left[0]] = true
+			first.left = first.left[1:]
+		}
+		rest = unmatched
+	}
+	// The others stand for the first pods left, whatever their shape.
+	next := 0
+	for range rest {
+		for taken[next] {
+			next++
+		}
+		taken[next] = true
+	}
+	out := make([]*apiv1.Pod, 0, len(pods)-len(bound))
+	for i, p := range pods {
+		if !taken[i] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
-// boundConsumers counts, per namespace/request, the scheduled pods in the
+// podRequests is what a pod asks the scheduler for, less zero amounts.
+func podRequests(p *apiv1.Pod) apiv1.ResourceList {
+	out := apiv1.ResourceList{}
+	for name, q := range resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}) {
+		if !q.IsZero() {
+			out[name] = q
+		}
+	}
+	return out
+}
+
+// sameRequests: a and b ask for the same amount of the same resources.
+func sameRequests(a, b apiv1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		if r, ok := b[name]; !ok || q.Cmp(r) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sameKinds: a and b ask for the same resources, in any amounts.
+func sameKinds(a, b apiv1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name := range a {
+		if _, ok := b[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// boundConsumers lists, per namespace/request, the scheduled pods in the
 // snapshot that consume a request.
-func boundConsumers(infos []*framework.NodeInfo) map[string]int {
-	out := map[string]int{}
+func boundConsumers(infos []*framework.NodeInfo) map[string][]*apiv1.Pod {
+	out := map[string][]*apiv1.Pod{}
 	for _, ni := range infos {
 		for _, pi := range ni.Pods() {
 			if name, ok := ConsumedRequest(pi.Pod); ok && pi.Pod.Spec.NodeName != "" {
-				out[pi.Pod.Namespace+"/"+name]++
+				key := pi.Pod.Namespace + "/" + name
+				out[key] = append(out[key], pi.Pod)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package provreq
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -259,12 +260,44 @@ func TestExpiry(t *testing.T) {
 	}
 }
 
+// TestUnbound: each bound consumer stands for one of the request's pods,
+// of its own shape where one is left.
 func TestUnbound(t *testing.T) {
-	pods := []*apiv1.Pod{pod("a", nil), pod("b", nil), pod("c", nil)}
-	for bound, want := range map[int]int{0: 3, 1: 2, 3: 0, 5: 0} {
-		if got := len(unbound(pods, bound)); got != want {
-			t.Errorf("bound %d: %d pods left to book, want %d", bound, got, want)
-		}
+	shaped := func(name string, rl apiv1.ResourceList) *apiv1.Pod {
+		p := pod(name, nil)
+		p.Spec.Containers = []apiv1.Container{{Name: "c", Resources: apiv1.ResourceRequirements{Requests: rl}}}
+		return p
+	}
+	launcher := func(name string) *apiv1.Pod {
+		return shaped(name, apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("2")})
+	}
+	worker := func(name string) *apiv1.Pod {
+		return shaped(name, apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("8"), gpu: resource.MustParse("8")})
+	}
+	pods := []*apiv1.Pod{launcher("l"), worker("w0"), worker("w1")}
+	for _, tc := range []struct {
+		name  string
+		bound []*apiv1.Pod
+		want  []string
+	}{
+		{name: "none bound", want: []string{"l", "w0", "w1"}},
+		{name: "the launcher", bound: []*apiv1.Pod{launcher("x")}, want: []string{"w0", "w1"}},
+		{name: "a worker", bound: []*apiv1.Pod{worker("x")}, want: []string{"l", "w1"}},
+		{name: "the workers, not the launcher", bound: []*apiv1.Pod{worker("x"), worker("y")}, want: []string{"l"}},
+		{name: "all", bound: []*apiv1.Pod{worker("x"), launcher("y"), worker("z")}},
+		{name: "more than the request", bound: []*apiv1.Pod{worker("x"), worker("y"), worker("z"), launcher("v")}},
+		{name: "a worker a webhook gave more CPU", bound: []*apiv1.Pod{shaped("x", apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("9"), gpu: resource.MustParse("8")})}, want: []string{"l", "w1"}},
+		{name: "workers of a shape the request lacks", bound: []*apiv1.Pod{shaped("x", apiv1.ResourceList{gpu: resource.MustParse("1")}), launcher("y")}, want: []string{"w1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range unbound(pods, tc.bound) {
+				got = append(got, p.Name)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("left to book %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
