@@ -581,10 +581,14 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	if spec.QuorumPlaced(counts) {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
 	}
+	why, roomShort := pl.whyNoNode(statuses)
 	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)%s",
-		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, pl.whyNoNode(statuses))
+		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, why)
+	// A gang short of room stays in the capacity plan, which may hold room
+	// for it; one that failed for another reason (GPU class, affinity) is
+	// left out until an attempt fails for room.
+	pl.roomShort.Store(spec.Key, roomShort)
 	// Release this attempt's reservations before counting room to make.
-	pl.roomShort.Store(spec.Key, false)
 	pl.fail(ctx, spec.Key, msg, pl.attemptOf(state, spec.Key))
 	if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
 		members := pl.members(spec.Key)
@@ -598,25 +602,31 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 }
 
 // whyNoNode sums up why nodes rejected the member, most common reason first,
-// so the gang's status says more than "fits no node". It runs once per failed
-// attempt, not per member.
-func (pl *Gang) whyNoNode(statuses fwk.NodeToStatusReader) string {
+// so the gang's status says more than "fits no node", and says whether room
+// is what the member lacked: some node rejected it for room alone
+// (capacity.IsRoomReason). It runs once per failed attempt, not per member.
+func (pl *Gang) whyNoNode(statuses fwk.NodeToStatusReader) (summary string, roomShort bool) {
 	if statuses == nil {
-		return ""
+		return "", false
 	}
 	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
 	if err != nil || len(nodes) == 0 {
-		return ""
+		return "", false
 	}
 	count := map[string]int{}
 	for _, ni := range nodes {
-		if st := statuses.Get(ni.Node().Name); st != nil && !st.IsSuccess() {
-			for _, r := range st.Reasons() {
-				count[r]++
-			}
+		st := statuses.Get(ni.Node().Name)
+		if st == nil || st.IsSuccess() {
+			continue
 		}
+		roomOnly := len(st.Reasons()) > 0
+		for _, r := range st.Reasons() {
+			count[r]++
+			roomOnly = roomOnly && capacity.IsRoomReason(r)
+		}
+		roomShort = roomShort || roomOnly
 	}
-	return ": " + gang.SummarizeReasons(count, len(nodes))
+	return ": " + gang.SummarizeReasons(count, len(nodes)), roomShort
 }
 
 // created is when the gang's age starts: its creation, or on a trace clock

@@ -18,7 +18,7 @@ import (
 
 // ReasonHeld is the Filter reason for a node whose free room the capacity
 // plan holds for waiting gangs served before the member's gang.
-const ReasonHeld = "node(s) had room held for gangs ahead in the capacity plan (higher priority, or older)"
+const ReasonHeld = capacity.ReasonHeld
 
 // planTTL bounds how stale the plan a scheduling cycle reads may be: it is
 // computed from every waiting gang, not once per member.

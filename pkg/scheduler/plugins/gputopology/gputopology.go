@@ -49,11 +49,11 @@ const Name = "MusterTopology"
 // Filter reasons, as `kubectl describe pod` shows them.
 const (
 	ReasonGPUClass = "node(s) had GPUs not of the gang's class (muster.dev/gpu-product, muster.dev/gpu-memory-min)"
-	ReasonGPUCount = "node(s) had too few free GPUs for the member"
+	ReasonGPUCount = capacity.ReasonGPUCount
 	ReasonDomain   = "node(s) were outside the topology domain chosen for the gang's quorum"
 	ReasonRequired = "node(s) were outside the gang's required topology domain (muster.dev/topology-required)"
-	ReasonBooked   = "node(s) were added by the cluster-autoscaler for a gang that has not bound yet"
-	ReasonClaimed  = "node(s) had free GPUs claimed by a gang placing its quorum"
+	ReasonBooked   = capacity.ReasonBooked
+	ReasonClaimed  = capacity.ReasonClaimed
 	// ReasonSpotRequired: on Azure a scale set is either spot or regular, and
 	// InfiniBand-connected VMs share one scale set's placement group, so a
 	// gang confined to a domain its quorum holds on regular nodes cannot add
