@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
 
 all: build
 
@@ -125,6 +125,13 @@ chaos: build
 soak:
 	MUSTER_SOAK_GANGS=10000 $(GO) test -count=1 -timeout 60m -v -run TestStateIsPrunedWhenGangsGo ./test/integration/ > soak.log 2>&1; \
 	rc=$$?; grep -E 'soak_test|^(---|ok|FAIL|PASS)' soak.log; exit $$rc
+
+## stress: the integration suite STRESS_N times (default 10) beside two CPU
+## hogs; prints "stress: runs N, failed tests F" and fails unless F is 0
+## (logs in bin/stress/)
+STRESS_N ?= 10
+stress:
+	STRESS_N=$(STRESS_N) GO=$(GO) hack/stress.sh
 
 ## placement-report: Muster vs LeastAllocated vs MostAllocated on a fixed GPU trace
 placement-report:
