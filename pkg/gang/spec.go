@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -91,6 +92,22 @@ type FieldError struct {
 
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.Object, e.Field, e.Detail)
+}
+
+// Reference names the object and field the error is about ("Kind ns/name",
+// with " (group/version)" after it for an API other than the kind's usual
+// one), nil if Object is not of that form.
+func (e *FieldError) Reference() *v1.ObjectReference {
+	kind, rest, ok := strings.Cut(e.Object, " ")
+	if !ok {
+		return nil
+	}
+	rest, gv, _ := strings.Cut(rest, " (")
+	ns, name, ok := strings.Cut(rest, "/")
+	if !ok || kind == "" || ns == "" || name == "" {
+		return nil
+	}
+	return &v1.ObjectReference{Kind: kind, Namespace: ns, Name: name, APIVersion: strings.TrimSuffix(gv, ")"), FieldPath: e.Field}
 }
 
 // GroupOf returns the gang a pod belongs to, if any. A pod that names two

@@ -188,3 +188,24 @@ func TestSpotExtras(t *testing.T) {
 		t.Fatalf("disagreement: %v", err)
 	}
 }
+
+func TestFieldErrorReference(t *testing.T) {
+	for _, c := range []struct {
+		err  FieldError
+		want *v1.ObjectReference
+	}{
+		{FieldError{Object: "PodGroup team-a/huge", Field: "spec.minMember"},
+			&v1.ObjectReference{Kind: "PodGroup", Namespace: "team-a", Name: "huge", FieldPath: "spec.minMember"}},
+		{FieldError{Object: "Pod team-a/huge-0", Field: "metadata.labels[scheduling.x-k8s.io/pod-group]"},
+			&v1.ObjectReference{Kind: "Pod", Namespace: "team-a", Name: "huge-0", FieldPath: "metadata.labels[scheduling.x-k8s.io/pod-group]"}},
+		{FieldError{Object: WorkloadObject("PodGroup", Key{Namespace: "ns", Name: "g"}), Field: "spec.minCount"},
+			&v1.ObjectReference{Kind: "PodGroup", Namespace: "ns", Name: "g", APIVersion: WorkloadGroupVersion, FieldPath: "spec.minCount"}},
+		{FieldError{Object: "a pod", Field: "x"}, nil},
+		{FieldError{Object: "", Field: "x"}, nil},
+	} {
+		got := c.err.Reference()
+		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
+			t.Errorf("%q: Reference() = %+v, want %+v", c.err.Object, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package gang
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,7 +193,19 @@ func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
 	w.dirty[k] = struct{}{}
 	w.mu.Unlock()
 	if !seen && leading {
-		w.h.EventRecorder().Eventf(pod, nil, v1.EventTypeWarning, EventInvalidGang, "Scheduling", err.Error())
+		// The event names the object and field at fault as its related
+		// object: the events library folds a pod's events of one reason
+		// and related object into a series that keeps the first one's
+		// note, so without it "PodGroup does not exist" (the pod seen
+		// before its PodGroup) hid the PodGroup's bad field for good.
+		var related runtime.Object
+		var fe *gang.FieldError
+		if errors.As(err, &fe) {
+			if ref := fe.Reference(); ref != nil {
+				related = ref
+			}
+		}
+		w.h.EventRecorder().Eventf(pod, related, v1.EventTypeWarning, EventInvalidGang, "Scheduling", "%s", err.Error())
 	}
 	w.gated(pod, err.Error())
 }
