@@ -230,7 +230,7 @@ func TestMixedGangRequestPinsNoDomainForItsLauncher(t *testing.T) {
 // gang held nothing and could wait for ever (found by make chaos, seeds 4
 // and 5, where the CPU pool had scaled to zero).
 func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,9 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 
 	free := func(node string) { t.Helper(); unholdGPUs(t, ctx, env, 8, node) }
 	free("gpu-0")
-	stayBound(t, env, gang.GroupLabel, "young", 0, 1500*time.Millisecond)
+	waitPod(t, ctx, env, "young-0", "refused gpu-0, held for mpi", heldFor())
+	caughtUp(t, ctx, env, sched)
+	boundNow(t, env, gang.GroupLabel, "young", 0)
 
 	free("gpu-1")
 	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
@@ -307,7 +309,7 @@ func TestFittingGangConsumesNoRequest(t *testing.T) {
 // are fewer than the older gang needs or all of it, and the older gang binds
 // once its CPU node comes.
 func TestStarvingMixedGangInARequiredDomainKeepsItsGPUs(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	var gpuNodes []string
 	for i := range 6 {
 		name := fmt.Sprintf("pg-a-%d", i)
@@ -334,10 +336,17 @@ func TestStarvingMixedGangInARequiredDomainKeepsItsGPUs(t *testing.T) {
 	topoGang(t, ctx, env, "young", 6, 8, 3, 6)
 	waitPod(t, ctx, env, "young-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
 
+	// Half of mpi's GPUs free: young, tried at once (no node was free
+	// before), is refused them; then nothing is left to try.
 	unholdGPUs(t, ctx, env, 8, gpuNodes[:3]...)
-	stayBound(t, env, gang.GroupLabel, "young", 0, 2*time.Second)
+	waitPod(t, ctx, env, "young-0", "refused the freed GPUs, held for mpi", heldFor())
+	caughtUp(t, ctx, env, sched)
+	boundNow(t, env, gang.GroupLabel, "young", 0)
+	// All of them: once the scheduler has seen them go and tried what it
+	// would, young still holds none.
 	unholdGPUs(t, ctx, env, 8, gpuNodes[3:]...)
-	stayBound(t, env, gang.GroupLabel, "young", 0, 2*time.Second)
+	caughtUp(t, ctx, env, sched)
+	boundNow(t, env, gang.GroupLabel, "young", 0)
 
 	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)

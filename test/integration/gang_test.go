@@ -33,6 +33,18 @@ func waitBound(t *testing.T, env *harness.Env, label, value string, want int) {
 	}
 }
 
+// boundNow fails the test unless want of the pods with label=value are bound.
+func boundNow(t *testing.T, env *harness.Env, label, value string, want int) {
+	t.Helper()
+	n, err := boundCount(t, env, label, value)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != want {
+		t.Fatalf("%d pods of %s bound, want %d", n, value, want)
+	}
+}
+
 func stayBound(t *testing.T, env *harness.Env, label, value string, want int, d time.Duration) {
 	t.Helper()
 	count := boundCount(t, env, label, value)

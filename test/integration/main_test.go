@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -171,7 +172,17 @@ func waitEvent(t *testing.T, ctx context.Context, env *harness.Env, kind, name, 
 		return false, nil
 	})
 	if err != nil {
-		t.Fatalf("%s %s/%s: no %s event containing %q; saw %q", kind, ns, name, reason, part, seen)
+		var all []string
+		if list, lerr := env.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{}); lerr == nil {
+			for _, e := range list.Items {
+				if e.Regarding.Name == name {
+					all = append(all, fmt.Sprintf("%s %s/%s %s %s: %q (series %v)", e.Name, e.Regarding.Kind, e.Regarding.Name, e.Regarding.UID, e.Reason, e.Note, e.Series))
+				}
+			}
+		} else {
+			all = append(all, "listing events: "+lerr.Error())
+		}
+		t.Fatalf("%s %s/%s: no %s event containing %q; saw %q; every event about %s: %q", kind, ns, name, reason, part, seen, name, all)
 	}
 }
 
@@ -213,4 +224,46 @@ func createPriorityClasses(t *testing.T, ctx context.Context, env *harness.Env, 
 			t.Fatalf("PriorityClass %s not admitted: %v", name, err)
 		}
 	}
+}
+
+// caughtUp waits until the scheduler has seen every node and pod the API
+// server lists (harness Caught) and has nothing left to do with them: no pod
+// active, backing off, in flight or waiting at Permit, nothing owed to the
+// API (Quiet), twice in a row, so that an event it saw between the two
+// checks has had its consequences too. A test then asserts what must not
+// have happened after a change, without a wall-clock window.
+func caughtUp(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler) {
+	t.Helper()
+	var why string
+	streak := 0
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		ok, caughtWhy := sched.Caught(nodes.Items, pods.Items)
+		quiet, held := sched.Quiet()
+		switch {
+		case !ok:
+			streak, why = 0, caughtWhy
+		case !quiet:
+			streak, why = 0, held
+		default:
+			streak++
+		}
+		return streak >= 2, nil
+	})
+	if err != nil {
+		t.Fatalf("the scheduler did not catch up with the API server: %s: %v", why, err)
+	}
+}
+
+// heldFor is the condition of a member refused because the capacity plan
+// holds the room it would fit in for a gang ahead of its own.
+func heldFor() func(*v1.Pod) bool {
+	return hasScheduledReason(v1.PodReasonUnschedulable, "held for gangs ahead in the capacity plan")
 }

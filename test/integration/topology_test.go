@@ -268,7 +268,7 @@ func TestScoringOrder(t *testing.T) {
 // for it stays theirs. Without this a required-domain gang held nothing and
 // could wait for ever behind younger gangs (found by make chaos, seed 5).
 func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	gpuNodes(t, ctx, env, "a0:"+h100+":x:r1:z1", "a1:"+h100+":x:r1:z1", "a2:"+h100+":x:r1:z1", "b0:"+h100+":y:r2:z1", "b1:"+h100+":y:r2:z1")
 	for _, n := range []string{"a0", "a1", "a2", "b0", "b1"} {
 		holdGPUs(t, ctx, env, n, 8)
@@ -299,10 +299,19 @@ func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("waiting for two younger gangs to bind: on %v: %v", onNodes(), err)
 	}
-	stays(t, 1500*time.Millisecond, "younger gangs on r2 only", func() (bool, error) {
-		got := onNodes()
-		return len(got) == 2 && got[0] == "b0" && got[1] == "b1", nil
-	})
+	// The third younger gang was tried once a0 was free (before, no node
+	// was) and refused it: a0 is held for big. Then nothing is left to try.
+	var third string
+	for _, name := range smalls {
+		if len(nodesOf(t, ctx, env, name)) == 0 {
+			third = name + "-0"
+		}
+	}
+	waitPod(t, ctx, env, third, "refused a0, held for big", heldFor())
+	caughtUp(t, ctx, env, sched)
+	if got := onNodes(); len(got) != 2 || got[0] != "b0" || got[1] != "b1" {
+		t.Fatalf("younger gangs on %v, want on r2's b0 and b1 only: a0 is held for big", got)
+	}
 
 	free("a1", "a2")
 	waitBound(t, env, gang.GroupLabel, "big", 3)
