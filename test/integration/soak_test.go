@@ -95,10 +95,16 @@ func TestStateIsPrunedWhenGangsGo(t *testing.T) {
 		if err := harness.WaitBound(ctx, env.Client, ns, "muster.test/soak=true", binding, time.Minute); err != nil {
 			t.Fatalf("wave at gang %d: %v", done, err)
 		}
-		time.Sleep(1500 * time.Millisecond) // the short gangs are tried and hinted
-		if done == 0 {
-			if prs, err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).List(ctx, metav1.ListOptions{}); err != nil || len(prs.Items) == 0 {
-				t.Fatalf("no ProvisioningRequest for the gangs short of a GPU (%v): the soak would not exercise the hints", err)
+		if n > 3 {
+			// The wave's gangs short of a GPU are tried and hinted: the
+			// soak exercises the hints only once a request exists.
+			var listErr error
+			if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+				prs, err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).List(ctx, metav1.ListOptions{})
+				listErr = err
+				return err == nil && len(prs.Items) > 0, nil
+			}); err != nil {
+				t.Fatalf("no ProvisioningRequest for the gangs short of a GPU (%v, %v): the soak would not exercise the hints", err, listErr)
 			}
 		}
 		if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)},
