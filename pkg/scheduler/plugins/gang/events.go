@@ -79,6 +79,15 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
+	// A gang's own member leaving is no room for the gang: it is the gang's
+	// failed attempt releasing its reservations (the scheduler forgets an
+	// assumed pod as a pod deleted). Taken as a change, every failed
+	// attempt would end its own backoff and retry at once, for ever.
+	if gone, isPod := podFrom(oldObj); isPod {
+		if theirs, _, ok, _ := gang.GroupOf(gone); ok && theirs == key {
+			return fwk.QueueSkip, nil
+		}
+	}
 	// The gang's backoff ends on every ask, not once per delivery: the
 	// queue asks again for a member that was in flight when the event came,
 	// after its attempt failed and backed off, and that failure ran on the

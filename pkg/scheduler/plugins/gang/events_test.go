@@ -95,3 +95,48 @@ func TestReplayedEventEndsBackoff(t *testing.T) {
 		t.Fatalf("moe still backs off %s (%q) after the replayed event: its lead is requeued only to be turned away", left, reason)
 	}
 }
+
+// A gang's own member leaving (its failed attempt's reservations released,
+// which the scheduler delivers as pods deleted) neither ends the gang's
+// backoff nor requeues it: otherwise every failure would retry at once.
+// Another gang's pod leaving does both.
+func TestOwnReleaseDoesNotUnblock(t *testing.T) {
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})
+	member := func(g string, i int) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("%s-%d", g, i), UID: types.UID(fmt.Sprintf("u-%s-%d", g, i)),
+			CreationTimestamp: metav1.Unix(int64(100+i), 0), ResourceVersion: "5",
+			Labels: map[string]string{gang.GroupLabel: g}, Annotations: map[string]string{gang.MinMemberAnnotation: "2"}}}
+	}
+	big := []*v1.Pod{member("big", 0), member("big", 1)}
+	for _, p := range big {
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Unix(1000, 0)
+	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	k := gang.Key{Namespace: "ns", Name: "big"}
+	attempt := pl.tracker.Attempt(k)
+	pl.tracker.Fail(k, "fits no node", time.Minute, attempt)
+
+	released := big[1].DeepCopy()
+	released.Spec.NodeName = "a0" // the assumed copy the scheduler forgets
+	if hint, err := pl.roomFreed(klog.Background(), big[0], released, nil); err != nil || hint != fwk.QueueSkip {
+		t.Fatalf("hint for big-0 on its own member's release = %v, %v; want QueueSkip", hint, err)
+	}
+	if _, _, backingOff := pl.tracker.BackingOff(k); !backingOff {
+		t.Fatal("the gang's own release ended its backoff")
+	}
+	if _, wake := pl.tracker.Fail(k, "fits no node", time.Minute, attempt); wake == gang.WakeNow {
+		t.Fatal("the gang's own release counted as a change during its attempt")
+	}
+
+	other := member("young", 0)
+	other.Spec.NodeName = "a0"
+	if hint, err := pl.roomFreed(klog.Background(), big[0], other, nil); err != nil || hint != fwk.Queue {
+		t.Fatalf("hint for big-0 on another gang's pod leaving = %v, %v; want Queue", hint, err)
+	}
+	if _, _, backingOff := pl.tracker.BackingOff(k); backingOff {
+		t.Fatal("another gang's pod leaving did not end the backoff")
+	}
+}
