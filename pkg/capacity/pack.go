@@ -36,6 +36,8 @@ func (p Packing) Fits() bool { return len(p.Short) == 0 }
 type used struct {
 	milliCPU, memory, pods int64
 	scalars                map[v1.ResourceName]int64
+	// onePerNode: a OnePerNode member is on the node.
+	onePerNode bool
 }
 
 // Pack places a quorum's members on nodes at the same time: the largest
@@ -98,6 +100,13 @@ func packInto(logger klog.Logger, q Quorum, nodes []Node, inDomain func(*v1.Node
 				u = &taken[j]
 			}
 			c := min(copiesOn(w.Shape, n, u), left)
+			if w.Shape.OnePerNode {
+				// The gang's members keep off one another's nodes.
+				if u != nil && u.onePerNode {
+					continue
+				}
+				c = min(c, 1)
+			}
 			if c <= 0 {
 				continue
 			}
@@ -145,6 +154,7 @@ func (u used) clone() used {
 }
 
 func (u *used) add(s *Shape, c int64) {
+	u.onePerNode = u.onePerNode || s.OnePerNode
 	u.pods += c
 	u.milliCPU += c * s.Demand.MilliCPU
 	u.memory += c * s.Demand.Memory

@@ -18,10 +18,13 @@ package capacity
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	resourcehelper "k8s.io/component-helpers/resource"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -39,6 +42,11 @@ type Shape struct {
 	// copies it.
 	Example *v1.Pod
 
+	// OnePerNode: the member's required pod anti-affinity keeps it off a
+	// node running another pod with its labels (topology key
+	// kubernetes.io/hostname), so its gang's members take a node each.
+	OnePerNode bool
+
 	affinity    nodeaffinity.RequiredNodeAffinity
 	tolerations []v1.Toleration
 }
@@ -46,7 +54,7 @@ type Shape struct {
 // ShapeOf reads a member's shape; gpu names the GPU resource.
 func ShapeOf(pod *v1.Pod, gpu v1.ResourceName) *Shape {
 	d := DemandOf(pod)
-	s := &Shape{Demand: d, GPUs: d.Scalar(gpu), Example: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod), tolerations: pod.Spec.Tolerations}
+	s := &Shape{Demand: d, GPUs: d.Scalar(gpu), Example: pod, OnePerNode: OnePerNode(pod), affinity: nodeaffinity.GetRequiredNodeAffinity(pod), tolerations: pod.Spec.Tolerations}
 	s.Key = shapeKey(pod)
 	return s
 }
@@ -58,6 +66,36 @@ func DemandShape(pod *v1.Pod, gpu v1.ResourceName) *Shape {
 	return &Shape{Demand: d, GPUs: d.Scalar(gpu), Example: pod}
 }
 
+// OnePerNode says whether pod keeps off any node that runs a pod like it:
+// it asks for a host port (a hostNetwork pod's container ports are host
+// ports too), or its required pod anti-affinity rules out nodes running a
+// pod with its own labels (topology key kubernetes.io/hostname, pod's
+// namespace among the term's). Members of a gang alike in this take a node
+// each, whatever room a node has for more.
+func OnePerNode(pod *v1.Pod) bool {
+	for _, c := range pod.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.HostPort > 0 {
+				return true
+			}
+		}
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return false
+	}
+	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if term.TopologyKey != v1.LabelHostname || term.NamespaceSelector != nil ||
+			(len(term.Namespaces) > 0 && !slices.Contains(term.Namespaces, pod.Namespace)) {
+			continue
+		}
+		if sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector); err == nil && sel.Matches(labels.Set(pod.Labels)) {
+			return true
+		}
+	}
+	return false
+}
+
 // shapeKey renders what makes two members interchangeable for placement.
 func shapeKey(pod *v1.Pod) string {
 	k := struct {
@@ -65,10 +103,12 @@ func shapeKey(pod *v1.Pod) string {
 		NodeSelector map[string]string `json:"s,omitempty"`
 		Affinity     *v1.NodeSelector  `json:"a,omitempty"`
 		Tolerations  []v1.Toleration   `json:"t,omitempty"`
+		OnePerNode   bool              `json:"o,omitempty"`
 	}{
 		Requests:     resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}),
 		NodeSelector: pod.Spec.NodeSelector,
 		Tolerations:  pod.Spec.Tolerations,
+		OnePerNode:   OnePerNode(pod),
 	}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		k.Affinity = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
@@ -92,6 +132,21 @@ func (s *Shape) Accepts(logger klog.Logger, node *v1.Node) bool {
 
 func noScheduleTaints(t *v1.Taint) bool {
 	return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+}
+
+// OnePerNode says whether every GPU member of the quorum keeps off the
+// nodes of the others (Shape.OnePerNode), so that a node holds one of them.
+func (q Quorum) OnePerNode() bool {
+	found := false
+	for _, w := range q {
+		if w.Shape.GPUs > 0 {
+			if !w.Shape.OnePerNode {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // String describes the shape for messages: "8 GPUs", or "2 CPU" for a member without GPUs.

@@ -205,6 +205,12 @@ func (ix *Index) account(n *indexedNode, sign int) {
 // Room counts the members of gpus GPUs each that the domain can hold on GPUs
 // of kinds accepted by match.
 func (d *Domain) Room(gpus int64, match func(*Kind) bool) int64 {
+	return d.RoomPerNode(gpus, 0, match)
+}
+
+// RoomPerNode is Room with at most perNode members on a node (0: no limit),
+// for members that keep off one another's nodes.
+func (d *Domain) RoomPerNode(gpus, perNode int64, match func(*Kind) bool) int64 {
 	if gpus <= 0 {
 		return 0
 	}
@@ -214,7 +220,11 @@ func (d *Domain) Room(gpus int64, match func(*Kind) bool) int64 {
 			continue
 		}
 		for f := gpus; f < int64(len(h)); f++ {
-			room += int64(h[f]) * (f / gpus)
+			n := f / gpus
+			if perNode > 0 {
+				n = min(n, perNode)
+			}
+			room += int64(h[f]) * n
 		}
 	}
 	return room
@@ -234,6 +244,9 @@ type Demand struct {
 	// Exclude rules out domains found unusable for reasons the index does not
 	// see (taints, selectors, CPU); may be nil.
 	Exclude func(level int, value string) bool
+	// PerNode caps the members a node holds (0: no cap): members whose pod
+	// anti-affinity keeps them off one another's nodes take a node each.
+	PerNode int64
 }
 
 // Choice is the domain a gang's members are confined to.
@@ -282,7 +295,7 @@ func (ix *Index) Choose(d Demand) (Choice, Shortfall, bool) {
 			if d.Exclude != nil && d.Exclude(l, dom.Value) {
 				continue
 			}
-			room := dom.Room(d.GPUs, match)
+			room := dom.RoomPerNode(d.GPUs, d.PerNode, match)
 			if short.Best == "" || room > short.BestRoom || (room == short.BestRoom && dom.Value < short.Best) {
 				short.BestRoom, short.Best = room, dom.Value
 			}
@@ -300,7 +313,7 @@ func (ix *Index) Choose(d Demand) (Choice, Shortfall, bool) {
 	if d.Request.Required != Anywhere {
 		return Choice{}, short, false
 	}
-	room := ix.cluster.Room(d.GPUs, match)
+	room := ix.cluster.RoomPerNode(d.GPUs, d.PerNode, match)
 	if room >= d.Members {
 		return Choice{Level: Anywhere, Room: room}, Shortfall{}, true
 	}

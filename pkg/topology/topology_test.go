@@ -129,6 +129,9 @@ func TestChoose(t *testing.T) {
 		{name: "anchors across cliques widen to rack", demand: Demand{Members: 1, GPUs: 8, Anchor: []string{"a2", "b0"}, Request: Request{Preferred: 1, Required: 3}}, want: "rack/r1"},
 		{name: "excluded clique skipped", demand: Demand{Members: 2, GPUs: 8, Request: Request{Preferred: 1, Required: 1},
 			Exclude: func(l int, v string) bool { return l == 1 && v == "b" }}, want: "clique/a"},
+		{name: "members a node each: a clique, not the best-fit node", used: map[string]int64{"a0": 4, "a1": 2},
+			demand: Demand{Members: 2, GPUs: 2, PerNode: 1, Request: Request{Required: Anywhere}}, want: "clique/b"},
+		{name: "members a node each: no clique of two holds three", demand: Demand{Members: 3, GPUs: 1, PerNode: 1, Request: Request{Preferred: 1, Required: Anywhere}}, want: "clique/a"},
 		{name: "no label at required level", demand: Demand{Members: 1, GPUs: 8, Anchor: []string{"n9"}, Request: Request{Preferred: 1, Required: 2}},
 			wantShort: ""},
 	}

@@ -564,6 +564,9 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 		Exclude: func(level int, value string) bool {
 			return excluded[labelValue{label: pl.levels[level].Label, value: value}]
 		}}
+	if quorum.OnePerNode() {
+		demand.PerNode = 1
+	}
 	var rooms []capacity.Node
 	for range MaxChoiceRetries {
 		choice, short, ok := pl.index.Choose(demand)
