@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+	"k8s.io/klog/v2"
 )
 
 var (
@@ -118,6 +120,16 @@ func StopEtcd() {
 // data: use it as TestMain's body in packages that start API servers.
 func RunTests(m *testing.M) int {
 	defer StopEtcd()
+	// MUSTER_TEST_V=N logs at klog verbosity N (the gangs' attempts and
+	// failures at 2, domain choices at 3), to find why a test failed.
+	if v := os.Getenv("MUSTER_TEST_V"); v != "" {
+		var fs flag.FlagSet
+		klog.InitFlags(&fs)
+		if err := fs.Set("v", v); err != nil {
+			fmt.Fprintf(os.Stderr, "MUSTER_TEST_V=%q: %v\n", v, err)
+			return 2
+		}
+	}
 	return m.Run()
 }
 

@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/utils/clock"
@@ -43,21 +44,26 @@ func (c *countAttempts) snapshot() map[string]int {
 	return maps.Clone(c.n)
 }
 
-// A pod leaving, or a node coming, retries a gang short of room through the
-// member that leads its attempts alone, which brings the rest at Permit.
-// Both gangs require a placement group, so MusterTopology rejects their
-// members too, and its hint must requeue them as MusterGang's does (any
-// rejecting plugin's Queue requeues a member). The gang that fits first
-// mixes a CPU launcher with GPU workers; the other is larger than the
-// cluster until a node comes.
-func TestRoomFreedRequeuesGangLeads(t *testing.T) {
-	ctx, env := controlPlane(t)
+// of is how many scheduling cycles pod has had.
+func (c *countAttempts) of(pod string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[pod]
+}
+
+// countingScheduler starts Muster's scheduler with args and CountAttempts
+// before MusterGang's PreFilter, so a test can wait for a pod's next
+// scheduling cycle instead of for time.
+func countingScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) (*harness.Scheduler, *countAttempts) {
+	t.Helper()
 	kc, err := env.Kubeconfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A long backoff: only cluster events retry a gang here.
-	config := harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: 600, StatusSyncMillis: 100})
+	if args.StatusSyncMillis == 0 {
+		args.StatusSyncMillis = 100
+	}
+	config := harness.MusterConfig(kc, args)
 	const preFilter = "preFilter:\n      enabled: [{name: MusterGang}"
 	if !strings.Contains(config, preFilter) {
 		t.Fatalf("the Muster configuration has no %q", preFilter)
@@ -70,7 +76,32 @@ func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sched.Stop()
+	t.Cleanup(sched.Stop)
+	return sched, counts
+}
+
+// attemptsAfter waits until pod has had n more scheduling cycles than
+// before.
+func attemptsAfter(t *testing.T, ctx context.Context, counts *countAttempts, pod string, before, n int) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+		return counts.of(pod) >= before+n, nil
+	}); err != nil {
+		t.Fatalf("%s had %d scheduling cycles, want %d more than %d", pod, counts.of(pod), n, before)
+	}
+}
+
+// A pod leaving, or a node coming, retries a gang short of room through the
+// member that leads its attempts alone, which brings the rest at Permit.
+// Both gangs require a placement group, so MusterTopology rejects their
+// members too, and its hint must requeue them as MusterGang's does (any
+// rejecting plugin's Queue requeues a member). The gang that fits first
+// mixes a CPU launcher with GPU workers; the other is larger than the
+// cluster until a node comes.
+func TestRoomFreedRequeuesGangLeads(t *testing.T) {
+	ctx, env := controlPlane(t)
+	// A long backoff: only cluster events retry a gang here.
+	sched, counts := countingScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 600})
 
 	for _, n := range []string{"gpu-0", "gpu-1"} {
 		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n, 8, topology.PlacementGroupLabel, "ppg")); err != nil {

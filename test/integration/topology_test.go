@@ -317,3 +317,62 @@ func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
 	waitBound(t, env, gang.GroupLabel, "big", 3)
 	expectNodes(t, nodesOf(t, ctx, env, "big"), "a0", "a1", "a2")
 }
+
+// A starving gang whose workers keep apart (required pod anti-affinity on
+// the host) keeps the room held for it in its rack. big is an MPI-style
+// gang bound to a rack: a CPU launcher and two 4-GPU workers that may not
+// share a node. Its rack r1 is a0 and a1, both busy. When a0 frees, it has
+// the GPUs for both workers but holds one of them: big still does not fit,
+// and says its rack has room for one. young, an elastic gang of equal
+// priority and younger, would take a0; the capacity plan holds it for big,
+// so young is refused it on every try. Once a1 frees, big binds a worker on
+// each node. Counted by GPUs alone, big chose a0 for both workers and
+// failed there on every attempt, for ever (with a1 free, while a0 stayed
+// free for it).
+func TestStarvingGangWhoseWorkersKeepApartKeepsItsRack(t *testing.T) {
+	ctx, env := controlPlane(t)
+	sched, counts := countingScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	gpuNodes(t, ctx, env, "a0:"+h100+":x:r1:z1", "a1:"+h100+":x:r1:z1")
+	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	holdGPUs(t, ctx, env, "a0", 8)
+	holdGPUs(t, ctx, env, "a1", 8)
+
+	members := harness.LabelMembers(ns, "big", 3, 4, 3, 3)
+	members[0].Name, members[0].GPUs = "big-launcher", 0
+	var pods []*v1.Pod
+	for i := range members {
+		members[i].Annotations[topology.RequiredLevelAnnotation] = "rack"
+		p := members[i].Pod()
+		if i == 0 {
+			p.Spec.NodeSelector = map[string]string{"pool": "cpu"}
+		} else {
+			p.Labels["role"] = "big-worker"
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "big-worker"}}, TopologyKey: "kubernetes.io/hostname"}}}}
+		}
+		pods = append(pods, p)
+	}
+	createPods(t, ctx, env, pods...)
+	waitPod(t, ctx, env, "big-1", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/big"))
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	topoGang(t, ctx, env, "young", 2, 8, 1, 2)
+	waitPod(t, ctx, env, "young-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
+
+	// a0 frees: it holds one of big's workers, not two.
+	unholdGPUs(t, ctx, env, 8, "a0")
+	waitPod(t, ctx, env, "big-1", "short of a node for its second worker", hasScheduledReason(v1.PodReasonUnschedulable, "the roomiest rack (r1) has room for 1"))
+	// young is tried twice more (its backoff is a second): each try finds
+	// a0 held for big.
+	attemptsAfter(t, ctx, counts, "young-0", counts.of("young-0"), 2)
+	waitPod(t, ctx, env, "young-0", "refused a0, held for big", heldFor())
+	caughtUp(t, ctx, env, sched)
+	boundNow(t, env, gang.GroupLabel, "young", 0)
+
+	unholdGPUs(t, ctx, env, 8, "a1")
+	waitBound(t, env, gang.GroupLabel, "big", 3)
+	if got := nodesOf(t, ctx, env, "big"); fmt.Sprint(got) != "[a0 a1 cpu-0]" {
+		t.Errorf("big on %v, want a worker on each of a0 and a1 and the launcher on cpu-0", got)
+	}
+}
