@@ -167,10 +167,13 @@ const (
 	WakeArmed Wake = iota
 	// WakeAfterBackoff: the caller arms a wake for the end of the backoff.
 	WakeAfterBackoff
-	// WakeNow: room may have appeared while the attempt ran (Unblock), so
-	// its failure says nothing of the cluster as it is now; the gang does
-	// not back off and the caller starts its next attempt at once.
-	WakeNow
+	// WakeByEvent: room may have appeared while the attempt ran (Unblock),
+	// so its failure says nothing of the cluster as it is now. The gang
+	// does not back off; the change that came during the attempt requeues
+	// it (the queue hands it to the member in flight once its cycle ends),
+	// after the member's own backoff, so gangs that fail in turn do not
+	// retry one another in a loop.
+	WakeByEvent
 )
 
 // Fail records a failed attempt to place the gang's quorum, started with
@@ -186,7 +189,7 @@ func (t *Tracker) Fail(k Key, reason string, backoff time.Duration, attempt uint
 	g := t.get(k)
 	g.lastFailure = reason
 	if g.changes != attempt {
-		backoff, wake = 0, WakeNow
+		backoff, wake = 0, WakeByEvent
 	}
 	g.backoffUntil = t.now().Add(backoff)
 	if backoff > 0 && !g.wakeArmed {

@@ -106,8 +106,8 @@ func TestWakeInvariant(t *testing.T) {
 // backoff (the lost retry behind TestRoomFreedRequeuesGangLeads failing in
 // CI: the last pod leaving came while the lead's attempt ran, and the
 // gang waited out a 10-minute backoff with room for its quorum). The
-// failure asks for the next attempt at once instead, and a failure that
-// overlapped no change backs off as before.
+// failure does not back off, so the change requeues the gang, and a
+// failure that overlapped no change backs off as before.
 func TestChangeDuringAttemptDoesNotBackOff(t *testing.T) {
 	now := time.Unix(1000, 0)
 	tr := NewTracker(func() time.Time { return now })
@@ -115,8 +115,8 @@ func TestChangeDuringAttemptDoesNotBackOff(t *testing.T) {
 
 	attempt := tr.Attempt(k)
 	tr.Unblock(k) // a pod leaves while the attempt runs
-	if _, wake := tr.Fail(k, "room for 2 of 3", 10*time.Minute, attempt); wake != WakeNow {
-		t.Fatalf("Fail after a change during the attempt = %v, want WakeNow", wake)
+	if _, wake := tr.Fail(k, "room for 2 of 3", 10*time.Minute, attempt); wake != WakeByEvent {
+		t.Fatalf("Fail after a change during the attempt = %v, want WakeByEvent", wake)
 	}
 	if reason, left, backingOff := tr.BackingOff(k); backingOff {
 		t.Fatalf("backing off %s (%q) after an attempt that overlapped a change", left, reason)

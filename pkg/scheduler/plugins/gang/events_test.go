@@ -127,7 +127,7 @@ func TestOwnReleaseDoesNotUnblock(t *testing.T) {
 	if _, _, backingOff := pl.tracker.BackingOff(k); !backingOff {
 		t.Fatal("the gang's own release ended its backoff")
 	}
-	if _, wake := pl.tracker.Fail(k, "fits no node", time.Minute, attempt); wake == gang.WakeNow {
+	if _, wake := pl.tracker.Fail(k, "fits no node", time.Minute, attempt); wake == gang.WakeByEvent {
 		t.Fatal("the gang's own release counted as a change during its attempt")
 	}
 

@@ -654,23 +654,21 @@ func (pl *Gang) seen(o any) {
 }
 
 // fail ends a gang's attempt (token attempt): reject every waiting member,
-// back off, and wake the gang when the backoff ends; or, when the cluster
-// changed while the attempt ran, start the next attempt at once.
+// back off, and wake the gang when the backoff ends; when the cluster
+// changed while the attempt ran, the change requeues it instead
+// (gang.WakeByEvent).
 func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string, attempt uint64) {
 	logger := klog.FromContext(ctx)
 	reject, wake := pl.tracker.Fail(key, msg, pl.backoff, attempt)
-	logger.V(2).Info("Gang attempt failed", "gang", key, "backoff", wake != gang.WakeNow, "reason", msg)
+	logger.V(2).Info("Gang attempt failed", "gang", key, "backoff", wake != gang.WakeByEvent, "reason", msg)
 	for _, uid := range reject {
 		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 			wp.Reject(Name, msg)
 		}
 	}
 	pl.status.touch(key)
-	switch wake {
-	case gang.WakeAfterBackoff:
+	if wake == gang.WakeAfterBackoff {
 		pl.wakeAfterBackoff(logger, key, pl.backoff)
-	case gang.WakeNow:
-		pl.wakeLead(logger, key)
 	}
 }
 
