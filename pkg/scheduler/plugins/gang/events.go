@@ -79,14 +79,13 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if !ok {
 		return fwk.QueueSkip, nil
 	}
-	// A gang's own member leaving is no room for the gang: it is the gang's
-	// failed attempt releasing its reservations (the scheduler forgets an
-	// assumed pod as a pod deleted). Taken as a change, every failed
-	// attempt would end its own backoff and retry at once, for ever.
-	if gone, isPod := podFrom(oldObj); isPod {
-		if theirs, _, ok, _ := gang.GroupOf(gone); ok && theirs == key {
-			return fwk.QueueSkip, nil
-		}
+	// A gang's own failed attempt releasing its reservations is no room for
+	// it: the scheduler forgets an assumed member as a pod deleted, while
+	// the API still has it, unbound. Taken as a change, every failed
+	// attempt would end its own backoff. A member that really leaves does
+	// make room (one gated at max may come in).
+	if gone, isPod := podFrom(oldObj); isPod && pl.ownReservation(key, gone) {
+		return fwk.QueueSkip, nil
 	}
 	// The gang's backoff ends on every ask, not once per delivery: the
 	// queue asks again for a member that was in flight when the event came,
@@ -105,6 +104,21 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
+}
+
+// ownReservation says whether gone, delivered as a pod deleted, is a member
+// of gang key the scheduler only forgot: the informer still holds it,
+// unbound.
+func (pl *Gang) ownReservation(key gang.Key, gone *v1.Pod) bool {
+	if theirs, _, ok, _ := gang.GroupOf(gone); !ok || theirs != key {
+		return false
+	}
+	obj, exists, err := pl.pods.GetByKey(gone.Namespace + "/" + gone.Name)
+	if err != nil || !exists {
+		return false
+	}
+	p, ok := obj.(*v1.Pod)
+	return ok && p.UID == gone.UID && p.Spec.NodeName == "" && gang.Live(p)
 }
 
 // roomHints hands each profile's MusterTopology MusterGang's roomFreed:

@@ -96,10 +96,11 @@ func TestReplayedEventEndsBackoff(t *testing.T) {
 	}
 }
 
-// A gang's own member leaving (its failed attempt's reservations released,
-// which the scheduler delivers as pods deleted) neither ends the gang's
-// backoff nor requeues it: otherwise every failure would retry at once.
-// Another gang's pod leaving does both.
+// A gang's own reservations released (the scheduler delivers a forgotten
+// assumed member as a pod deleted; the API still has it, unbound) neither
+// end the gang's backoff nor requeue it: otherwise every failure would
+// count as a change. A member deleted for real, and another gang's pod
+// leaving, do both.
 func TestOwnReleaseDoesNotUnblock(t *testing.T) {
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})
 	member := func(g string, i int) *v1.Pod {
@@ -130,6 +131,17 @@ func TestOwnReleaseDoesNotUnblock(t *testing.T) {
 	if _, wake := pl.tracker.Fail(k, "fits no node", time.Minute, attempt); wake == gang.WakeByEvent {
 		t.Fatal("the gang's own release counted as a change during its attempt")
 	}
+
+	// A member that really leaves (gone from the API) makes room.
+	bound := member("big", 2)
+	bound.Spec.NodeName = "a1"
+	if hint, err := pl.roomFreed(klog.Background(), big[0], bound, nil); err != nil || hint != fwk.Queue {
+		t.Fatalf("hint for big-0 on its own member deleted = %v, %v; want Queue", hint, err)
+	}
+	if _, _, backingOff := pl.tracker.BackingOff(k); backingOff {
+		t.Fatal("a member of the gang deleted did not end its backoff")
+	}
+	pl.tracker.Fail(k, "fits no node", time.Minute, pl.tracker.Attempt(k))
 
 	other := member("young", 0)
 	other.Spec.NodeName = "a0"
