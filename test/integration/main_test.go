@@ -48,7 +48,9 @@ func controlPlane(t *testing.T) (context.Context, *harness.Env) {
 	return ctx, env
 }
 
-func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) *harness.Scheduler {
+// musterConfig is Muster's scheduler configuration for the tests: args,
+// and status written every 100 ms unless args say otherwise.
+func musterConfig(t *testing.T, env *harness.Env, args harness.GangArgs) string {
 	t.Helper()
 	kc, err := env.Kubeconfig()
 	if err != nil {
@@ -57,7 +59,12 @@ func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args ha
 	if args.StatusSyncMillis == 0 {
 		args.StatusSyncMillis = 100
 	}
-	s, err := env.StartScheduler(ctx, harness.MusterConfig(kc, args))
+	return harness.MusterConfig(kc, args)
+}
+
+func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) *harness.Scheduler {
+	t.Helper()
+	s, err := env.StartScheduler(ctx, musterConfig(t, env, args))
 	if err != nil {
 		t.Fatal(err)
 	}

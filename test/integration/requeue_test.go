@@ -56,14 +56,7 @@ func (c *countAttempts) of(pod string) int {
 // scheduling cycle instead of for time.
 func countingScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) (*harness.Scheduler, *countAttempts) {
 	t.Helper()
-	kc, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if args.StatusSyncMillis == 0 {
-		args.StatusSyncMillis = 100
-	}
-	config := harness.MusterConfig(kc, args)
+	config := musterConfig(t, env, args)
 	const preFilter = "preFilter:\n      enabled: [{name: MusterGang}"
 	if !strings.Contains(config, preFilter) {
 		t.Fatalf("the Muster configuration has no %q", preFilter)
@@ -131,7 +124,7 @@ func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 	for _, m := range append(mpi, moe...) {
 		waitPod(t, ctx, env, m.Name, "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, ""))
 	}
-	settled(t, sched)
+	caughtUp(t, ctx, env, sched)
 	// Pods go at once, as a kubelet would confirm them gone.
 	now := metav1.DeleteOptions{GracePeriodSeconds: new(int64)}
 	before := counts.snapshot()
@@ -139,7 +132,7 @@ func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "mpi", 3)
-	settled(t, sched)
+	caughtUp(t, ctx, env, sched)
 	after := counts.snapshot()
 	for _, m := range moe[1:] {
 		if after[m.Name] != before[m.Name] {
@@ -157,7 +150,7 @@ func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	settled(t, sched)
+	caughtUp(t, ctx, env, sched)
 	again := counts.snapshot()
 	for _, m := range moe[1:] {
 		if again[m.Name] != after[m.Name] {
@@ -173,26 +166,4 @@ func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 		}
 	}
 	waitBound(t, env, gang.GroupLabel, "moe", 3)
-}
-
-// settled waits until the scheduler has held nothing for half a second.
-func settled(t *testing.T, sched *harness.Scheduler) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	var since time.Time
-	for {
-		quiet, held := sched.Quiet()
-		switch {
-		case !quiet:
-			since = time.Time{}
-		case since.IsZero():
-			since = time.Now()
-		case time.Since(since) > 500*time.Millisecond:
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the scheduler did not settle: it holds %s", held)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

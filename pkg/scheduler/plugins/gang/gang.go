@@ -690,16 +690,10 @@ func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Durati
 			pl.wakeAfterBackoff(logger, key, left)
 			return
 		}
-		pl.wakeLead(logger, key)
+		if first := firstUnplaced(pl.members(key)); first != nil {
+			pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
+		}
 	})
-}
-
-// wakeLead moves the member that leads the gang's attempts to the active
-// queue; one still in flight comes back as soon as its cycle ends.
-func (pl *Gang) wakeLead(logger klog.Logger, key gang.Key) {
-	if first := firstUnplaced(pl.members(key)); first != nil {
-		pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
-	}
 }
 
 // firstUnplaced is the oldest live member without a node (olderPod), nil
