@@ -29,13 +29,10 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 		active += len(b.PodsInBackoffQ())
 	}
 	inFlight := len(q.InFlightPods())
-	waiting := 0
-	for name, f := range s.sched.Profiles {
-		if pending := plugins.WritesPending(f); pending != "" {
-			return false, fmt.Sprintf("profile %s: %s are not all written", name, pending)
-		}
-		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
+	if written, pending := s.Written(); !written {
+		return false, pending
 	}
+	waiting := s.WaitingAtPermit()
 	if active+inFlight+waiting > 0 {
 		return false, fmt.Sprintf("active or backing off %d, in flight %d, waiting at Permit %d", active, inFlight, waiting)
 	}
@@ -43,6 +40,28 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 	// it clones every node.
 	assumed := s.sched.Cache.Dump().AssumedPods.Len()
 	return assumed == 0, fmt.Sprintf("assumed %d", assumed)
+}
+
+// Written reports whether Muster's writers (gang status and pod marks,
+// ProvisioningRequests) have written all they owe, in every profile; held
+// says what they still owe.
+func (s *Scheduler) Written() (written bool, held string) {
+	for name, f := range s.sched.Profiles {
+		if pending := plugins.WritesPending(f); pending != "" {
+			return false, fmt.Sprintf("profile %s: %s are not all written", name, pending)
+		}
+	}
+	return true, ""
+}
+
+// WaitingAtPermit is how many pods wait at Permit, in every profile: a
+// gang's members holding reservations until its quorum is there.
+func (s *Scheduler) WaitingAtPermit() int {
+	waiting := 0
+	for _, f := range s.sched.Profiles {
+		f.IterateOverWaitingPods(func(fwk.WaitingPod) { waiting++ })
+	}
+	return waiting
 }
 
 // Flush moves pending pods to the active queue, as the end of a backoff or a

@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/test/harness"
@@ -112,8 +113,8 @@ func TestRestartMidGang(t *testing.T) {
 	waitBound(t, env, gang.GroupLabel, "elastic", 2)
 
 	sched.Stop()
-	stayBound(t, env, gang.PodGroupLabel, "held", 0, 500*time.Millisecond)
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
+	boundNow(t, env, gang.PodGroupLabel, "held", 0)
+	sched = startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
 
 	// A third elastic member binds at once: the bound two count toward min.
 	extra := harness.LabelMembers(ns, "elastic", 3, 8, 2, 3)[2]
@@ -122,8 +123,15 @@ func TestRestartMidGang(t *testing.T) {
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 3)
 
-	// "held" is not partly bound after the restart; lifting the gate completes it.
-	stayBound(t, env, gang.PodGroupLabel, "held", 0, time.Second)
+	// "held" is not partly bound after the restart: its three hold
+	// reservations at Permit again, bound to nothing. Lifting the gate
+	// completes it.
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return sched.WaitingAtPermit() == 3, nil
+	}); err != nil {
+		t.Fatalf("%d pods wait at Permit, want held's three", sched.WaitingAtPermit())
+	}
+	boundNow(t, env, gang.PodGroupLabel, "held", 0)
 	ungate(t, ctx, env, held[3].Name)
 	waitBound(t, env, gang.PodGroupLabel, "held", 4)
 	waitCondition(t, ctx, env, "held", gang.ReasonAtMax, "4 of max 4")

@@ -89,7 +89,7 @@ func TestMixedGangBindsOnExactlyEnoughNodes(t *testing.T) {
 // One GPU node short: the gang binds nothing, asks for exactly one 8-GPU
 // node (not one for the launcher, which has room), and binds once it comes.
 func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
 	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]; q.Value() != 8 {
 		t.Errorf("template asks for %s GPUs, want a worker's 8", q.String())
 	}
-	stayBound(t, env, gang.PodGroupLabel, "mpi", 0, time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "mpi", 0)
 
 	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func setProvisioned(t *testing.T, ctx context.Context, env *harness.Env, name, m
 // fit, its members consume it, the autoscaler's answer shows in the gang's
 // status, and the request goes once the gang is placed.
 func TestShortGangGetsExactHint(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestShortGangGetsExactHint(t *testing.T) {
 	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
 		t.Fatal(err)
 	}
-	stays(t, 3*time.Second, "the provisioned request stays while its nodes arrive", func() (bool, error) {
+	settles(t, ctx, env, sched, "the provisioned request stays while its nodes arrive", func() (bool, error) {
 		prs := provReqs(t, ctx, env)
 		_, ok := prs[pr.Name]
 		return ok && len(prs) == 1, nil
@@ -219,7 +220,7 @@ func waitExtraCondition(t *testing.T, ctx context.Context, env *harness.Env, nam
 // confined to a level new nodes cannot join, or members pinned to a node.
 // Members beyond max are never counted.
 func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1")
 
 	// Incomplete: 3 of min 4 exist.
@@ -260,7 +261,7 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "elastic", 4, 8, 1, 4)...); err != nil {
 		t.Fatal(err)
 	}
-	stays(t, 3*time.Second, "no ProvisioningRequest at all", func() (bool, error) {
+	settles(t, ctx, env, sched, "no ProvisioningRequest at all", func() (bool, error) {
 		return len(provReqs(t, ctx, env)) == 0, nil
 	})
 	// The elastic members waiting beyond the quorum are held too, and the
@@ -341,8 +342,8 @@ func TestHintSurvivesRestart(t *testing.T) {
 	}
 	before := waitProvReqs(t, ctx, env, "job", "for 2 members", oneRequestFor(2))[0]
 	sched.Stop()
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
-	stays(t, 3*time.Second, "the same single request", func() (bool, error) {
+	sched = startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	settles(t, ctx, env, sched, "the same single request", func() (bool, error) {
 		var mine []string
 		for name, pr := range provReqs(t, ctx, env) {
 			if pr.Labels[hints.GangLabel] == "job" {
@@ -428,7 +429,7 @@ func TestHintCarriesGPUClass(t *testing.T) {
 // counts them as room, so its own request stays as it is; an elastic gang
 // does not grow onto them; a node the booking does not name is anyone's.
 func TestBookedNodesKeptForTheirGang(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	stays(t, 3*time.Second, "the younger gang's request", unchanged)
+	settles(t, ctx, env, sched, "the younger gang's request", unchanged)
 	waitPod(t, ctx, env, "lone", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 	// A node the booking does not name (ordinary scale-up, another pool)
 	// is anyone's, though it came up after the booking began. It has five
@@ -489,7 +490,7 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "grow", 1)
-	stayBound(t, env, gang.PodGroupLabel, "grow", 1, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "grow", 1)
 	// The last booked node arrives.
 	if err := harness.CreateNode(ctx, env.Client, bookedGPUNode("booked-2")); err != nil {
 		t.Fatal(err)
@@ -498,7 +499,7 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	for i := range 3 {
 		waitPod(t, ctx, env, fmt.Sprintf("first-%d", i), "on a node booked for it", func(p *v1.Pod) bool { return strings.HasPrefix(p.Spec.NodeName, "booked-") })
 	}
-	stayBound(t, env, gang.PodGroupLabel, "second", 0, time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "second", 0)
 	waitPod(t, ctx, env, "second-0", "still waiting, not on booked nodes", func(p *v1.Pod) bool { return p.Spec.NodeName == "" })
 	if ok, _ := unchanged(); !ok {
 		t.Fatalf("the younger gang's request %s was replaced or dropped", second.Name)
@@ -606,6 +607,14 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
 		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
 	w.SetRetryBackoff(time.Second, 4*time.Second, 8*time.Second)
+	// The writer's backoffs run on the test's clock, which moves only when
+	// the test moves it: how long a backoff took is the writer's choice,
+	// not the machine's speed.
+	var clockMu sync.Mutex
+	clockAt := time.Now()
+	now := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return clockAt }
+	advance := func(d time.Duration) { clockMu.Lock(); defer clockMu.Unlock(); clockAt = clockAt.Add(d) }
+	w.SetClock(now)
 	shortOf := func(n int64) {
 		w.Set(shortPair(k, pods()[0], n))
 		w.Sync(ctx)
@@ -642,7 +651,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// long the backoff took.
 	retried := func(ended, why string) (autoscalingv1.ProvisioningRequest, time.Duration) {
 		t.Helper()
-		start := time.Now()
+		start := now()
 		short()
 		if last.Reason != hints.ReasonRetrying || !strings.Contains(last.Message, why) {
 			t.Fatalf("after %s %s: condition %s %q, want %s mentioning %q", ended, why, last.Reason, last.Message, hints.ReasonRetrying, why)
@@ -655,13 +664,13 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 			if _, still := prs[ended]; !still && len(prs) == 1 {
 				for _, pr := range prs {
 					consumes(pr.Name)
-					return pr, time.Since(start)
+					return pr, now().Sub(start)
 				}
 			}
-			if time.Since(start) > 20*time.Second {
+			if now().Sub(start) > 20*time.Second {
 				t.Fatalf("request %s (%s) not replaced in 20s; requests %v", ended, why, prs)
 			}
-			time.Sleep(100 * time.Millisecond)
+			advance(100 * time.Millisecond)
 		}
 	}
 
@@ -706,7 +715,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// Failed so again: the backoff doubles past the ceiling, up to the
 	// never-fits ceiling of 8s (read from the condition's due time).
 	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: hints.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
-	noticed := time.Now()
+	noticed := now()
 	r2, _ = retried(r2.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait < 7*time.Second {
 		t.Errorf("a request no pool could hold, failed so twice, due for replacement %s after its end, want the never-fits ceiling of 8s", wait.Round(time.Second))
@@ -719,7 +728,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	setProvisioned(t, ctx, env, r2.Name, "gpu-heavy pool adding 2 nodes")
 	short()
 	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.BookingExpired, Status: metav1.ConditionTrue, Reason: "CapacityReservationTimeExpired", Message: "released"})
-	noticed = time.Now()
+	noticed = now()
 	retried(r2.Name, "ended its booking")
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait >= 3*time.Second {
 		t.Errorf("replacement after a served request due %s after its end, want the first backoff of 1s", wait.Round(time.Second))

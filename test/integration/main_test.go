@@ -209,6 +209,22 @@ func stays(t *testing.T, d time.Duration, what string, cond func() (bool, error)
 	}
 }
 
+// settles waits until the scheduler has caught up with the API server and
+// holds nothing in hand, its writers included (caughtUp), then requires cond:
+// what the scheduler was to do with the cluster as it stands it has done,
+// so the verdict does not hang on how long the test looks.
+func settles(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler, what string, cond func() (bool, error)) {
+	t.Helper()
+	caughtUp(t, ctx, env, sched)
+	ok, err := cond()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Fatalf("%s: does not hold once the scheduler has caught up", what)
+	}
+}
+
 // createPriorityClasses creates PriorityClasses and waits until priority
 // admission, which reads them from a cache, accepts a pod naming each (a
 // dry run), so the test's pods can be created at once.

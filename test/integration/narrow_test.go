@@ -20,13 +20,12 @@ import (
 // narrows a member's nodes to those holding its gang's members with GPUs
 // free). When those nodes have free GPUs but not the member's CPU, the
 // member is tried on every node at once, without failing the gang's
-// attempt: with a minute's backoff, a failed attempt would keep the gang
-// unbound for the whole wait below. The gang is an MPI job's mix (a CPU
+// attempt: the gang's members are refused for nothing else. The gang is an MPI job's mix (a CPU
 // launcher, workers of 1 and 2 GPUs) of high priority; an elastic gang of
 // lower priority then grows to its max beside it, on its own nodes first
 // too (a gang's members above min are not narrowed).
 func TestGangTriesItsOwnNodesFirst(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 60})
+	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	// Eight GPUs but CPU for four members (100m each) per node.
 	for i := 0; i < 6; i++ {
 		n := harness.GPUNode(fmt.Sprintf("tight-%d", i), 8)
@@ -75,6 +74,15 @@ func TestGangTriesItsOwnNodesFirst(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("no member fell back from its gang's nodes to every node; the test did not exercise the fallback")
+	}
+	// The gang bound in one attempt: no member was refused (a
+	// FailedScheduling event) but to fall back.
+	for _, p := range pods {
+		for _, note := range eventsFor(ctx, env, "Pod", p.Name, "FailedScheduling") {
+			if !strings.Contains(note, "trying every node") {
+				t.Errorf("%s refused: %q; the gang's attempt failed", p.Name, note)
+			}
+		}
 	}
 	// Members packed: no node holds more than its CPU allows, and the GPU
 	// workers share nodes rather than spreading one per node.

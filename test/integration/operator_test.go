@@ -249,7 +249,7 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 		t.Skip("builds and runs the training-operator")
 	}
 	trainingOperator(t) // before the control plane: the build takes a while
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 	// A second job needs 4 nodes too; none is free: none of its pods binds.
 	createFromYAML(t, ctx, env, pyTorchJobs, pyTorchJob("gpt", 3, 8))
 	waitCondition(t, ctx, env, "gpt", gang.ReasonUnschedulable, "")
-	stayBound(t, env, gang.PodGroupLabel, "gpt", 0, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "gpt", 0)
 	waitPod(t, ctx, env, "gpt-master-0", "unschedulable", func(p *v1.Pod) bool {
 		c := scheduledCondition(p)
 		return c != nil && c.Status == v1.ConditionFalse
@@ -331,7 +331,7 @@ func etWorker(job string, index, minReplicas, maxReplicas int, scaleOut string) 
 // deleted workers leave the gang placed while it stays at or above min, and
 // it says so when it drops below.
 func TestETOperatorTrainingJobScales(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 600})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 600})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestETOperatorTrainingJobScales(t *testing.T) {
 	// ScaleOut by 2: one fits now, the other once a node is added.
 	createPods(t, ctx, env, etWorker(job, 2, 2, 4, "scaleout-a"), etWorker(job, 3, 2, 4, "scaleout-a"))
 	waitBound(t, env, gang.GroupLabel, job, 3)
-	stayBound(t, env, gang.GroupLabel, job, 3, time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, job, 3)
 	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-extra", 8)); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestETOperatorTrainingJobScales(t *testing.T) {
 	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-extra-2", 8)); err != nil {
 		t.Fatal(err)
 	}
-	stayBound(t, env, gang.GroupLabel, job, 4, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, job, 4)
 
 	// ScaleIn of named workers, as the operator deletes them (grace 0).
 	for _, name := range []string{job + "-worker-4", job + "-worker-3", job + "-worker-2"} {
@@ -368,7 +368,7 @@ func TestETOperatorTrainingJobScales(t *testing.T) {
 		}
 	}
 	waitBound(t, env, gang.GroupLabel, job, 2)
-	stayBound(t, env, gang.GroupLabel, job, 2, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, job, 2)
 	if err := env.Client.CoreV1().Pods(ns).Delete(ctx, job+"-worker-1", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +436,7 @@ func mpiOperatorJob(name string, workers int, workerGPUs int64) (*schedv1alpha1.
 // workers) binds whole on exactly enough nodes, a second one that does not
 // fit binds nothing.
 func TestMPIOperatorV2Objects(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +449,7 @@ func TestMPIOperatorV2Objects(t *testing.T) {
 	}
 	// The operator creates the workers, then the launcher Job.
 	createPods(t, ctx, env, pods[1:]...)
-	stayBound(t, env, gang.PodGroupLabel, "allreduce", 0, time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "allreduce", 0)
 	createPods(t, ctx, env, pods[0])
 	waitBound(t, env, gang.PodGroupLabel, "allreduce", 5)
 	waitCondition(t, ctx, env, "allreduce", gang.ReasonAtMax, "5 of max 5 members placed")
@@ -460,7 +460,7 @@ func TestMPIOperatorV2Objects(t *testing.T) {
 	}
 	createPods(t, ctx, env, pods2...)
 	waitCondition(t, ctx, env, "second", gang.ReasonUnschedulable, "")
-	stayBound(t, env, gang.PodGroupLabel, "second", 0, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "second", 0)
 }
 
 // jobSetPod is a pod as a JobSet (kubernetes-sigs/jobset v0.12.0) and the Job
@@ -508,7 +508,7 @@ func jobSetPod(jobSet, rjob string, rjobReplicas, jobIdx, globalIdx, podIdx int,
 // one gang across its replicated jobs (min = every pod): it binds whole on
 // four GPU nodes, and a second JobSet that does not fit binds nothing.
 func TestJobSetPods(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -525,5 +525,5 @@ func TestJobSetPods(t *testing.T) {
 	waitBound(t, env, gang.GroupLabel, "llm", 5)
 	createPods(t, ctx, env, pods("second")...)
 	waitPod(t, ctx, env, "second-workers-0-0-q8z2x", "unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/second"))
-	stayBound(t, env, gang.GroupLabel, "second", 0, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "second", 0)
 }

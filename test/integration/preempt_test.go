@@ -116,7 +116,7 @@ func TestElasticGangShedsForOlderRigidGang(t *testing.T) {
 
 // A younger gang of equal priority never sheds an older one's members.
 func TestYoungerGangDoesNotShedOlder(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	startKubelet(t, ctx, env)
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestYoungerGangDoesNotShedOlder(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	createPodGroupWithPriority(t, ctx, env, "young", 2, 0, 2, "")
 	waitCondition(t, ctx, env, "young", gang.ReasonUnschedulable, "room for 0 members")
-	stayBound(t, env, gang.PodGroupLabel, "elastic", 4, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "elastic", 4)
 }
 
 // A higher-priority gang whose pods arrive after a lower-priority gang
@@ -164,7 +164,7 @@ func TestProvisionOrPreempt(t *testing.T) {
 		{name: "policy Never", rules: "[{minPriority: 0, policy: Never}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: tc.rules})
+			ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: tc.rules})
 			k := startKubelet(t, ctx, env)
 			if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 				t.Fatal(err)
@@ -178,7 +178,7 @@ func TestProvisionOrPreempt(t *testing.T) {
 			waitProvReqs(t, ctx, env, "high", "for the 2 members that do not fit", func(prs []autoscalingv1.ProvisioningRequest) bool {
 				return len(prs) == 1 && prs[0].Spec.PodSets[0].Count == 2
 			})
-			stayBound(t, env, gang.PodGroupLabel, "low", 3, 2*time.Second)
+			settledBound(t, ctx, env, sched, gang.PodGroupLabel, "low", 3)
 			if ev := k.evicted(); len(ev) != 0 {
 				t.Errorf("evicted %v", ev)
 			}
@@ -240,7 +240,7 @@ func TestMinMemberChangedReleasesReservations(t *testing.T) {
 // up one at a time, so the rigid gang relies on the starvation bound (0
 // here): the room it can use is held for it before its quorum fits.
 func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
 
 	unholdGPUs(t, ctx, env, 8, "gpu-1", "gpu-2")
 	waitBound(t, env, gang.GroupLabel, "rigid", 2)
-	stayBound(t, env, gang.GroupLabel, "elastic", 1, time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)
 
 	unholdGPUs(t, ctx, env, 8, "gpu-3")
 	waitBound(t, env, gang.GroupLabel, "elastic", 2)

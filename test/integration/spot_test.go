@@ -86,7 +86,7 @@ func onSpot(t *testing.T, ctx context.Context, env *harness.Env, name string) (s
 // node, saying why.
 func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 	ctx, env := controlPlane(t)
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	sched := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
 	spotCluster(t, ctx, env, 3, 3)
 
 	// min 2, max 4, opted in: two on regular nodes, two on spot, with a
@@ -98,7 +98,7 @@ func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("rigid", 2, 8, 2, 2, "true")...); err != nil {
 		t.Fatal(err)
 	}
-	stays(t, 4*time.Second, "the rigid gang stays unbound", func() (bool, error) {
+	settles(t, ctx, env, sched, "the rigid gang stays unbound", func() (bool, error) {
 		spot, regular := onSpot(t, ctx, env, "rigid")
 		return spot+regular == 0, nil
 	})
@@ -197,7 +197,7 @@ func TestSpotReclaimShrinksTheGang(t *testing.T) {
 // and when a spot node comes mpi's extra takes it and plain's keep off.
 func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 	ctx, env := controlPlane(t)
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	sched := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
 	createPriorityClasses(t, ctx, env, map[string]int32{"low": 10, "high": 1000})
 	mpi := tolerantMembers("mpi", 5, 8, 3, 5, "true")
 	mpi[4].GPUs = 0 // the launcher
@@ -259,7 +259,7 @@ func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 			return c != nil && c.Reason == v1.PodReasonUnschedulable && strings.Contains(c.Message, "has its quorum")
 		})
 	}
-	stays(t, 3*time.Second, "mpi's workers above min left to ordinary scale-up", func() (bool, error) {
+	settles(t, ctx, env, sched, "mpi's workers above min left to ordinary scale-up", func() (bool, error) {
 		for _, p := range waiting("mpi") {
 			if c := p.Annotations[autoscalingv1.ConsumeAnnotation]; c != "" {
 				return false, fmt.Errorf("%s consumes %q; an opted-in gang's extras ask for spot nodes one by one", p.Name, c)

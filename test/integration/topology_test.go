@@ -115,7 +115,7 @@ func expectNodes(t *testing.T, got []string, want ...string) {
 // Members go only to GPUs of the class the gang names; a class no node has
 // binds nothing and says so.
 func TestGPUClassMatching(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "a100-0:"+a100+":x:r1:z1", "a100-1:"+a100+":x:r1:z1", "h100-0:"+h100+":y:r1:z1", "h100-1:"+h100+":y:r1:z1")
 
 	topoGang(t, ctx, env, "hopper", 2, 8, 2, 2, topology.GPUProductAnnotation, "NVIDIA-H100*")
@@ -132,7 +132,7 @@ func TestGPUClassMatching(t *testing.T) {
 			t.Errorf("ampere member on %s, not an A100 node", n)
 		}
 	}
-	stayBound(t, env, gang.GroupLabel, "bigmem", 0, time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "bigmem", 0)
 }
 
 // The narrowest preferred level that holds the gang wins, and among its
@@ -156,7 +156,7 @@ func TestBestFitDomain(t *testing.T) {
 // level as far as that, lands in one domain of it, and if no domain can hold
 // it, nothing binds and the reason names the level and the best domain.
 func TestRequiredLevel(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "a2:"+h100+":a:r1:z1", "a3:"+h100+":a:r1:z1",
 		"b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1",
@@ -165,7 +165,7 @@ func TestRequiredLevel(t *testing.T) {
 	topoGang(t, ctx, env, "huge", 5, 8, 5, 5, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "clique")
 	waitPod(t, ctx, env, "huge-0", "unschedulable with the topology reason",
 		hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/huge needs 5 members x 8 GPUs (any GPU) in one clique; the roomiest clique (a) has room for 4"))
-	stayBound(t, env, gang.GroupLabel, "huge", 0, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "huge", 0)
 
 	topoGang(t, ctx, env, "wide", 5, 8, 5, 5, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "rack")
 	waitBound(t, env, gang.GroupLabel, "wide", 5)
@@ -180,13 +180,13 @@ func TestRequiredLevel(t *testing.T) {
 // gang whose required level it does carry, never one confined to the level
 // it lacks.
 func TestMissingLabels(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "u0:"+h100+"::r1:z1", "u1:"+h100+"::r1:z1", "u2:"+h100+":::z1", "k0:"+h100+":k:r1:z1")
 
 	topoGang(t, ctx, env, "cliquey", 2, 8, 2, 2, topology.RequiredLevelAnnotation, "clique")
 	waitPod(t, ctx, env, "cliquey-0", "unschedulable with the topology reason",
 		hasScheduledReason(v1.PodReasonUnschedulable, "in one clique; the roomiest clique (k) has room for 1"))
-	stayBound(t, env, gang.GroupLabel, "cliquey", 0, time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "cliquey", 0)
 	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "cliquey")}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestMissingLabels(t *testing.T) {
 // Elastic members beyond min prefer the gang's domain and spill only within
 // the required one.
 func TestElasticSpill(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1",
 		"c0:"+h100+":c:r2:z1", "c1:"+h100+":c:r2:z1", "c2:"+h100+":c:r2:z1", "c3:"+h100+":c:r2:z1")
@@ -211,7 +211,7 @@ func TestElasticSpill(t *testing.T) {
 	topoGang(t, ctx, env, "elastic", 5, 8, 2, 5, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "rack")
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
 	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "a0", "a1", "b0", "b1")
-	stayBound(t, env, gang.GroupLabel, "elastic", 4, 2*time.Second)
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 4)
 	p, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "elastic")})
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ const jobLabel = "example.com/job"
 // workloadSetup starts a control plane serving upstream's Workload API
 // (GenericWorkload and TopologyAwareWorkloadScheduling on, as a 1.37 cluster
 // that uses it runs) and muster-scheduler, which runs with them off.
-func workloadSetup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env) {
+func workloadSetup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -36,8 +36,7 @@ func workloadSetup(t *testing.T, args harness.GangArgs) (context.Context, *harne
 	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
 		t.Fatal(err)
 	}
-	startScheduler(t, ctx, env, args)
-	return ctx, env
+	return ctx, env, startScheduler(t, ctx, env, args)
 }
 
 // workload creates a Workload with one gang template and its PodGroup, as a
@@ -98,7 +97,7 @@ func waitWorkloadCondition(t *testing.T, ctx context.Context, env *harness.Env, 
 // nothing, an elastic worker above min joins, and the PodGroup carries
 // upstream's PodGroupInitiallyScheduled condition and Muster's own.
 func TestWorkloadPodGroupIsAGang(t *testing.T) {
-	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +112,7 @@ func TestWorkloadPodGroupIsAGang(t *testing.T) {
 	// Two workers first: the quorum (launcher + 3 workers) is not there yet.
 	createPods(t, ctx, env, workers[:2]...)
 	waitWorkloadCondition(t, ctx, env, "mpi", gang.ConditionScheduled, metav1.ConditionFalse, gang.ReasonAwaitingQuorum, "2 of 4 members exist")
-	stays(t, time.Second, "no member binds before the quorum exists", func() (bool, error) {
+	settles(t, ctx, env, sched, "no member binds before the quorum exists", func() (bool, error) {
 		n, err := harness.Bound(ctx, env.Client, ns, harness.Selector(jobLabel, "mpi"))
 		return n == 0, err
 	})
@@ -160,7 +159,7 @@ func TestWorkloadPodGroupIsAGang(t *testing.T) {
 // dropped silently), a PodGroup that does not exist yet
 // (its members wait, and bind once it is created).
 func TestWorkloadPodGroupSaysWhyItWaits(t *testing.T) {
-	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func TestWorkloadPodGroupSaysWhyItWaits(t *testing.T) {
 // schedulingConstraints.topology[].key is the node label of one of Muster's
 // levels: the gang lands within one domain of it, and the one with room.
 func TestWorkloadTopologyKeyIsALevel(t *testing.T) {
-	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a1:"+h100+":c1:r1:zone-a", "a2:"+h100+":c1:r1:zone-a", "a3:"+h100+":c2:r2:zone-a",
 		"b1:"+h100+":c3:r3:zone-b", "b2:"+h100+":c3:r3:zone-b", "b3:"+h100+":c4:r4:zone-b", "b4:"+h100+":c4:r4:zone-b")
@@ -225,7 +224,7 @@ func TestWorkloadDisruptionMode(t *testing.T) {
 			disruption: "preempted all 4 members for team-a/urgent (priority 1000)", reason: gang.ReasonPreempted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
+			ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
 			k := startKubelet(t, ctx, env)
 			if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 				t.Fatal(err)
@@ -264,7 +263,7 @@ func TestWorkloadDisruptionMode(t *testing.T) {
 // its pods exist (the API server's PodGroupProtection finalizer): marked for
 // deletion is gone for Muster.
 func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
-	ctx, env := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}

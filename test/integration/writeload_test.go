@@ -172,7 +172,8 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // report.
 func TestWriteLoadOfABigGang(t *testing.T) {
 	const members, gpus = 512, 8 // 8 members per 8-GPU node when 1 GPU each
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env := controlPlane(t)
+	sched, counts := countingScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
 	if err := harness.CreateNodes(ctx, env.Client, "gpu", members/gpus-8, gpus); err != nil {
 		t.Fatal(err)
 	}
@@ -202,8 +203,19 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, consumers); err != nil {
 		t.Fatalf("members not all marked as consumers of the gang's request: %v", err)
 	}
-	// Let the gang retry a few times short of room: the request must stay one.
-	time.Sleep(3 * time.Second)
+	// The gang retries three times short of room (its lead, whichever
+	// member that is, has three more cycles): the request must stay one.
+	retries := counts.snapshot()
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		for name, n := range counts.snapshot() {
+			if n >= retries[name]+3 {
+				return true, nil
+			}
+		}
+		return false, nil
+	}); err != nil {
+		t.Fatalf("no member of the gang had three more scheduling cycles: %v", err)
+	}
 	// The autoscaler's part: the request is provisioned, then its nodes
 	// come one by one. The gang retries between them (a second's backoff)
 	// and each time finds a smaller shortfall, which the provisioned
@@ -235,7 +247,7 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, settled); err != nil {
 		t.Fatalf("bound members not all marked for scale-down: %v", err)
 	}
-	time.Sleep(2 * time.Second)
+	caughtUp(t, ctx, env, sched) // its writers too: nothing more is owed
 	after := apiWrites(t, ctx, env)
 
 	delta := func(k string) float64 { return after[k] - before[k] }
