@@ -127,8 +127,9 @@ soak:
 	rc=$$?; grep -E 'soak_test|^(---|ok|FAIL|PASS)' soak.log; exit $$rc
 
 ## stress: the integration suite STRESS_N times (default 10) beside two CPU
-## hogs; prints "stress: runs N, failed tests F" and fails unless F is 0
-## (logs in bin/stress/)
+## hogs, each run in STRESS_SHARDS processes side by side (default 3); prints
+## "stress: runs N, failed tests F" and fails unless F is 0 (logs in
+## bin/stress/)
 STRESS_N ?= 10
 stress:
 	STRESS_N=$(STRESS_N) GO=$(GO) hack/stress.sh
