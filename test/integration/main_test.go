@@ -257,6 +257,25 @@ func createPriorityClasses(t *testing.T, ctx context.Context, env *harness.Env, 
 // have happened after a change, without a wall-clock window.
 func caughtUp(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler) {
 	t.Helper()
+	quietTwice(t, ctx, env, sched)
+	// The ProvisioningRequest writer also acts on its period, from the
+	// cluster as it is (the hold marks of members that joined a gang whose
+	// verdict did not change): a whole sync begun after the quiet, then
+	// what it asked written.
+	begun, _, _ := sched.HintSyncs()
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+		_, done, _ := sched.HintSyncs()
+		return done > begun, nil
+	}); err != nil {
+		t.Fatalf("no ProvisioningRequest sync began after %d ended: %v", begun, err)
+	}
+	quietTwice(t, ctx, env, sched)
+}
+
+// quietTwice waits until the scheduler has seen every node and pod the API
+// lists (Caught) and holds nothing in hand (Quiet), on two looks in a row.
+func quietTwice(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler) {
+	t.Helper()
 	var why string
 	streak := 0
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
