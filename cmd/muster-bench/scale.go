@@ -1,3 +1,5 @@
+// The Scale scenario against muster-scheduler as its own process: its resident memory and CPU time.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The chaos command: per seed, a simulated run with faults injected and its invariants checked.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The demo command: the scenario's gangs in a local control plane, progress, results, upstream's run.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The placement-report command: the trace run against each scheduler profile, and its report.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The simulate command: options, replays with Muster and the baseline, the cluster, jobs, the watcher.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The simulator's child processes: armlocal, muster-autoscaler, their flags, the trace clock server.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// Replays on a stepped trace clock: the stepper, gangs' work accrued, settling and catching up.
+
 package main
 
 import (

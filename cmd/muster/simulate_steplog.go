@@ -1,3 +1,5 @@
+// The step log (--step-log): the cluster after each step, and where two step logs first differ.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// ClaimGPUs: the free GPUs of a chosen domain that a quorum's GPU members claim until reserved.
+
 package capacity
 
 import (

@@ -1,3 +1,5 @@
+// Demand: what one member asks of a node (CPU, memory, pods, extended resources), computed once.
+
 package capacity
 
 import (

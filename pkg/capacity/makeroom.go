@@ -1,3 +1,5 @@
+// MakeRoom: what must leave for a quorum to fit (extras shed, gangs preempted); preemption policies.
+
 package capacity
 
 import (

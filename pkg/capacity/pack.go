@@ -1,3 +1,5 @@
+// Pack: whether a quorum's members all find a place on nodes' free room; splits; shortfall by domain.
+
 package capacity
 
 import (

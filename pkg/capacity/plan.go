@@ -1,3 +1,5 @@
+// Plan: free room promised to waiting quorums in serving order, the room held ahead, PackAround.
+
 package capacity
 
 import (

@@ -1,3 +1,5 @@
+// The Filter reasons that mean a node lacks room for a member, and IsRoomReason.
+
 package capacity
 
 import "strings"

@@ -1,3 +1,5 @@
+// Shapes: a cache of members' shapes by pod UID and resourceVersion.
+
 package capacity
 
 import (

@@ -1,3 +1,5 @@
+// Spot nodes: their label and taint, the rules on which members may use them, reclaimed nodes.
+
 package capacity
 
 import (

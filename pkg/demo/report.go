@@ -1,3 +1,5 @@
+// Board, which follows the demo's gangs to min and max, and the progress line, table and verdict.
+
 package demo
 
 import (

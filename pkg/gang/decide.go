@@ -1,3 +1,5 @@
+// The per-member decisions: PreEnqueue admission, Permit verdicts, Permit wait, queue order.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// SafeToEvict: which bound members the cluster-autoscaler may evict without breaking a gang.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// The label and annotation names users put on pods and PodGroups.
+
 package gang
 
 import schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"

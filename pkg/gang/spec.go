@@ -1,3 +1,5 @@
+// A gang's Key and Spec: reading and validating it from a PodGroup or pod annotations, defaults.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// A gang's status: PodGroup phases, Scheduled and Disrupted conditions and reasons, Summarize.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Members stranded below min: the policy, the verdict, and the stranded-since annotation.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Tracker: gangs in flight (waiting and permitted members, attempts, backoffs, wakes).
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Gangs from upstream's Workload API (scheduling.k8s.io/v1beta1): spec and Scheduled condition.
+
 package gang
 
 import (

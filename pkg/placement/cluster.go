@@ -1,3 +1,5 @@
+// The synthetic GPU clusters of the report (default and small), their nodes and groupings.
+
 package placement
 
 import (

@@ -1,3 +1,5 @@
+// The placement metrics: a gang's narrowest scope, snapshots, and Analysis of a run over a trace.
+
 package placement
 
 import (

@@ -1,3 +1,5 @@
+// The report: its table, one column per profile, the clique misses line and the stranded ratio.
+
 package placement
 
 import (

@@ -1,3 +1,5 @@
+// Traces of gang arrivals and departures: Gang, Event, Trace, parsing, validation, annotations.
+
 package placement
 
 import (

@@ -1,3 +1,5 @@
+// The fixed traces of the report: the default trace and the small one.
+
 package placement
 
 // defaultTrace is the report's trace on DefaultCluster (512 GPUs): 48 gangs,

@@ -1,3 +1,5 @@
+// Chaos runs: the invariants checked on snapshots, their figures and table, the planned faults.
+
 package simulate
 
 import (

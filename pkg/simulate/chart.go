@@ -1,3 +1,5 @@
+// WriteChart: SVG step charts of the GPUs paid for and the GPUs used over trace time, per run.
+
 package simulate
 
 import (

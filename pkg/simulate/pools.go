@@ -1,3 +1,5 @@
+// The pools file of muster simulate --pools (the user's scale sets): parsing and examples.
+
 package simulate
 
 import (

@@ -1,3 +1,5 @@
+// Random: bursty traces of mixed jobs generated from a seed, and Trace.Format writing them back.
+
 package simulate
 
 import (

@@ -1,3 +1,5 @@
+// Record: what happened to jobs, members and nodes during a run, and the Figures computed from it.
+
 package simulate
 
 import (

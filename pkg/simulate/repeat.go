@@ -1,3 +1,5 @@
+// Repeated runs: the spread of each figure (median, min, max), the repeat table and summary line.
+
 package simulate
 
 import (

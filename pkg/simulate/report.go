@@ -1,3 +1,5 @@
+// The side-by-side report of runs: the figures table, the summary line, and per-trace summaries.
+
 package simulate
 
 import (

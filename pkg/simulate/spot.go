@@ -1,3 +1,5 @@
+// ReclaimAfter: how long a spot node lives before Azure reclaims it, drawn from the seed and node.
+
 package simulate
 
 import (

@@ -1,3 +1,5 @@
+// StepClock: trace time that moves only when the simulator steps it, with its timers.
+
 package simulate
 
 import (

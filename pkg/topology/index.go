@@ -1,3 +1,5 @@
+// Index: free GPUs per topology domain and GPU kind, node updates, and choosing a gang's domain.
+
 package topology
 
 import (

@@ -1,3 +1,5 @@
+// The node labels and gang annotations the topology reads, and the Level type.
+
 package topology
 
 // Names of the node labels Muster reads and of the annotations a gang uses to

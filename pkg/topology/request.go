@@ -1,3 +1,5 @@
+// A gang's topology request read from annotations: its level and GPU class (products, memory).
+
 package topology
 
 import (

@@ -1,3 +1,5 @@
+// Fit and Score: ranking a node for a member by tiers (spot, gang domain, gang members, packing).
+
 package topology
 
 // Fit is where one member would sit on one node, as scoring sees it.

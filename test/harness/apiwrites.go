@@ -1,3 +1,5 @@
+// APIWrites: the API server's write request counters, by verb and resource.
+
 package harness
 
 import (

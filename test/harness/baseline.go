@@ -1,3 +1,5 @@
+// BaselineConfig: upstream's default profile scoring with LeastAllocated or MostAllocated.
+
 package harness
 
 import "fmt"

@@ -1,3 +1,5 @@
+// The scheduler configurations tests run: Muster's profile and GangArgs, the default, leader election.
+
 package harness
 
 import (

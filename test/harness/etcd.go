@@ -1,3 +1,5 @@
+// The in-process etcd, one per test process: start, stop, RunTests, reaping stale data directories.
+
 package harness
 
 import (

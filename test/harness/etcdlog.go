@@ -1,3 +1,5 @@
+// A zap logger writing through klog, for the etcd clients of the embedded API servers.
+
 package harness
 
 import (

@@ -1,3 +1,5 @@
+// Test objects: GPU nodes, gang member pods, PodGroups, namespaces, priority classes; bound counts.
+
 package harness
 
 import (

@@ -1,3 +1,5 @@
+// Whether the scheduler is quiet: nothing in hand, writers done, pods at Permit; Flush.
+
 package harness
 
 import (

@@ -1,3 +1,5 @@
+// The storage revision, and whether given resources were written since a revision.
+
 package harness
 
 import (

@@ -1,3 +1,5 @@
+// The stepped scheduler: StepGate holding the queue (Hold, Release), Caught, the barrier before a pop.
+
 package harness
 
 import (

@@ -1,3 +1,5 @@
+// ProcessTB: a testing.TB for plain programs (the demo, the benchmark report).
+
 package harness
 
 import (

@@ -1,3 +1,5 @@
+// Strict decoding of the plugin args the framework hands over into validated GangArgs, TopologyArgs.
+
 package config
 
 import (

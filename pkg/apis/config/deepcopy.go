@@ -1,3 +1,5 @@
+// Hand-written DeepCopyInto and DeepCopyObject for GangArgs and TopologyArgs.
+
 package config
 
 import "k8s.io/apimachinery/pkg/runtime"

@@ -1,3 +1,5 @@
+// The defaults of GangArgs and TopologyArgs, the default topology levels, and the duration bound.
+
 package config
 
 import (

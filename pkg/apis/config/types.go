@@ -1,3 +1,5 @@
+// The args types: GangArgs with its preemption rules, TopologyArgs with its levels.
+
 package config
 
 import (

@@ -1,3 +1,5 @@
+// Validation of defaulted GangArgs and TopologyArgs, naming the bad field.
+
 package config
 
 import (

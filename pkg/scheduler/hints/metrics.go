@@ -1,3 +1,5 @@
+// The hint writer's metrics: what it asks of the autoscaler, and how each request ends.
+
 package hints
 
 import (

@@ -1,3 +1,5 @@
+// The scheduler features that need served APIs, and AdaptFeatures turning off the unserved ones.
+
 package served
 
 import (

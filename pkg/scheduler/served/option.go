@@ -1,3 +1,5 @@
+// SchedulerOption, adapting features to the cluster at start-up, and the client config from flags.
+
 package served
 
 import (

@@ -1,3 +1,5 @@
+// Naming and logging the started informers that have not synced yet.
+
 package served
 
 import (

@@ -1,3 +1,5 @@
+// The provisioningClassDetails keys Muster's autoscaler writes, and AddedProviderIDs reading them.
+
 package v1
 
 import "strings"

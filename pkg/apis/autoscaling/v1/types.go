@@ -1,3 +1,5 @@
+// The ProvisioningRequest types: spec, pod sets, status, condition types, classes and annotations.
+
 package v1
 
 import (

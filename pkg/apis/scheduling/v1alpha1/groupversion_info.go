@@ -1,3 +1,5 @@
+// The PodGroup API's group and version, its scheme builder, and the registration of its types.
+
 // +kubebuilder:object:generate=true
 // +groupName=scheduling.x-k8s.io
 

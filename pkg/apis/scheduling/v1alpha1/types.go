@@ -1,3 +1,5 @@
+// The PodGroup types: spec, status, phases, and the pod label naming a pod's group.
+
 package v1alpha1
 
 import (

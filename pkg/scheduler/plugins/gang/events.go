@@ -1,3 +1,5 @@
+// EventsToRegister and the queueing hints that retry a gang's members when room or their gang changes.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// The pod informer's indexes of members by gang and of pending members by gang.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Leadership: whether this replica may write (status, events, requests) or is a standby.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// The gang metrics: quorum wait times, evictions, and the collector of gangs by phase.
+
 package gang
 
 import (

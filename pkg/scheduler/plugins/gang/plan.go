@@ -1,3 +1,5 @@
+// The capacity plan in the plugin: its cache, shared domains and bookings, held room, Filter.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// The scheduler-plugins PodGroup informer and client; releasing reservations when a PodGroup changes.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Preemption: the configured rules, making room for a failed quorum, evicting members, event objects.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Shedding the gang members of spot nodes that Azure reclaims.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// The status writer: PodGroup status, events, gated marks, stranded members, safe-to-evict marks.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Gangs from upstream's Workload API in the plugin: informers, specs, status, releases.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// The hint writer in the plugin: its start, PostFilter handing it a gang's shortfall, GPU class terms.
+
 package gputopology
 
 import (

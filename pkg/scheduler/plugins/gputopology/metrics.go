@@ -1,3 +1,5 @@
+// The MusterTopology metric counting gang domain choices by outcome and level.
+
 package gputopology
 
 import (
