@@ -1,3 +1,5 @@
+// AKS agent pools and their machines: creation, resizing, SDK models, PUT and deleteMachines.
+
 package armlocal
 
 import (

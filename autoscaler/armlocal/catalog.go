@@ -1,3 +1,5 @@
+// The SKU type and the default catalogue of CPU and NVIDIA GPU sizes with their prices.
+
 package armlocal
 
 // SKU is one virtual machine size as the Resource SKUs API describes it, plus

@@ -1,3 +1,5 @@
+// Spot evictions and instance deletions, the record of deletions, and Snapshot of every pool.
+
 package armlocal
 
 import (

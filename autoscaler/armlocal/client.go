@@ -1,3 +1,5 @@
+// The cloud configuration, client options and static credential that point the SDK at the server.
+
 package armlocal
 
 import (

@@ -1,3 +1,5 @@
+// VM scale sets and their instances: creation, SDK models, capacity PATCH and deleteInstances.
+
 package armlocal
 
 import (

@@ -1,3 +1,5 @@
+// Fault injection (throttles, 5xx, delays, partial provisioning, preemption) and request counts.
+
 package armlocal
 
 import (

@@ -1,3 +1,5 @@
+// The Microsoft Entra token endpoints and a minimal Azure Retail Prices API.
+
 package armlocal
 
 import (

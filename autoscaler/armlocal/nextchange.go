@@ -1,3 +1,5 @@
+// NextChange: the earliest time the simulated cloud changes by itself, for a stepped clock.
+
 package armlocal
 
 import "time"

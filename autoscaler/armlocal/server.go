@@ -1,3 +1,5 @@
+// The Server: options, start-up, quotas, SKUs, request routing, async operations and settling.
+
 package armlocal
 
 import (

@@ -1,3 +1,5 @@
+// The in-memory state: instances, pools, scale sets, agent pools and async operations.
+
 package armlocal
 
 import (

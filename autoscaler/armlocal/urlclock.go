@@ -1,3 +1,5 @@
+// URLClock, a clock read from an HTTP endpoint (a simulator's trace clock).
+
 package armlocal
 
 import (

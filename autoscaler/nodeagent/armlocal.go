@@ -1,3 +1,5 @@
+// The nodeagent Cloud of an armlocal server's scale sets, and the agent-pool provider against it.
+
 package nodeagent
 
 import (

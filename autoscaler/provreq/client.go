@@ -1,3 +1,5 @@
+// Client: ProvisioningRequests read once per loop, status writes, PodTemplates, creation order.
+
 package provreq
 
 import (

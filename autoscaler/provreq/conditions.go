@@ -1,3 +1,5 @@
+// Condition reasons and helpers: setting and finding conditions, supported, booked, terminal.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// GangRoom: keeps the room that a request's waiting consumers count on in the loop's snapshot.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// The GPU class a request's pods accept, read from annotations and turned into node requirements.
+
 package provreq
 
 import (

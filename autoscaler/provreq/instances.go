@@ -1,3 +1,5 @@
+// The record of instances each request's scale-up added, from pool listings before and after.
+
 package provreq
 
 import (

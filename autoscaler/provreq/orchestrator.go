@@ -1,3 +1,5 @@
+// Orchestrator: scale-ups for a request's pods, all or nothing, and its Provisioned/Failed condition.
+
 package provreq
 
 import (

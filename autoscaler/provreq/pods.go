@@ -1,3 +1,5 @@
+// PodsForRequest builds a request's in-memory pods from its PodTemplate; ConsumedRequest; limits.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// Pod list processors: PodsFilter, ScaleUpEnforcer, Injector and Booking, with their Options.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// The Azure SDK clients and credential, the shared 429 throttle gate, and Azure error classes.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// The backend interface over the two pool kinds, VM scale sets and AKS agent pools, via the SDK.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// The cloud-config file: its types, loading and validation, and the --nodes and discovery specs.
+
 package agentpool
 
 import (

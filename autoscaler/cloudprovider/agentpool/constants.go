@@ -1,3 +1,5 @@
+// Constants: provider name, node labels, scale set tags, SKU capabilities, defaults, error codes.
+
 package agentpool
 
 import "time"

@@ -1,3 +1,5 @@
+// GPU Feature Discovery naming of the GPU models found in Azure VM size names.
+
 package agentpool
 
 import (

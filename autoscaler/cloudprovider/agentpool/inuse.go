@@ -1,3 +1,5 @@
+// NodeInUseFromListers: whether an instance's node runs pods that scale-down would count.
+
 package agentpool
 
 import (

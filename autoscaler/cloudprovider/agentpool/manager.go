@@ -1,3 +1,5 @@
+// The manager: SDK clients, caches, pool registration and tag discovery, refresh, quota checks.
+
 package agentpool
 
 import (

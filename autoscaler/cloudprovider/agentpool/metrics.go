@@ -1,3 +1,5 @@
+// The provider's Prometheus metrics and the pipeline policy counting ARM calls per operation.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// nodeGroup, one Azure pool: sizes, scale-up and its rollback, deletions, template node, options.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// The PricingModel: per-SKU hourly prices for nodes, unit prices for pods' requests.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// Provider, the cloudprovider.CloudProvider: node groups, node lookup, pricing, GPU types.
+
 package agentpool
 
 import (

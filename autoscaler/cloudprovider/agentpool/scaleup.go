@@ -1,3 +1,5 @@
+// Scale-ups under way: which instances each created, their record in pool tags, resuming them.
+
 package agentpool
 
 import (

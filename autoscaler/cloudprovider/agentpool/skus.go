@@ -1,3 +1,5 @@
+// The Resource SKUs catalogue cache, its parsing, and the static fallback sizes.
+
 package agentpool
 
 import (

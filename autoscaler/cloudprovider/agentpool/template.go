@@ -1,3 +1,5 @@
+// Template nodes for scale from zero: SKU capacity, zone labels, node-template tags and taints.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// TransientError and the backoff wrapper that holds a throttled pool back only until Azure answers.
+
 package agentpool
 
 import (

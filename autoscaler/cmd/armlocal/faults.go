@@ -1,3 +1,5 @@
+// The fault endpoint: POST /faults (ARM faults, lost VMs), GET /state, POST /sync for a stepped clock.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The run-on-request endpoint: POST /run-once runs one autoscaler loop and waits for its deletions.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// The secure serving endpoint for /metrics and /health-check, with delegated authn and authz.
+
 package main
 
 import (

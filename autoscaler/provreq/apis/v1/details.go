@@ -1,3 +1,5 @@
+// The provisioningClassDetails keys recording a request's scale-up: pool, count, instance IDs.
+
 package v1
 
 import (
