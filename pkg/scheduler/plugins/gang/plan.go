@@ -4,11 +4,13 @@ package gang
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -27,14 +29,45 @@ const ReasonHeld = capacity.ReasonHeld
 const planTTL = 200 * time.Millisecond
 
 // planCache holds the last capacity plan, and the snapshot it was made
-// from: the number of nodes and of pods on them. Fewer pods or more nodes
-// mean room has appeared, and the plan must hold it before anyone uses it;
-// more pods only take room, and the plan stands until planTTL.
+// from: the nodes and the number of pods on them. Fewer pods, more nodes or
+// a node that may have more room (roomMayGrow: a taint gone, allocatable
+// changed) mean room has appeared, and the plan must hold it before anyone
+// uses it; more pods only take room, and the plan stands until planTTL.
 type planCache struct {
-	mu          sync.Mutex
-	at          time.Time
-	nodes, pods int
-	plan        *capacity.Plan
+	mu    sync.Mutex
+	at    time.Time
+	pods  int
+	nodes []*v1.Node // in the snapshot's order
+	plan  *capacity.Plan
+}
+
+// stands says whether the cached plan still holds for nodes carrying pods
+// pods; c.mu is held. A node object replaced by one whose room cannot have
+// grown (a heartbeat) is remembered, so it is not compared again.
+func (c *planCache) stands(nodes []fwk.NodeInfo, pods int) bool {
+	if time.Since(c.at) >= planTTL || pods < c.pods || len(nodes) != len(c.nodes) {
+		return false
+	}
+	for i, ni := range nodes {
+		n, was := ni.Node(), c.nodes[i]
+		if n == was {
+			continue
+		}
+		if n == nil || was == nil || n.Name != was.Name || roomMayGrow(was, n) {
+			return false
+		}
+		c.nodes[i] = n
+	}
+	return true
+}
+
+// roomMayGrow says whether a node's update may let pods onto it that its
+// old version kept off: what the scheduler's fit reads of the node object.
+func roomMayGrow(was, n *v1.Node) bool {
+	return n.Spec.Unschedulable != was.Spec.Unschedulable ||
+		!equality.Semantic.DeepEqual(n.Spec.Taints, was.Spec.Taints) ||
+		!equality.Semantic.DeepEqual(n.Status.Allocatable, was.Status.Allocatable) ||
+		!maps.Equal(n.Labels, was.Labels)
 }
 
 // invalidate makes the next cycle compute the plan afresh: room freed, or a
@@ -68,10 +101,14 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if time.Since(c.at) < planTTL && len(nodes) <= c.nodes && pods >= c.pods {
+	if c.stands(nodes, pods) {
 		return c.plan
 	}
-	c.at, c.nodes, c.pods = time.Now(), len(nodes), pods
+	c.at, c.pods = time.Now(), pods
+	c.nodes = c.nodes[:0]
+	for _, ni := range nodes {
+		c.nodes = append(c.nodes, ni.Node())
+	}
 	waiting := pl.waitingGangs()
 	booked := pl.bookedNodes(nodes)
 	if len(waiting) == 0 && len(booked) == 0 {
