@@ -193,22 +193,6 @@ func waitEvent(t *testing.T, ctx context.Context, env *harness.Env, kind, name, 
 	}
 }
 
-// stays asserts that cond keeps holding for d.
-func stays(t *testing.T, d time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			t.Fatalf("%s stopped holding", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // settles waits until the scheduler has caught up with the API server and
 // holds nothing in hand, its writers included (caughtUp), then requires cond:
 // what the scheduler was to do with the cluster as it stands it has done,
