@@ -1,0 +1,248 @@
+// A gang's attempt: PreFilter's room check, PostFilter's failure, the backoff and its wake.
+
+package gang
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+)
+
+// PreFilter fails fast for a gang that is backing off, and, when a gang's
+// attempt starts, checks once that the cluster has room for the whole quorum,
+// every member shape of it at the same time (capacity.Pack), so no member
+// reserves anything for a gang that cannot fit.
+func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	pl.leading.Scheduling()
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
+	if !isGang {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	if err != nil {
+		pl.status.invalid(spec.Key, pod, err)
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	cs := &cycleSpec{spec: spec}
+	state.Write(specStateKey, cs)
+	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
+		cs.failed = true // not attempted: PostFilter has nothing to fail
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
+	}
+	cs.attempt = pl.tracker.Attempt(spec.Key)
+	// Room the capacity plan holds for gangs served first is not this
+	// member's: Filter keeps it off, and the room check leaves it out.
+	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
+	counts := pl.tracker.Count(spec.Key, members, pod.UID)
+	// Spot nodes matter only to members that tolerate their taint. A member
+	// is above min once the quorum is placed or holds its reservations.
+	spot := ""
+	if capacity.TolerateSpot(pod) {
+		spot = capacity.SpotRule(counts.Placed+counts.Waiting < int(spec.MinMember), spec.SpotExtras)
+	}
+	if !held.Empty() || spot != "" {
+		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), spot: spot})
+	}
+	_, wide := pl.wideOnce.LoadAndDelete(pod.UID)
+	cs.mayNarrow = held.Empty() && !wide
+	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
+		return nil, nil
+	}
+	need := int64(spec.MinMember) - int64(counts.Placed)
+	quorum := capacity.QuorumOf(need, unplaced(members), pod, config.DefaultGPUResourceName)
+	logger := klog.FromContext(ctx)
+	rooms := pl.rooms.Rooms(nodes)
+	if packing := capacity.PackAround(logger, quorum, rooms, nil, held); !packing.Fits() {
+		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed: %s); the cluster has room for %d members, none for %s",
+			spec.Key, need, spec.MinMember, counts.Placed, quorum, need-packing.Short.Members(), packing.Short)
+		if !held.Empty() && capacity.Pack(logger, quorum, rooms, nil).Fits() {
+			msg += " (room is held for gangs ahead in the capacity plan: higher priority, or older)"
+		}
+		if did := pl.makeRoom(ctx, spec, pod, quorum, rooms); did != "" {
+			msg += "; " + did
+		}
+		pl.roomShort.Store(spec.Key, true)
+		cs.failed = true
+		pl.fail(ctx, spec.Key, msg, cs.attempt)
+		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+	}
+	return nil, nil
+}
+
+// unplaced lists a gang's live members that have no node yet.
+func unplaced(members []*v1.Pod) []*v1.Pod {
+	out := make([]*v1.Pod, 0, len(members))
+	for _, m := range members {
+		if m.Spec.NodeName == "" && gang.Live(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// SignPod refuses batching for gang members: Filter keeps them off room the
+// capacity plan holds, which depends on the member's gang, not its spec.
+// Other pods add nothing to their signature.
+func (pl *Gang) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	if _, _, isGang, _ := gang.GroupOf(pod); isGang {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "a gang member's nodes depend on the capacity plan of its gang")
+	}
+	return nil, nil
+}
+
+// PreFilterExtensions is nil: the plugin has no Filter to update incrementally.
+func (pl *Gang) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// PostFilter runs when a member fits no node. Before the quorum is placed that
+// fails the whole attempt: every waiting member is rejected so nothing stays
+// reserved, and the gang backs off.
+func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	spec, isGang, err := pl.specFor(state, pod)
+	if !isGang || err != nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
+	// The framework also runs PostFilter when PreFilter failed; a gang this
+	// plugin already failed (in this cycle, or one that backs off) must not
+	// be failed again.
+	cs := cycleOf(state)
+	if cs != nil && cs.failed {
+		return nil, fwk.NewStatus(fwk.Unschedulable, pl.tracker.LastFailure(spec.Key))
+	}
+	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
+		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
+	}
+	if NarrowedCycle(state) {
+		// Only the gang's own nodes were tried: try every node at once,
+		// before failing the gang's attempt. The member is in flight, so
+		// the queue brings it back as soon as this cycle ends.
+		pl.wideOnce.Store(pod.UID, struct{}{})
+		pl.handle.Activate(klog.FromContext(ctx), map[string]*v1.Pod{pod.Namespace + "/" + pod.Name: pod})
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s: member %s fits none of the nodes holding its gang's members; trying every node", spec.Key, pod.Name))
+	}
+	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
+	if spec.QuorumPlaced(counts) {
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
+	}
+	why, roomShort := pl.whyNoNode(statuses)
+	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)%s",
+		spec.Key, pod.Name, counts.Placed, spec.MinMember, counts.Waiting, why)
+	// A gang short of room stays in the capacity plan, which may hold room
+	// for it; one that failed for another reason (GPU class, affinity) is
+	// left out until an attempt fails for room.
+	pl.roomShort.Store(spec.Key, roomShort)
+	// Release this attempt's reservations before counting room to make.
+	pl.fail(ctx, spec.Key, msg, pl.attemptOf(state, spec.Key))
+	if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
+		members := pl.members(spec.Key)
+		counts := pl.tracker.Count(spec.Key, members, "")
+		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
+		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.rooms.Rooms(nodes)); did != "" {
+			msg += "; " + did
+		}
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+}
+
+// whyNoNode sums up why nodes rejected the member, most common reason first,
+// so the gang's status says more than "fits no node", and says whether room
+// is what the member lacked: some node rejected it for room alone
+// (capacity.IsRoomReason). It runs once per failed attempt, not per member.
+func (pl *Gang) whyNoNode(statuses fwk.NodeToStatusReader) (summary string, roomShort bool) {
+	if statuses == nil {
+		return "", false
+	}
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil || len(nodes) == 0 {
+		return "", false
+	}
+	count := map[string]int{}
+	for _, ni := range nodes {
+		st := statuses.Get(ni.Node().Name)
+		if st == nil || st.IsSuccess() {
+			continue
+		}
+		roomOnly := len(st.Reasons()) > 0
+		for _, r := range st.Reasons() {
+			count[r]++
+			roomOnly = roomOnly && capacity.IsRoomReason(r)
+		}
+		roomShort = roomShort || roomOnly
+	}
+	return ": " + gang.SummarizeReasons(count, len(nodes)), roomShort
+}
+
+// fail ends a gang's attempt (token attempt): reject every waiting member,
+// back off, and wake the gang when the backoff ends; when the cluster
+// changed while the attempt ran, the change requeues it instead
+// (gang.WakeByEvent).
+func (pl *Gang) fail(ctx context.Context, key gang.Key, msg string, attempt uint64) {
+	logger := klog.FromContext(ctx)
+	reject, wake := pl.tracker.Fail(key, msg, pl.backoff, attempt)
+	logger.V(2).Info("Gang attempt failed", "gang", key, "backoff", wake != gang.WakeByEvent, "reason", msg)
+	for _, uid := range reject {
+		if wp := pl.handle.GetWaitingPod(uid); wp != nil {
+			wp.Reject(Name, msg)
+		}
+	}
+	pl.status.touch(key)
+	if wake == gang.WakeAfterBackoff {
+		pl.wakeAfterBackoff(logger, key, pl.backoff)
+	}
+}
+
+// wakeAfterBackoff starts the gang's next attempt once its backoff has
+// ended. A failure while the timer runs pushes the backoff out; waking the
+// gang at the first deadline would only have it rejected again, and nothing
+// would wake it after. Whether a wake is armed is the tracker's to say
+// (Fail, WakeDue), under its lock, so none is lost between a check and a
+// failure.
+//
+// One member is woken, not all: the attempt's first member checks the room
+// for the whole quorum in PreFilter, and once it waits at Permit it brings
+// the others forward (Permit). A gang that still does not fit is rejected
+// in one scheduling cycle instead of one per member, which is what a
+// backlog of gangs too big for the cluster costs on every backoff.
+func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Duration) {
+	pl.clock.AfterFunc(d, func() {
+		if left, due := pl.tracker.WakeDue(key); !due {
+			pl.wakeAfterBackoff(logger, key, left)
+			return
+		}
+		if first := firstUnplaced(pl.members(key)); first != nil {
+			pl.handle.Activate(logger, map[string]*v1.Pod{first.Namespace + "/" + first.Name: first})
+		}
+	})
+}
+
+// firstUnplaced is the oldest live member without a node (olderPod), nil
+// if there is none: the same member leads each attempt.
+func firstUnplaced(members []*v1.Pod) *v1.Pod {
+	var first *v1.Pod
+	for _, m := range members {
+		if m.Spec.NodeName == "" && gang.Live(m) && (first == nil || olderPod(m, first)) {
+			first = m
+		}
+	}
+	return first
+}
+
+// activate moves a gang's unplaced members to the active queue.
+func (pl *Gang) activate(logger klog.Logger, key gang.Key, except types.UID) {
+	pods := map[string]*v1.Pod{}
+	for _, m := range pl.members(key) {
+		if m.Spec.NodeName == "" && m.UID != except && gang.Live(m) {
+			pods[m.Namespace+"/"+m.Name] = m
+		}
+	}
+	if len(pods) > 0 {
+		pl.handle.Activate(logger, pods)
+	}
+}

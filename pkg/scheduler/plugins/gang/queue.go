@@ -1,0 +1,99 @@
+// Queue order and the quorum gate: PreEnqueue, Less, and members woken once the quorum exists.
+
+package gang
+
+import (
+	"context"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+)
+
+// PreEnqueue is the quorum gate: members of a gang with fewer than min
+// members, or of a gang already at max, wait gated, neither retried in a loop
+// nor reported Unschedulable (so no autoscaler scales for them).
+func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
+	if !isGang {
+		return nil
+	}
+	if err != nil {
+		pl.status.invalid(spec.Key, pod, err)
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+	}
+	counts := pl.tracker.Count(spec.Key, members, "")
+	verdict, msg := spec.Admit(counts)
+	pl.status.touch(spec.Key)
+	if verdict == gang.Admit {
+		pl.status.admitted(pod.UID)
+		return nil
+	}
+	pl.status.gated(pod, msg)
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+}
+
+// Less orders the queue by priority, then gang age, keeping a gang's members together.
+func (pl *Gang) Less(a, b fwk.QueuedEntityInfo) bool {
+	return gang.Less(pl.queueKey(a), pl.queueKey(b))
+}
+
+func (pl *Gang) queueKey(e fwk.QueuedEntityInfo) gang.QueueKey {
+	k := gang.QueueKey{Priority: e.GetPriority(), Since: e.GetTimestamp(), Enqueued: e.GetTimestamp()}
+	pi, ok := e.(interface{ GetPodInfo() fwk.PodInfo })
+	if !ok {
+		return k
+	}
+	pod := pi.GetPodInfo().GetPod()
+	k.Namespace, k.Name = pod.Namespace, pod.Name
+	if pl.ageFromFirstSeen {
+		// On a trace clock the queue's stamps are wall time: pods a step
+		// let in together would go in whatever order they were
+		// activated, so they go by name.
+		k.Enqueued = time.Time{}
+	}
+	key, _, isGang, err := gang.GroupOf(pod)
+	if !isGang || err != nil {
+		// On a trace clock a gang's age is trace time (created), so a
+		// lone pod's is too: the queue's own stamps are wall time.
+		if seen, ok := pl.loneSeen.Load(pod.UID); ok {
+			k.Since = seen.(time.Time)
+		}
+		return k
+	}
+	k.Gang = key.String()
+	if since, ok := pl.gangSince.Load(key); ok {
+		k.Since = since.(time.Time)
+	}
+	return k
+}
+
+// quorumArrived wakes a gang's gated members when a new member completes its
+// quorum. The framework only turns unscheduled pod additions into queue events
+// with the GenericWorkload feature, so the gate is lifted here instead.
+func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok || pod.Spec.NodeName != "" {
+		return
+	}
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
+	if !isGang || err != nil {
+		return
+	}
+	counts := pl.tracker.Count(spec.Key, members, "")
+	if counts.Members < int(spec.MinMember) {
+		pl.quorate.Delete(spec.Key)
+		return
+	}
+	if _, done := pl.quorate.LoadOrStore(spec.Key, struct{}{}); !done {
+		// A new quorum takes its place in the capacity plan at once: in a
+		// plan made before it, it would stand behind every gang.
+		pl.planCache.arrived(capacity.Waiting{Key: spec.Key.String(), Priority: corev1helpers.PodPriority(pod), Since: pl.created(spec)})
+		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
+	}
+}
