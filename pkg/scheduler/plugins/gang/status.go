@@ -4,22 +4,16 @@ package gang
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -82,7 +76,7 @@ type statusWriter struct {
 
 // writers finds a profile's status writer from its framework handle, so that
 // other plugins of the profile report gang conditions through it.
-var writers sync.Map // fwk.Handle -> *statusWriter
+var writers sync.Map
 
 // ReportCondition sets a condition of another type than Scheduled on the
 // gang's PodGroup status, written with MusterGang's own status (and an event
@@ -288,258 +282,6 @@ func (w *statusWriter) writeGated(g gatedPod) {
 	})
 }
 
-// sync recomputes one gang's status and writes it when it changed.
-func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
-	logger := klog.FromContext(ctx)
-	members := w.pl.members(k)
-	var (
-		spec gang.Spec
-		err  error
-		pg   runtime.Object // the object events are about
-		ref  *v1.ObjectReference
-	)
-	var upstream *schedv1beta1.PodGroup
-	source := w.pl.sourceOf(k, members)
-	if source == gang.SourceWorkload && w.pl.workloads != nil {
-		if obj, getErr := w.pl.workloads.podGroups.PodGroups(k.Namespace).Get(k.Name); getErr == nil {
-			upstream = obj
-			spec, err = gang.SpecFromWorkload(obj, w.pl.workloadOf(obj), w.pl.defaults)
-			ref = workloadPodGroupRef(obj)
-			pg = ref
-			if apimeta.IsStatusConditionTrue(obj.Status.Conditions, schedv1beta1.PodGroupInitiallyScheduled) {
-				w.placed[k] = true // survives a scheduler restart through the object itself
-			}
-		}
-	}
-	if source == gang.SourcePodGroup && w.pl.podGroups != nil {
-		if obj, getErr := w.pl.podGroups.PodGroups(k.Namespace).Get(k.Name); getErr == nil {
-			spec, err = gang.SpecFromPodGroup(obj, w.pl.defaults)
-			ref = &v1.ObjectReference{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup", Namespace: obj.Namespace, Name: obj.Name, UID: obj.UID}
-			pg = ref
-			if obj.Status.Phase == gang.PhaseScheduling || obj.Status.Phase == gang.PhaseRunning {
-				w.placed[k] = true // survives a scheduler restart through the object itself
-			}
-		}
-	}
-	if ref == nil {
-		// A CRD-free gang, or members naming a PodGroup that is missing: the
-		// oldest member speaks for the gang, and resolving it gives the spec
-		// or the error the members themselves report.
-		oldest := oldestLive(members)
-		if oldest == nil {
-			w.forget(k)
-			return
-		}
-		pg = oldest
-		spec, _, err = w.pl.resolve(oldest)
-	}
-
-	var sum gang.Summary
-	obs := gang.Observed{Counts: w.pl.tracker.Count(k, members, "")}
-	for _, m := range members {
-		switch m.Status.Phase {
-		case v1.PodRunning:
-			obs.Running++
-		case v1.PodSucceeded:
-			obs.Succeeded++
-		case v1.PodFailed:
-			obs.Failed++
-		}
-	}
-	if err != nil {
-		sum = gang.Summary{Phase: gang.PhasePending, Reason: gang.ReasonInvalidSpec, Message: err.Error()}
-	} else {
-		failure := w.pl.tracker.LastFailure(k)
-		sum = spec.Summarize(obs, w.placed[k], failure)
-		if spec.QuorumPlaced(obs.Counts) {
-			if !w.placed[k] {
-				w.untimed[k] = true
-			}
-			w.placed[k] = true
-		}
-		if w.untimed[k] && w.timeQuorum(spec, members) {
-			delete(w.untimed, k)
-		}
-	}
-	w.mu.Lock()
-	w.phase[k] = sum.Phase
-	w.mu.Unlock()
-
-	if err == nil {
-		w.protect(members, spec.MinMember)
-		w.checkStranded(ctx, spec, obs, members, pg)
-	}
-
-	w.mu.Lock()
-	extra := make([]metav1.Condition, 0, len(w.extra[k]))
-	for _, c := range w.extra[k] {
-		extra = append(extra, c)
-	}
-	w.mu.Unlock()
-	sort.Slice(extra, func(i, j int) bool { return extra[i].Type < extra[j].Type })
-	extraSig := conditionsSignature(extra)
-
-	prev, had := w.last[k]
-	if had && prev.sum == sum && prev.obs == obs && prev.extra == extraSig {
-		return
-	}
-	since := prev.since
-	if !had || prev.sum.Placed != sum.Placed || prev.sum.Reason != sum.Reason {
-		since = metav1.Now()
-	}
-	w.last[k] = written{sum: sum, obs: obs, since: since, extra: extraSig}
-	for _, c := range extra {
-		if had && strings.Contains(prev.extra, "\x00"+c.Type+"\x01"+c.Reason+"\x01"+c.Message+"\x01") {
-			continue
-		}
-		if c.Type == gang.ConditionDisrupted || c.Type == gang.ConditionPreempting {
-			continue // MusterGang records these events when it makes room
-		}
-		w.h.EventRecorder().Eventf(pg, nil, v1.EventTypeNormal, c.Reason, "Autoscaling", "%s", c.Message)
-	}
-
-	if !had || prev.sum.Reason != sum.Reason || prev.sum.Message != sum.Message {
-		kind := v1.EventTypeNormal
-		switch sum.Reason {
-		case gang.ReasonInvalidSpec, gang.ReasonUnschedulable, gang.ReasonMembersLost:
-			kind = v1.EventTypeWarning
-		}
-		w.h.EventRecorder().Eventf(pg, nil, kind, sum.Reason, "Scheduling", "%s", sum.Message)
-	}
-	if ref == nil {
-		return
-	}
-	status := v1.ConditionFalse
-	if sum.Placed {
-		status = v1.ConditionTrue
-	}
-	if upstream != nil {
-		conds := append([]metav1.Condition{{Type: gang.ConditionScheduled, Status: metav1.ConditionStatus(status), Reason: sum.Reason, Message: sum.Message, LastTransitionTime: since}}, extra...)
-		if c, ok := gang.InitiallyScheduled(sum); ok {
-			conds = append(conds, c)
-		}
-		w.mu.Lock()
-		owned := map[string]bool{gang.ConditionScheduled: true}
-		for t := range w.reported {
-			owned[t] = true
-		}
-		w.mu.Unlock()
-		if err := w.writeWorkloadStatus(ctx, upstream, conds, owned); err != nil {
-			delete(w.last, k) // try again on the next change
-		}
-		return
-	}
-	if w.pgs == nil {
-		return
-	}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{
-		"phase":     sum.Phase,
-		"scheduled": obs.Placed,
-		"running":   obs.Running,
-		"succeeded": obs.Succeeded,
-		"failed":    obs.Failed,
-		"conditions": append([]metav1.Condition{{
-			Type: gang.ConditionScheduled, Status: metav1.ConditionStatus(status), Reason: sum.Reason, Message: sum.Message, LastTransitionTime: since,
-		}}, extra...),
-	}})
-	if _, err := w.pgs.SchedulingV1alpha1().PodGroups(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-		logger.V(2).Info("Could not write PodGroup status", "podGroup", klog.KRef(k.Namespace, k.Name), "err", err)
-		delete(w.last, k) // try again on the next change
-	}
-}
-
-// checkStranded applies the stranded-members policy (gang.Spec.Stranded):
-// it notes when a gang's bound members fell below min, on the members
-// themselves (gang.StrandedSinceAnnotation) so that a scheduler taking over
-// keeps counting from then, looks again when the gang's timeout has passed,
-// and then evicts them, saying why on each pod and on the gang.
-func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs gang.Observed, members []*v1.Pod, eventObj runtime.Object) {
-	k := spec.Key
-	var bound []*v1.Pod
-	for _, m := range members {
-		if m.Spec.NodeName != "" && gang.Live(m) {
-			bound = append(bound, m)
-		}
-	}
-	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
-		delete(w.stranded, k)
-		for _, m := range members { // the quorum came back: a later fall starts afresh
-			if _, ok := m.Annotations[gang.StrandedSinceAnnotation]; ok && gang.Live(m) {
-				w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: nil})
-			}
-		}
-		return
-	}
-	now := w.pl.clock.Now()
-	since, seen := w.stranded[k]
-	if !seen {
-		recorded := make([]string, 0, len(bound))
-		for _, m := range bound {
-			recorded = append(recorded, m.Annotations[gang.StrandedSinceAnnotation])
-		}
-		var ok bool
-		if since, ok = gang.StrandedSince(recorded, now); !ok {
-			since = now
-		}
-		since = since.Truncate(time.Millisecond) // as the annotation keeps it
-		w.stranded[k] = since
-	}
-	w.recordStranded(bound, since)
-	evict, left, msg := spec.StrandedVerdict(len(bound), since, now)
-	if !evict {
-		if !seen {
-			w.pl.clock.AfterFunc(left+w.period, func() { w.touch(k) })
-		}
-		return
-	}
-	// Evictions can be refused (a disruption budget): count a new timeout
-	// from now rather than retrying on every sync.
-	w.stranded[k] = now.Truncate(time.Millisecond)
-	w.pl.clock.AfterFunc(spec.Timeout+w.period, func() { w.touch(k) })
-	klog.FromContext(ctx).Info("Evicting a gang's stranded members", "gang", k, "bound", len(bound), "min", spec.MinMember, "strandedSince", since)
-	w.h.EventRecorder().Eventf(eventObj, nil, v1.EventTypeWarning, gang.ReasonStranded, "Evicting", "%s", msg)
-	for _, m := range bound {
-		w.pl.evict(ctx, m, gang.ReasonStranded, gang.ReasonStranded, msg)
-	}
-}
-
-// recordStranded writes since on the bound members that do not show it yet.
-func (w *statusWriter) recordStranded(bound []*v1.Pod, since time.Time) {
-	value := gang.FormatStrandedSince(since)
-	for _, m := range bound {
-		if m.Annotations[gang.StrandedSinceAnnotation] != value {
-			w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: &value})
-		}
-	}
-}
-
-// protect keeps the cluster-autoscaler from emptying nodes that hold a gang's
-// quorum: bound members are annotated safe-to-evict "false" while the gang has
-// min or fewer bound, and members beyond min "true", newest first.
-func (w *statusWriter) protect(members []*v1.Pod, min int32) {
-	var bound []gang.Placed
-	for _, m := range members {
-		if m.Spec.NodeName != "" && gang.Live(m) {
-			bound = append(bound, gang.Placed{Name: m.Name, Created: m.CreationTimestamp.Time})
-		}
-	}
-	if len(bound) == 0 {
-		return
-	}
-	safe := gang.SafeToEvict(bound, min)
-	for _, m := range members {
-		verdict, ok := safe[m.Name]
-		if !ok {
-			continue
-		}
-		want := strconv.FormatBool(verdict)
-		if m.Annotations[gang.SafeToEvictAnnotation] == want {
-			continue
-		}
-		w.marks.Annotate(m, map[string]*string{gang.SafeToEvictAnnotation: &want})
-	}
-}
-
 // forgetGang drops the plugin's state of a gang that is gone (its members,
 // or its PodGroup): the status writer's is dropped by the writer.
 func (pl *Gang) forgetGang(k gang.Key) {
@@ -603,32 +345,6 @@ func (w *statusWriter) podGone(obj any) {
 	delete(w.gate, pod.UID)
 	w.mu.Unlock()
 	w.marks.Forget(pod.Namespace, pod.Name)
-}
-
-// timeQuorum records how long a gang waited for the quorum it now has,
-// unless the quorum was bound before this writer started (a restart, or a
-// standby taking over, finds quorums it did not see bind). It returns false
-// while the informer does not show the quorum bound yet: the tracker counts
-// members placed once Permit lets them through, before their binds land,
-// and a gang timed only then was never timed (the binds' updates bring the
-// gang back to the writer).
-func (w *statusWriter) timeQuorum(spec gang.Spec, members []*v1.Pod) bool {
-	at := quorumBoundAt(members, spec.MinMember)
-	if at.IsZero() {
-		return false
-	}
-	if at.Before(w.started.Truncate(time.Second)) {
-		return true
-	}
-	source := "labels"
-	switch spec.Source {
-	case gang.SourcePodGroup:
-		source = "podgroup"
-	case gang.SourceWorkload:
-		source = "workload"
-	}
-	quorumWait.WithLabelValues(source).Observe(max(0, at.Sub(firstCreated(members)).Seconds()))
-	return true
 }
 
 // phaseCounts counts the gangs by the phase last written.
