@@ -1,0 +1,133 @@
+// Reading live requests: fetched in parallel once a sync, read, checked and dropped.
+
+package hints
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+)
+
+// fetchParallel bounds the GETs a Sync has in flight when it begins.
+const fetchParallel = 8
+
+// fetchLive reads every gang's live request at once, for the Sync that
+// begins (fetched).
+func (w *Writer) fetchLive(ctx context.Context) {
+	w.mu.Lock()
+	names := make([]types.NamespacedName, 0, len(w.live))
+	for k, name := range w.live {
+		names = append(names, types.NamespacedName{Namespace: k.Namespace, Name: name})
+	}
+	w.mu.Unlock()
+	got := make([]fetchedRequest, len(names))
+	workqueue.ParallelizeUntil(ctx, fetchParallel, len(names), func(i int) {
+		got[i].u, got[i].err = w.requests(names[i].Namespace).Get(ctx, names[i].Name, metav1.GetOptions{})
+	})
+	w.fetched = make(map[types.NamespacedName]fetchedRequest, len(names))
+	for i, key := range names {
+		// Other errors, and reads ParallelizeUntil did not start because
+		// ctx ended: read tries again.
+		if got[i].u != nil || apierrors.IsNotFound(got[i].err) {
+			w.fetched[key] = got[i]
+		}
+	}
+}
+
+// fetchedAs records in the running Sync's reads what it wrote: the request
+// it created (nil: read it from the API), or a not-found once deleted.
+func (w *Writer) fetchedAs(ns, name string, u *unstructured.Unstructured, deleted bool) {
+	if w.fetched == nil {
+		return
+	}
+	key := types.NamespacedName{Namespace: ns, Name: name}
+	switch {
+	case deleted:
+		w.fetched[key] = fetchedRequest{err: apierrors.NewNotFound(autoscalingv1.Resource.GroupResource(), name)}
+	case u == nil:
+		delete(w.fetched, key)
+	default:
+		w.fetched[key] = fetchedRequest{u: u}
+	}
+}
+
+// read fetches a request and its conditions by type: as the running Sync
+// read it when it began, else from the API.
+func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.ProvisioningRequest, map[string]metav1.Condition, error) {
+	f, ok := w.fetched[types.NamespacedName{Namespace: ns, Name: name}]
+	if !ok {
+		f.u, f.err = w.requests(ns).Get(ctx, name, metav1.GetOptions{})
+	}
+	if f.err != nil {
+		return nil, nil, f.err
+	}
+	u := f.u
+	var pr autoscalingv1.ProvisioningRequest
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+		return nil, nil, err
+	}
+	conds := map[string]metav1.Condition{}
+	for _, pc := range pr.Status.Conditions {
+		conds[pc.Type] = pc
+	}
+	return &pr, conds, nil
+}
+
+// covers says the live request was provisioned for at least members pods.
+func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members int64) bool {
+	pr, conds, err := w.read(ctx, k.Namespace, live)
+	if err != nil || len(pr.Spec.PodSets) == 0 {
+		return false
+	}
+	for _, t := range []string{autoscalingv1.BookingExpired, autoscalingv1.Failed, autoscalingv1.CapacityRevoked} {
+		if isTrue(conds, t) {
+			return false
+		}
+	}
+	var count int64
+	for _, ps := range pr.Spec.PodSets {
+		count += int64(ps.Count)
+	}
+	return isTrue(conds, autoscalingv1.Provisioned) && count >= members
+}
+
+// drop deletes a request and its template.
+func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
+	if name == "" {
+		return
+	}
+	err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		w.fetchedAs(k.Namespace, name, nil, true)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
+		return
+	default:
+		requestsWritten.WithLabelValues("withdrawn").Inc()
+	}
+	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}); err != nil {
+		klog.FromContext(ctx).Error(err, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))
+	}
+	if err := w.client.CoreV1().PodTemplates(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).Error(err, "Could not delete PodTemplate", "podTemplate", klog.KRef(k.Namespace, name))
+	}
+	klog.FromContext(ctx).V(2).Info("Withdrew capacity request", "gang", k, "request", name, "why", why)
+	w.mu.Lock()
+	if w.live[k] == name {
+		delete(w.live, k)
+		delete(w.booked, k)
+	}
+	w.mu.Unlock()
+}

@@ -1,0 +1,157 @@
+// Pod marks: members consuming a request, held, or left to ordinary scale-up, and the gang's condition mirrored.
+
+package hints
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+)
+
+// annotate marks the gang's unplaced members as consumers of the request
+// (or of HoldName).
+func (w *Writer) annotate(members []*v1.Pod, name string) {
+	class := autoscalingv1.ClassBestEffortAtomicScaleUp
+	for _, p := range members {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == name {
+			continue
+		}
+		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class})
+	}
+}
+
+// holdExtras handles the unplaced members of a gang whose quorum is placed:
+// nodes are not bought for members above min (the gang grows into room
+// that frees), except spot nodes for a gang that puts its extras there:
+// those that tolerate spot are ordinary pending pods for the autoscaler,
+// which adds spot nodes for them (or regular ones when its expander falls
+// back), and they bind on spot first (MusterTopology's score).
+func (w *Writer) holdExtras(k gang.Key, members []*v1.Pod, spotExtras bool) {
+	if !spotExtras {
+		w.annotate(members, HoldName(k))
+		return
+	}
+	var spot, held []*v1.Pod
+	for _, p := range members {
+		if capacity.TolerateSpot(p) {
+			spot = append(spot, p)
+		} else {
+			held = append(held, p)
+		}
+	}
+	w.leaveToScaleUp(spot, true)
+	w.annotate(held, HoldName(k))
+}
+
+// annotateConsumers marks the members the request is for (with a GPU
+// resource set, those asking for GPUs) as its consumers. The others (a
+// launcher) are held out of the autoscaler's one-by-one scale-up until the
+// request is provisioned, then their mark is lifted so it scales for them:
+// a launcher's node is bought only once its workers' nodes are.
+func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, provisioned bool) {
+	if w.gpu == "" {
+		w.annotate(members, name)
+		return
+	}
+	if provisioned {
+		w.leaveToScaleUp(members, false)
+	}
+	var gpuMembers, others []*v1.Pod
+	for _, p := range members {
+		if w.asksGPUs(p) {
+			gpuMembers = append(gpuMembers, p)
+		} else if !provisioned {
+			others = append(others, p)
+		}
+	}
+	w.annotate(gpuMembers, name)
+	w.annotate(others, HoldName(k))
+}
+
+// leaveToScaleUp lifts the consume mark of the unplaced members that ask for
+// no GPUs (a launcher), or of all of them with gpuToo, so the autoscaler
+// treats them as ordinary pending pods. With no GPU resource set every
+// member asks for what the request asks for.
+func (w *Writer) leaveToScaleUp(members []*v1.Pod, gpuToo bool) {
+	for _, p := range members {
+		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
+			continue
+		}
+		if !gpuToo && (w.gpu == "" || w.asksGPUs(p)) {
+			continue
+		}
+		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: nil, autoscalingv1.ClassAnnotation: nil})
+	}
+}
+
+func (w *Writer) asksGPUs(p *v1.Pod) bool {
+	q, ok := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})[w.gpu]
+	return ok && !q.IsZero()
+}
+
+// mirror turns the request's conditions into the gang's CapacityRequested
+// condition, in words, and says whether the request is provisioned.
+func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned bool) {
+	pr, conds, err := w.read(ctx, x.Key.Namespace, name)
+	if err != nil {
+		return false
+	}
+	short := "short " + x.short()
+	if x.Verdict.Short.Domain != "" {
+		short += fmt.Sprintf(" in %s %s", x.Verdict.Short.Level, x.Verdict.Short.Domain)
+	}
+	c := metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionTrue, Reason: ReasonRequested,
+		Message: fmt.Sprintf("%s; asked the cluster-autoscaler for them (ProvisioningRequest %s)", short, name)}
+	if !isTrue(conds, autoscalingv1.Provisioned) || isTrue(conds, autoscalingv1.BookingExpired) {
+		w.mu.Lock()
+		delete(w.booked, x.Key)
+		w.mu.Unlock()
+	}
+	switch {
+	case isTrue(conds, autoscalingv1.Failed):
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonFailed
+		c.Message = fmt.Sprintf("%s; the cluster-autoscaler cannot add them: %s", short, conds[autoscalingv1.Failed].Message)
+	case isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired):
+		w.mu.Lock()
+		w.booked[x.Key] = Booking{Key: x.Key, Nodes: providerIDSet(autoscalingv1.AddedProviderIDs(pr.Status)), GPUs: x.bookedGPUs()}
+		w.mu.Unlock()
+		c.Reason = ReasonProvisioned
+		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))
+	case hasReason(conds, autoscalingv1.Provisioned, "CapacityIsNotFound"):
+		c.Status, c.Reason = metav1.ConditionFalse, ReasonNotFound
+		c.Message = fmt.Sprintf("%s; no node pool can provide them: %s", short, conds[autoscalingv1.Provisioned].Message)
+	case hasCondition(conds, autoscalingv1.Provisioned):
+		c.Message = fmt.Sprintf("%s; %s", short, conds[autoscalingv1.Provisioned].Message)
+	}
+	w.report(x.Key, c)
+	return isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired) && !isTrue(conds, autoscalingv1.Failed)
+}
+
+func isTrue(c map[string]metav1.Condition, t string) bool {
+	v, ok := c[t]
+	return ok && v.Status == metav1.ConditionTrue
+}
+
+func hasCondition(c map[string]metav1.Condition, t string) bool {
+	v, ok := c[t]
+	return ok && v.Message != ""
+}
+
+func hasReason(c map[string]metav1.Condition, t, reason string) bool {
+	v, ok := c[t]
+	return ok && v.Reason == reason
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
