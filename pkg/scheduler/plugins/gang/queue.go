@@ -94,6 +94,11 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 		// A new quorum takes its place in the capacity plan at once: in a
 		// plan made before it, it would stand behind every gang.
 		pl.planCache.arrived(capacity.Waiting{Key: spec.Key.String(), Priority: corev1helpers.PodPriority(pod), Since: pl.created(spec)})
-		pl.activate(klog.FromContext(ctx), spec.Key, pod.UID)
+		// Every member, this one too: the informer's notices reach this
+		// handler late, and the member this notice is about may have
+		// been gated already, when the queue added it before the
+		// others were in. A member not queued yet is left alone by the
+		// queue, and passes the gate when it is added.
+		pl.activate(klog.FromContext(ctx), spec.Key, "")
 	}
 }
