@@ -106,8 +106,9 @@ func TestPodWriterMarksOverAWriteInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	// hold keeps the answer to the next pod PATCH, once the API server has
-	// applied it, until released.
+	// applied it, until released; answered counts the PATCHes answered.
 	var hold atomic.Pointer[chan struct{}]
+	var answered atomic.Int64
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -116,6 +117,7 @@ func TestPodWriterMarksOverAWriteInFlight(t *testing.T) {
 				if ch := hold.Swap(nil); ch != nil {
 					<-*ch
 				}
+				answered.Add(1)
 			}
 			return resp, err
 		})
@@ -137,6 +139,14 @@ func TestPodWriterMarksOverAWriteInFlight(t *testing.T) {
 	}
 	mark(a, "held")
 	consume("held")
+	// The pod shows held before its PATCH is answered: the hold is set
+	// once it is, or it would keep held's answer instead of r1's (and the
+	// writer, waiting on it, would never send r1).
+	if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return answered.Load() == 1, nil
+	}); err != nil {
+		t.Fatalf("held's PATCH not answered: %v", err)
+	}
 	release := make(chan struct{})
 	hold.Store(&release)
 	mark(a, "r1")
