@@ -260,31 +260,39 @@ func caughtUp(t *testing.T, ctx context.Context, env *harness.Env, sched *harnes
 // lists (Caught) and holds nothing in hand (Quiet), on two looks in a row.
 func quietTwice(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler) {
 	t.Helper()
-	var why string
-	streak := 0
-	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+	twice(t, ctx, "the scheduler did not catch up with the API server", func(ctx context.Context) (bool, string) {
 		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false, nil
+			return false, err.Error()
 		}
 		pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return false, nil
+			return false, err.Error()
 		}
-		ok, caughtWhy := sched.Caught(nodes.Items, pods.Items)
-		quiet, held := sched.Quiet()
-		switch {
-		case !ok:
-			streak, why = 0, caughtWhy
-		case !quiet:
-			streak, why = 0, held
-		default:
+		if ok, why := sched.Caught(nodes.Items, pods.Items); !ok {
+			return false, why
+		}
+		return sched.Quiet()
+	})
+}
+
+// twice waits until look holds on two looks in a row, 20 ms apart, so that
+// what happened between them has had its consequences too; look says why
+// not when it does not hold, and the failure quotes the last why.
+func twice(t *testing.T, ctx context.Context, what string, look func(context.Context) (bool, string)) {
+	t.Helper()
+	var why string
+	streak := 0
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		var ok bool
+		if ok, why = look(ctx); ok {
 			streak++
+		} else {
+			streak = 0
 		}
 		return streak >= 2, nil
-	})
-	if err != nil {
-		t.Fatalf("the scheduler did not catch up with the API server: %s: %v", why, err)
+	}); err != nil {
+		t.Fatalf("%s: %s: %v", what, why, err)
 	}
 }
 

@@ -128,19 +128,7 @@ func TestStrandedMembersAreEvicted(t *testing.T) {
 // looks in a row.
 func written(t *testing.T, ctx context.Context, sched *harness.Scheduler) {
 	t.Helper()
-	var why string
-	streak := 0
-	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
-		var ok bool
-		if ok, why = sched.Written(); ok {
-			streak++
-		} else {
-			streak = 0
-		}
-		return streak >= 2, nil
-	}); err != nil {
-		t.Fatalf("the scheduler's writers did not settle: %s: %v", why, err)
-	}
+	twice(t, ctx, "the scheduler's writers did not settle", func(context.Context) (bool, string) { return sched.Written() })
 }
 
 // TestStrandedTimeoutSurvivesAFailover: the scheduler that saw a gang's
