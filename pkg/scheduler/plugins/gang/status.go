@@ -61,6 +61,11 @@ type statusWriter struct {
 	// stranded is when each gang's bound members fell, or stood, below min.
 	stranded map[gang.Key]time.Time
 	told     map[types.UID]string
+	// untold are pods judged invalid before this replica led, to be told
+	// at its first flush as leader: kube-scheduler starts its informers,
+	// and PreEnqueue judges pods, before it runs for the lease, and a pod
+	// gated then is not judged again until it changes.
+	untold map[types.UID]untoldPod
 	// extra holds conditions other components report on a gang (the
 	// autoscaler hints), written with the gang's own in one patch.
 	extra map[gang.Key]map[string]metav1.Condition
@@ -138,7 +143,7 @@ func conditionsSignature(cs []metav1.Condition) string {
 func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
 		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
-		placed: map[gang.Key]bool{}, untimed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
+		placed: map[gang.Key]bool{}, untimed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, untold: map[types.UID]untoldPod{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
 		phase: map[gang.Key]string{}, started: pl.clock.Now()}
 	registerMetrics()
 	writers.Store(h, w)
@@ -170,40 +175,72 @@ func (w *statusWriter) gated(pod *v1.Pod, msg string) {
 	w.mu.Unlock()
 }
 
-// admitted drops a pending gated mark: the member passed the gate before the
-// mark was written, so writing it would only cost an API call and an update event.
+// admitted drops what waits to be written about a member that passed the
+// gate: its gated mark (writing it would only cost an API call and an
+// update event) and an invalid spec not yet told, now corrected.
 func (w *statusWriter) admitted(uid types.UID) {
 	w.mu.Lock()
 	delete(w.gate, uid)
+	delete(w.untold, uid)
 	w.mu.Unlock()
 }
 
-// invalid reports bad gang input on the pod, once per distinct message.
+// invalid reports bad gang input on the pod, once per distinct message; a
+// standby keeps it to tell once it leads.
 func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
 	leading := w.pl.leading.Leading()
 	w.mu.Lock()
 	seen := w.told[pod.UID] == err.Error()
 	if leading {
-		w.told[pod.UID] = err.Error() // a standby tells nothing, so nothing is told yet
+		w.told[pod.UID] = err.Error()
+		delete(w.untold, pod.UID)
+	} else if !seen {
+		w.untold[pod.UID] = untoldPod{pod: pod, err: err}
 	}
 	w.dirty[k] = struct{}{}
 	w.mu.Unlock()
 	if !seen && leading {
-		// The event names the object and field at fault as its related
-		// object: the events library folds a pod's events of one reason
-		// and related object into a series that keeps the first one's
-		// note, so without it "PodGroup does not exist" (the pod seen
-		// before its PodGroup) hid the PodGroup's bad field for good.
-		var related runtime.Object
-		var fe *gang.FieldError
-		if errors.As(err, &fe) {
-			if ref := fe.Reference(); ref != nil {
-				related = ref
-			}
-		}
-		w.h.EventRecorder().Eventf(pod, related, v1.EventTypeWarning, EventInvalidGang, "Scheduling", "%s", err.Error())
+		w.tell(pod, err)
 	}
 	w.gated(pod, err.Error())
+}
+
+type untoldPod struct {
+	pod *v1.Pod
+	err error
+}
+
+// tellUntold tells, once this replica leads, what it judged invalid before.
+func (w *statusWriter) tellUntold() {
+	w.mu.Lock()
+	var tell []untoldPod
+	for uid, u := range w.untold {
+		if w.told[uid] != u.err.Error() {
+			w.told[uid] = u.err.Error()
+			tell = append(tell, u)
+		}
+		delete(w.untold, uid)
+	}
+	w.mu.Unlock()
+	for _, u := range tell {
+		w.tell(u.pod, u.err)
+	}
+}
+
+// tell records the InvalidGangSpec event on the pod. The event names the
+// object and field at fault as its related object: the events library
+// folds a pod's events of one reason and related object into a series that
+// keeps the first one's note, so without it "PodGroup does not exist" (the
+// pod seen before its PodGroup) hid the PodGroup's bad field for good.
+func (w *statusWriter) tell(pod *v1.Pod, err error) {
+	var related runtime.Object
+	var fe *gang.FieldError
+	if errors.As(err, &fe) {
+		if ref := fe.Reference(); ref != nil {
+			related = ref
+		}
+	}
+	w.h.EventRecorder().Eventf(pod, related, v1.EventTypeWarning, EventInvalidGang, "Scheduling", "%s", err.Error())
 }
 
 // WritesSettled says whether the profile's MusterGang has written all it
@@ -226,7 +263,7 @@ func (w *statusWriter) settled() bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.writing || len(w.dirty) > 0 {
+	if w.writing || len(w.dirty) > 0 || len(w.untold) > 0 {
 		return false
 	}
 	// A gated mark waits a period before it is written (flush): one that
@@ -250,6 +287,7 @@ func (w *statusWriter) flush(ctx context.Context) {
 	}
 	w.loopMu.Lock()
 	defer w.loopMu.Unlock()
+	w.tellUntold()
 	// Gated marks are written only once they have stood for a whole period:
 	// in a burst, members usually pass the gate within moments of each other.
 	cutoff := w.pl.clock.Now().Add(-w.period)
@@ -302,7 +340,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	w := pl.status
 	w.mu.Lock()
 	out := map[string]int{
-		"status-gated-pods": len(w.gate), "status-told-pods": len(w.told), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
+		"status-gated-pods": len(w.gate), "status-told-pods": len(w.told), "status-untold-pods": len(w.untold), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
 		"status-phase-gangs": len(w.phase),
 	}
 	w.mu.Unlock()
@@ -342,6 +380,7 @@ func (w *statusWriter) podGone(obj any) {
 	}
 	w.mu.Lock()
 	delete(w.told, pod.UID)
+	delete(w.untold, pod.UID)
 	delete(w.gate, pod.UID)
 	w.mu.Unlock()
 	w.marks.Forget(pod.Namespace, pod.Name)
