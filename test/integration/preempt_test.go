@@ -264,3 +264,54 @@ func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
 	unholdGPUs(t, ctx, env, 8, "gpu-3")
 	waitBound(t, env, gang.GroupLabel, "elastic", 2)
 }
+
+// A starving quorum keeps the room held for it while a pod it waits for
+// terminates. MusterGang counts a terminating pod's GPUs as free, so the
+// rigid gang's room check passes with one node free and one emptying;
+// MusterTopology counts them as used and rejects the attempt ("room for
+// 1"). That rejection is room too: before, MusterGang left the gang out of
+// the capacity plan after it, and the older elastic gang's extras took the
+// free node, then the emptied one (stress, 1 run in 20). A finalizer keeps
+// the pod terminating for as long as the test needs.
+func TestStarvingQuorumKeepsRoomWhileAPodTerminates(t *testing.T) {
+	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"gpu-1", "gpu-2", "gpu-3"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
+	const finalizer = "muster.dev/test-terminating"
+	setFinalizers := func(name string, f ...string) {
+		t.Helper()
+		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Finalizers = f
+		if _, err := env.Client.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setFinalizers("hold-gpu-2-8", finalizer)
+	topoGang(t, ctx, env, "elastic", 4, 8, 1, 4)
+	waitBound(t, env, gang.GroupLabel, "elastic", 1)
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	topoGang(t, ctx, env, "rigid", 2, 8, 2, 2)
+	waitPod(t, ctx, env, "rigid-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/rigid"))
+
+	unholdGPUs(t, ctx, env, 8, "gpu-2", "gpu-1") // gpu-2's pod stays, terminating
+	waitPod(t, ctx, env, "rigid-0", "rejected by MusterTopology with one node free and one emptying",
+		hasScheduledReason(v1.PodReasonUnschedulable, "the cluster has room for 1"))
+	// A node without GPUs requeues the elastic extras, which wait in the
+	// unschedulable pool: the free node is held for rigid, so they stay.
+	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)
+
+	setFinalizers("hold-gpu-2-8")
+	waitBound(t, env, gang.GroupLabel, "rigid", 2)
+	expectNodes(t, nodesOf(t, ctx, env, "rigid"), "gpu-1", "gpu-2")
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)
+}

@@ -134,16 +134,16 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 	return c.plan
 }
 
-// domains hands each profile's MusterGang the required topology domain a
-// gang with no room in any domain of its level may have room held in, as
-// MusterTopology names it: fwk.Handle to
-// func(gang.Key) (label, value string, ok bool).
+// domains hands each profile's MusterGang the nodes room may be held on for
+// a starving gang whose attempts fail in MusterTopology (no domain of its
+// required level, or not the cluster, has room for it), as MusterTopology
+// names them: fwk.Handle to func(gang.Key) (func(*v1.Node) bool, bool).
 var domains sync.Map
 
-// ShareDomains makes domain, MusterTopology's answer to "in which domain may
-// room be held for this gang", part of the capacity plan of the profile with
-// handle h.
-func ShareDomains(h fwk.Handle, domain func(gang.Key) (string, string, bool)) {
+// ShareDomains makes domain, MusterTopology's answer to "on which nodes may
+// room be held for this gang", part of the capacity plan of the profile
+// with handle h.
+func ShareDomains(h fwk.Handle, domain func(gang.Key) (func(*v1.Node) bool, bool)) {
 	domains.Store(h, domain)
 }
 
@@ -154,11 +154,11 @@ func (pl *Gang) heldDomain(k gang.Key) func(*v1.Node) bool {
 	if !ok {
 		return nil
 	}
-	label, value, ok := f.(func(gang.Key) (string, string, bool))(k)
+	in, ok := f.(func(gang.Key) (func(*v1.Node) bool, bool))(k)
 	if !ok {
 		return nil
 	}
-	return func(n *v1.Node) bool { v, ok := n.Labels[label]; return ok && v == value }
+	return in
 }
 
 // bookings hands each profile's MusterGang the nodes booked per gang, as
@@ -220,8 +220,9 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 			// Its last attempt failed for a reason the plan does not see
 			// (GPU class, affinity, a required level no domain of which
 			// could hold it): room held for it could go unused, and keep
-			// others waiting. A required domain short of room is room:
-			// MusterTopology names the domain to hold it in.
+			// others waiting. Room short in MusterTopology (a required
+			// domain, or the cluster's GPUs of its class) is room:
+			// MusterTopology names the nodes to hold it on.
 			continue
 		}
 		members := pl.members(k)

@@ -102,14 +102,14 @@ type Topology struct {
 	leading       *gangplugin.Leadership // whether this replica may write
 	hinted        map[gang.Key]time.Time
 	provisionable map[string]bool
-	// starving names, for a gang whose required level had no domain with
-	// room for its quorum, the domain the capacity plan may hold room in
-	// for it (holdDomain); MusterGang reads it (ShareDomains). The name
-	// stays when a later attempt chooses a domain, for that attempt may
-	// still fail; only the next attempt that finds no room (holdDomain
-	// names afresh) or the gang's end (forgetHinted) drops it. The plan
-	// asks only for gangs whose quorum is not placed.
-	starving map[gang.Key]labelValue
+	// starving names, for a gang no domain of its required level (or, with
+	// none required, the cluster) had room for, where the capacity plan
+	// may hold room for it (holdDomain); MusterGang reads it
+	// (ShareDomains). The name stays when a later attempt chooses a domain,
+	// for that attempt may still fail; only the next attempt that finds no
+	// room (holdDomain names afresh) or the gang's end (forgetHinted) drops
+	// it. The plan asks only for gangs whose quorum is not placed.
+	starving map[gang.Key]heldIn
 }
 
 // placement is one gang's domain and the members it has placed (reserved or
@@ -172,7 +172,7 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.
 		claimed:  map[string]int64{},
 		shapes:   newShapeWindow(int(*args.ShapeWindow)),
 		leading:  gangplugin.LeadershipOf(h),
-		starving: map[gang.Key]labelValue{},
+		starving: map[gang.Key]heldIn{},
 	}
 	gangplugin.ShareDomains(h, pl.starvingDomain)
 	registerMetrics()
@@ -233,6 +233,18 @@ func (lv labelValue) holds(n *v1.Node) bool {
 	}
 	v, ok := n.Labels[lv.label]
 	return ok && v == lv.value
+}
+
+// heldIn is where the capacity plan may hold room for a starving gang's
+// GPU members: nodes of its GPU class in its required domain, anywhere
+// when it requires none.
+type heldIn struct {
+	domain labelValue
+	class  topology.Class
+}
+
+func (h heldIn) holds(n *v1.Node) bool {
+	return h.domain.holds(n) && h.class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
 }
 
 // Clone shares the state: it is not modified after PreFilter.

@@ -69,7 +69,7 @@ func newTestPlugin() *Topology {
 		gangs:    map[gang.Key]*placement{},
 		claimed:  map[string]int64{},
 		shapes:   newShapeWindow(64),
-		starving: map[gang.Key]labelValue{},
+		starving: map[gang.Key]heldIn{},
 	}
 }
 
@@ -441,9 +441,16 @@ func TestStarvingGangKeepsItsDomainThroughAFailedAttempt(t *testing.T) {
 	if _, st, _ := attempt(); st.IsSuccess() {
 		t.Fatal("a 2 x 8-GPU gang bound to a rack fits with one free node per rack")
 	}
-	label, rack, ok := pl.starvingDomain(k)
-	if !ok || label != topology.LeafLabel {
-		t.Fatalf("no rack named for the starving gang (%q %q %t)", label, rack, ok)
+	heldRack := func() (string, bool) {
+		in, ok := pl.starving[k]
+		if ok && in.domain.label != topology.LeafLabel {
+			t.Fatalf("room held for the starving gang in %q, want a rack", in.domain.label)
+		}
+		return in.domain.value, ok
+	}
+	rack, ok := heldRack()
+	if !ok {
+		t.Fatal("no rack named for the starving gang")
 	}
 
 	// Room frees in its rack: the next attempt chooses it.
@@ -453,12 +460,12 @@ func TestStarvingGangKeepsItsDomainThroughAFailedAttempt(t *testing.T) {
 	if !st.IsSuccess() || res.AllNodes() {
 		t.Fatalf("the gang's attempt chose no rack after room freed in %s: %v %v", rack, res, st)
 	}
-	if _, got, ok := pl.starvingDomain(k); !ok || got != rack {
+	if got, ok := heldRack(); !ok || got != rack {
 		t.Fatalf("after choosing a domain the gang's held rack is %q (%t), want %s", got, ok, rack)
 	}
 	// The attempt fails: a member fits no node.
 	pl.PostFilter(ctx, state, pods[0], nil)
-	if _, got, ok := pl.starvingDomain(k); !ok || got != rack {
+	if got, ok := heldRack(); !ok || got != rack {
 		t.Fatalf("after a failed attempt the gang's held rack is %q (%t), want %s: the plan drops the gang and younger ones take its room", got, ok, rack)
 	}
 
@@ -469,7 +476,76 @@ func TestStarvingGangKeepsItsDomainThroughAFailedAttempt(t *testing.T) {
 		}
 		pl.podGone(p)
 	}
-	if _, _, ok := pl.starvingDomain(k); ok {
+	if _, ok := heldRack(); ok {
 		t.Error("a gone gang still names a rack to hold room in")
+	}
+}
+
+// A gang that requires no domain and finds too few free GPUs of its class
+// in the cluster is starving too: its attempt fails here, not on room in
+// MusterGang, and without a name MusterGang left it out of the capacity
+// plan, so elastic members of an older gang took every node that freed
+// (TestWaitingQuorumBeforeElasticGrowth in stress: MusterGang counted a
+// terminating pod's GPUs as free, this index did not, and the rigid gang
+// failed here). Room is held for it on nodes of its GPU class only; a
+// class the cluster could never hold the quorum of names none.
+func TestStarvingGangWithoutADomainIsHeldRoomOfItsClass(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(4, 1, 2, 4)
+	a100 := c.infos[3].Node()
+	a100.Labels[topology.ProductLabel], a100.Labels[topology.MemoryLabel] = "NVIDIA-A100-SXM4-80GB", "81920"
+	for _, i := range []int{0, 1} {
+		c.infos[i].AddPod(st.MakePod().Namespace("ml").Name(fmt.Sprintf("busy-%d", i)).UID(fmt.Sprintf("busy-%d", i)).Node(c.infos[i].Node().Name).
+			Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj())
+	}
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &v1.Pod{}, 0, cache.Indexers{})
+	if err := gangplugin.EnsureGangIndex(informer); err != nil {
+		t.Fatal(err)
+	}
+	pl := newTestPlugin()
+	pl.pods = informer.GetIndexer()
+	attempt := func(name string, n int, ann map[string]string) (*fwk.Status, func(*v1.Node) bool, bool) {
+		t.Helper()
+		pods := members(name, n, "8")
+		for _, p := range pods {
+			if err := pl.pods.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: name}, Source: gang.SourceLabels, MinMember: int32(n), MaxMember: int32(n), Annotations: ann}
+		state := framework.NewCycleState()
+		gangplugin.StoreSpec(state, spec)
+		_, st := pl.PreFilter(ctx, state, pods[0], c.views)
+		in, ok := pl.starvingDomain(spec.Key)
+		return st, in, ok
+	}
+	heldOn := func(in func(*v1.Node) bool) (out []string) {
+		for _, ni := range c.infos {
+			if in(ni.Node()) {
+				out = append(out, ni.Node().Name)
+			}
+		}
+		return out
+	}
+
+	// Any GPU: three members, one free node of each class.
+	st, in, ok := attempt("any", 3, nil)
+	if st.IsSuccess() || !ok {
+		t.Fatalf("3 x 8 GPUs anywhere with 8 + 8 free on two nodes: %v, starving %t, want rejected and starving", st, ok)
+	}
+	if got := heldOn(in); len(got) != 4 {
+		t.Errorf("room may be held for a gang of any GPU on %v, want every node", got)
+	}
+	// H100s only: two members and one free H100; three H100s when empty.
+	st, in, ok = attempt("hopper", 2, map[string]string{topology.GPUProductAnnotation: "NVIDIA-H100*"})
+	if st.IsSuccess() || !ok {
+		t.Fatalf("2 x 8 H100s anywhere with one H100 free: %v, starving %t, want rejected and starving", st, ok)
+	}
+	if got := heldOn(in); fmt.Sprint(got) != "[gpu-00000 gpu-00001 gpu-00002]" {
+		t.Errorf("room may be held for the H100 gang on %v, want the three H100 nodes", got)
+	}
+	// Four H100s never fit three: new nodes, not held room, serve it.
+	if st, _, ok := attempt("wide", 4, map[string]string{topology.GPUProductAnnotation: "NVIDIA-H100*"}); st.IsSuccess() || ok {
+		t.Fatalf("4 x 8 H100s on a cluster of three H100 nodes: %v, starving %t, want rejected and not starving", st, ok)
 	}
 }

@@ -264,53 +264,63 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 // holdDomain records, for a gang no domain of its required level has room
 // for, where the capacity plan may hold room for it once it has waited past
 // the starvation bound: the roomiest domain of that level that holds the
-// quorum's GPU members when empty. Without it such a gang held nothing, and younger
-// gangs could take every node that freed in its domain, for ever. A gang no
-// domain could ever hold gets none: new nodes, not held room, serve it.
-// pl.mu must be held.
+// quorum's GPU members when empty, or, when it requires no domain, the
+// cluster's nodes of its GPU class. Without it such a gang held nothing,
+// and younger gangs could take every node that freed in its domain, for
+// ever: its attempt failed here, not on room (MusterGang's PostFilter), so
+// MusterGang left it out of the plan. A gang no domain could ever hold
+// gets none: new nodes, not held room, serve it. pl.mu must be held.
 func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo) {
 	delete(pl.starving, key)
-	if req.Required == topology.Anywhere || req.Required >= len(pl.levels) || strings.HasPrefix(key.Name, "pod:") {
+	if req.Required >= len(pl.levels) || strings.HasPrefix(key.Name, "pod:") {
 		return
 	}
-	_, fewestGPUs := quorum.GPUMembers()
 	// Only the GPU members must fit the domain: members without GPUs get a
 	// node of their own from the autoscaler once the GPUs come.
 	gpuPart, _ := quorum.Split()
-	match := func(k *topology.Kind) bool { return req.Class.Matches(k.Product, k.MemoryMiB) }
-	type candidate struct {
-		value string
-		room  int64
-	}
-	var candidates []candidate
-	for _, v := range pl.index.DomainsOf(req.Required) {
-		if d, ok := pl.index.Domain(req.Required, v); ok {
-			candidates = append(candidates, candidate{value: v, room: d.Room(fewestGPUs, match)})
+	candidates := []labelValue{{}} // anywhere
+	if req.Required != topology.Anywhere {
+		_, fewestGPUs := quorum.GPUMembers()
+		match := func(k *topology.Kind) bool { return req.Class.Matches(k.Product, k.MemoryMiB) }
+		type domainRoom struct {
+			lv   labelValue
+			room int64
+		}
+		var domains []domainRoom
+		for _, v := range pl.index.DomainsOf(req.Required) {
+			if d, ok := pl.index.Domain(req.Required, v); ok {
+				domains = append(domains, domainRoom{lv: labelValue{label: pl.levels[req.Required].Label, value: v}, room: d.Room(fewestGPUs, match)})
+			}
+		}
+		sort.SliceStable(domains, func(a, b int) bool { return domains[a].room > domains[b].room })
+		candidates = candidates[:0]
+		for _, d := range domains {
+			candidates = append(candidates, d.lv)
 		}
 	}
-	sort.SliceStable(candidates, func(a, b int) bool { return candidates[a].room > candidates[b].room })
 	var empty []capacity.Node
-	for _, c := range candidates {
-		lv := labelValue{label: pl.levels[req.Required].Label, value: c.value}
+	for _, lv := range candidates {
 		if empty == nil {
 			empty = nodefit.Empty(nodes)
 		}
-		if capacity.Pack(logger, gpuPart, empty, func(n *v1.Node) bool {
-			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
-		}).Fits() {
+		in := heldIn{domain: lv, class: req.Class}
+		if capacity.Pack(logger, gpuPart, empty, in.holds).Fits() {
 			if pl.hasMembers(key) {
-				pl.starving[key] = lv
+				pl.starving[key] = in
 			}
 			return
 		}
 	}
 }
 
-// starvingDomain is what ShareDomains hands MusterGang: the node label and
-// value of the domain room may be held in for the gang, if any.
-func (pl *Topology) starvingDomain(k gang.Key) (string, string, bool) {
+// starvingDomain is what ShareDomains hands MusterGang: the nodes room may
+// be held on for the gang's GPU members, if any.
+func (pl *Topology) starvingDomain(k gang.Key) (func(*v1.Node) bool, bool) {
 	pl.mu.RLock()
 	defer pl.mu.RUnlock()
-	lv, ok := pl.starving[k]
-	return lv.label, lv.value, ok
+	in, ok := pl.starving[k]
+	if !ok {
+		return nil, false
+	}
+	return in.holds, true
 }
