@@ -259,6 +259,7 @@ type Scheduler struct {
 	once   sync.Once
 	sched  *scheduler.Scheduler
 	gate   *stepGate
+	muster *plugins.Muster // the plugins registered, and what they owe
 }
 
 // Stop stops the scheduler and waits for it to exit; it may be called again.
@@ -274,24 +275,24 @@ func (s *Scheduler) Stop() {
 // by the KubeSchedulerConfiguration text config (see Config), with the
 // feature gates muster-scheduler runs with.
 func (e *Env) StartScheduler(ctx context.Context, config string) (*Scheduler, error) {
-	return e.startScheduler(ctx, config, false, plugins.Options())
+	return e.startScheduler(ctx, config, false, plugins.New())
 }
 
 // StartSchedulerOn is StartScheduler with Muster's plugins on clock c
-// (plugins.RegistryOn): muster simulate's trace clock. extra registers more
+// (plugins.NewOn): muster simulate's trace clock. extra registers more
 // plugins beside them (a test's).
 func (e *Env) StartSchedulerOn(ctx context.Context, config string, c clock.WithDelayedExecution, extra ...app.Option) (*Scheduler, error) {
-	return e.startScheduler(ctx, config, false, append(plugins.OptionsOn(c), extra...))
+	return e.startScheduler(ctx, config, false, plugins.NewOn(c), extra...)
 }
 
 // StartKubeScheduler is StartScheduler with kube-scheduler's feature gates:
 // the control plane's (GenericWorkload and TopologyAwareWorkloadScheduling
 // on when it serves the Workload API), for upstream's gang scheduling.
 func (e *Env) StartKubeScheduler(ctx context.Context, config string) (*Scheduler, error) {
-	return e.startScheduler(ctx, config, true, plugins.Options())
+	return e.startScheduler(ctx, config, true, plugins.New())
 }
 
-func (e *Env) startScheduler(ctx context.Context, config string, kube bool, registry []app.Option) (*Scheduler, error) {
+func (e *Env) startScheduler(ctx context.Context, config string, kube bool, muster *plugins.Muster, extra ...app.Option) (*Scheduler, error) {
 	path := filepath.Join(e.dir, fmt.Sprintf("scheduler-%d.yaml", time.Now().UnixNano()))
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, err
@@ -329,14 +330,14 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, regi
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
 	gate := &stepGate{gated: map[types.UID]*v1.Pod{}}
-	registry = append(registry, app.WithPlugin(StepGateName, gate.factory))
+	registry := append(append(muster.Options(), extra...), app.WithPlugin(StepGateName, gate.factory))
 	cc, sched, err := app.Setup(ctx, opts, registry...)
 	if err != nil {
 		cancel()
 		configz.Delete("componentconfig") // so that the next scheduler can register
 		return nil, err
 	}
-	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched, gate: gate}
+	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched, gate: gate, muster: muster}
 	pop := sched.NextEntity
 	sched.NextEntity = func(logger klog.Logger) (schedframework.QueuedEntityInfo, error) {
 		s.beforePop(ctx)

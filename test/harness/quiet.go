@@ -10,8 +10,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
-
-	"github.com/muster-project/muster/pkg/scheduler/plugins"
 )
 
 // Quiet reports whether the scheduler holds nothing in hand: no pod in its
@@ -49,7 +47,7 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 // says what they still owe.
 func (s *Scheduler) Written() (written bool, held string) {
 	for name, f := range s.sched.Profiles {
-		if pending := plugins.WritesPending(f); pending != "" {
+		if pending := s.muster.WritesPending(f); pending != "" {
 			return false, fmt.Sprintf("profile %s: %s are not all written", name, pending)
 		}
 	}

@@ -17,8 +17,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
-
-	"github.com/muster-project/muster/pkg/scheduler/plugins"
 )
 
 // StepGateName is the PreEnqueue plugin that holds the scheduling queue
@@ -178,14 +176,14 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 		return
 	}
 	for _, f := range s.sched.Profiles {
-		begun, _, booked, ok := plugins.HintSyncs(f)
-		if ok && booked > 0 && !wait(func() bool { _, done, _, _ := plugins.HintSyncs(f); return done > begun }) {
+		begun, _, booked, ok := s.muster.HintSyncs(f)
+		if ok && booked > 0 && !wait(func() bool { _, done, _, _ := s.muster.HintSyncs(f); return done > begun }) {
 			return
 		}
 	}
 }
 
-// HintSyncs adds up plugins.HintSyncs over the scheduler's profiles: the
+// HintSyncs adds up Muster.HintSyncs over the scheduler's profiles: the
 // ProvisioningRequest syncs its Muster plugins began, those that ended
 // (counted by when they began) and the gangs holding bookings; done is 1
 // where none writes hints, so that a caller waiting for done to pass begun
@@ -193,7 +191,7 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 func (s *Scheduler) HintSyncs() (begun, done uint64, booked int) {
 	any := false
 	for _, f := range s.sched.Profiles {
-		if b, d, n, ok := plugins.HintSyncs(f); ok {
+		if b, d, n, ok := s.muster.HintSyncs(f); ok {
 			begun, done, booked, any = begun+b, done+d, booked+n, true
 		}
 	}
@@ -203,10 +201,10 @@ func (s *Scheduler) HintSyncs() (begun, done uint64, booked int) {
 	return begun, done, booked
 }
 
-// KickHints has Muster's hint writers sync now (plugins.KickHints).
+// KickHints has Muster's hint writers sync now (Muster.KickHints).
 func (s *Scheduler) KickHints() {
 	for _, f := range s.sched.Profiles {
-		plugins.KickHints(f)
+		s.muster.KickHints(f)
 	}
 }
 

@@ -12,70 +12,100 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/utils/clock"
 
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/plugins/gputopology"
 )
 
+// Muster is Muster's plugins for one scheduler: their registry, and what
+// the scheduler's driver (muster simulate, the test harness) asks of them.
+// The plugins of each profile share one gangstate.State, and nothing with
+// another scheduler's.
+type Muster struct {
+	set      *gangstate.Set
+	registry frameworkruntime.Registry
+}
+
+// New is Muster's plugins on wall time.
+func New() *Muster {
+	set := gangstate.NewSet()
+	return &Muster{set: set, registry: frameworkruntime.Registry{
+		gangplugin.Name:  gangplugin.New(set),
+		gputopology.Name: gputopology.New(set),
+	}}
+}
+
+// NewOn is Muster's plugins with their timers and ages on c instead of wall
+// time: muster simulate's trace clock.
+func NewOn(c clock.WithDelayedExecution) *Muster {
+	set := gangstate.NewSet()
+	return &Muster{set: set, registry: frameworkruntime.Registry{
+		gangplugin.Name:  gangplugin.NewOn(set, c),
+		gputopology.Name: gputopology.NewOn(set, c),
+	}}
+}
+
 // Registry is every Muster plugin by name, as an out-of-tree registry
-// (upstream's scheduler_perf takes one).
-func Registry() frameworkruntime.Registry {
-	return frameworkruntime.Registry{
-		gangplugin.Name:  gangplugin.New,
-		gputopology.Name: gputopology.New,
-	}
-}
+// (upstream's scheduler_perf takes one), for one scheduler.
+func Registry() frameworkruntime.Registry { return New().Registry() }
 
-// RegistryOn is Registry with the plugins' timers and ages on c instead of
-// wall time: muster simulate's trace clock.
-func RegistryOn(c clock.WithDelayedExecution) frameworkruntime.Registry {
-	return frameworkruntime.Registry{
-		gangplugin.Name:  gangplugin.NewOn(c),
-		gputopology.Name: gputopology.NewOn(c),
-	}
-}
+// Registry is m's plugins by name.
+func (m *Muster) Registry() frameworkruntime.Registry { return m.registry }
 
-// WritesPending names what the profile's Muster plugins still owe the API
-// ("" when nothing): gang status and pod marks, or ProvisioningRequests.
-// muster simulate's test of a quiet step.
-func WritesPending(h fwk.Handle) string {
-	switch {
-	case !gangplugin.WritesSettled(h):
-		return gangplugin.Name + "'s gang status and pod marks"
-	case !gputopology.HintsSettled(h):
-		return gputopology.Name + "'s ProvisioningRequests"
-	}
-	return ""
-}
+// Options registers every Muster plugin with the scheduler command, for one
+// scheduler.
+func Options() []app.Option { return New().Options() }
 
-// HintSyncs counts the ProvisioningRequest syncs of the profile's Muster
-// plugins begun, and the last one ended, and the gangs holding a booking
-// (hints.Writer.Syncs); ok is false when they write none.
-func HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
-	return gputopology.HintSyncs(h)
-}
-
-// KickHints has the profile's ProvisioningRequest writer sync now rather
-// than when its period is up (hints.Writer.Kick): muster simulate does when
-// it sees a request change, as a step waits for a sync after each.
-func KickHints(h fwk.Handle) { gputopology.KickHints(h) }
-
-// Options registers every Muster plugin with the scheduler command.
-func Options() []app.Option { return optionsOf(Registry()) }
-
-// OptionsOn registers every Muster plugin on clock c (RegistryOn).
-func OptionsOn(c clock.WithDelayedExecution) []app.Option { return optionsOf(RegistryOn(c)) }
-
-func optionsOf(r frameworkruntime.Registry) []app.Option {
-	names := make([]string, 0, len(r))
-	for name := range r {
+// Options registers m's plugins with the scheduler command.
+func (m *Muster) Options() []app.Option {
+	names := make([]string, 0, len(m.registry))
+	for name := range m.registry {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	opts := make([]app.Option, 0, len(names))
 	for _, name := range names {
-		opts = append(opts, app.WithPlugin(name, r[name]))
+		opts = append(opts, app.WithPlugin(name, m.registry[name]))
 	}
 	return opts
+}
+
+// WritesPending names what the Muster plugins of the profile with handle h
+// still owe the API ("" when nothing): gang status and pod marks, or
+// ProvisioningRequests. muster simulate's test of a quiet step.
+func (m *Muster) WritesPending(h fwk.Handle) string {
+	st, ok := m.set.Lookup(h)
+	if !ok {
+		return ""
+	}
+	return st.WritesPending()
+}
+
+// HintSyncs counts the ProvisioningRequest syncs of the profile's Muster
+// plugins begun, and the last one ended, and the gangs holding a booking
+// (hints.Writer.Syncs); ok is false when they write none.
+func (m *Muster) HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
+	st, ok := m.set.Lookup(h)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	w, ok := st.Requests()
+	if !ok {
+		return 0, 0, 0, false
+	}
+	begun, done, booked = w.Syncs()
+	return begun, done, booked, true
+}
+
+// KickHints has the profile's ProvisioningRequest writer sync now rather
+// than when its period is up (hints.Writer.Kick): muster simulate does when
+// it sees a request change, as a step waits for a sync after each.
+func (m *Muster) KickHints(h fwk.Handle) {
+	if st, ok := m.set.Lookup(h); ok {
+		if w, ok := st.Requests(); ok {
+			w.Kick()
+		}
+	}
 }
 
 // SetFeatureDefaults turns off, as the binary's default, the kube-scheduler

@@ -110,44 +110,6 @@ func (w *Writer) SetRate(qps float32, burst int) {
 	w.limiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
 }
 
-var (
-	sharedMu sync.Mutex
-	shared   = map[any]*Writer{}
-)
-
-// Shared returns the writer shared under key (a scheduler profile's
-// framework handle), so every plugin of the profile marks pods through one
-// client and one rate limit, whichever plugin is built first. The first
-// call builds it, from cfg or, without one, on client, and runs it until
-// ctx ends; then it is forgotten.
-func Shared(ctx context.Context, key any, cfg *rest.Config, client kubernetes.Interface) (*Writer, error) {
-	sharedMu.Lock()
-	defer sharedMu.Unlock()
-	if w, ok := shared[key]; ok {
-		return w, nil
-	}
-	// One writer only: each starts its queue's goroutines when built, and
-	// only the one that runs shuts them down.
-	var w *Writer
-	if cfg != nil {
-		var err error
-		if w, err = New(cfg); err != nil {
-			return nil, err
-		}
-	} else {
-		w = NewForClient(client)
-	}
-	shared[key] = w
-	go w.Run(ctx, 2)
-	go func() {
-		<-ctx.Done()
-		sharedMu.Lock()
-		delete(shared, key)
-		sharedMu.Unlock()
-	}()
-	return w, nil
-}
-
 // Annotate asks for the pod's annotations to be set (nil removes one). It
 // writes only those the pod will not carry anyway (see carried), which
 // only the writer knows: a value asked for while another is being written

@@ -123,24 +123,6 @@ func (pl *Gang) ownReservation(key gang.Key, gone *v1.Pod) bool {
 	return ok && p.UID == gone.UID && p.Spec.NodeName == "" && gang.Live(p)
 }
 
-// roomHints hands each profile's MusterTopology MusterGang's roomFreed:
-// fwk.Handle to fwk.QueueingHintFn.
-var roomHints sync.Map
-
-// RoomFreedHint is MusterGang's hint, in the profile with handle h, for a
-// gang member when a pod leaves or a node comes (false when the profile has
-// no MusterGang). Other plugins that reject gang members for want of room
-// requeue them through it, so that a gang whose quorum is not placed is
-// retried through its attempt lead alone: any plugin saying Queue requeues
-// the member.
-func RoomFreedHint(h fwk.Handle) (fwk.QueueingHintFn, bool) {
-	f, ok := roomHints.Load(h)
-	if !ok {
-		return nil, false
-	}
-	return f.(fwk.QueueingHintFn), true
-}
-
 // attemptLead is the member that leads the next attempt of pod's gang when
 // its quorum is not placed and no member waits at Permit; "" when every
 // unplaced member should be tried (elastic members above min are placed

@@ -24,8 +24,8 @@ import (
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
-	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/scheduler/served"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 )
@@ -70,8 +70,10 @@ type Gang struct {
 	shapes   *capacity.Shapes
 	rooms    nodefit.RoomCache
 	wideOnce sync.Map // types.UID -> struct{}, members whose next attempt tries every node
-	// leading is set once this replica schedules (see leader.go).
-	leading *Leadership
+	// state is what the profile's Muster plugins share (gangstate);
+	// leading, its leadership: set once this replica schedules.
+	state   *gangstate.State
+	leading *gangstate.Leadership
 	// started is set once New has built the plugin; PodGroup events before
 	// then find no reservations to release.
 	started atomic.Bool
@@ -90,21 +92,25 @@ var (
 	_ fwk.SignPlugin        = &Gang{}
 )
 
-// New builds the plugin from its args, on wall time.
-func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	return newGang(ctx, obj, h, clock.RealClock{}, false)
+// New is the plugin's factory, on wall time: it builds the plugin from its
+// args, sharing its profile's state in set with the profile's other Muster
+// plugins.
+func New(set *gangstate.Set) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newGang(ctx, obj, h, set.For(h), clock.RealClock{}, false)
+	}
 }
 
 // NewOn is New on another clock: muster simulate's trace clock, which moves
 // in steps. The API server stamps objects in wall time, so on such a clock a
 // gang's age counts from when the plugin first saw it.
-func NewOn(c clock.WithDelayedExecution) frameworkruntime.PluginFactory {
+func NewOn(set *gangstate.Set, c clock.WithDelayedExecution) frameworkruntime.PluginFactory {
 	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newGang(ctx, obj, h, c, true)
+		return newGang(ctx, obj, h, set.For(h), c, true)
 	}
 }
 
-func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.WithDelayedExecution, ageFromFirstSeen bool) (fwk.Plugin, error) {
+func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangstate.State, c clock.WithDelayedExecution, ageFromFirstSeen bool) (fwk.Plugin, error) {
 	args, err := config.DecodeGangArgs(obj, Name)
 	if err != nil {
 		return nil, err
@@ -121,7 +127,8 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 		tracker:          gang.NewTracker(c.Now),
 		clock:            c,
 		ageFromFirstSeen: ageFromFirstSeen,
-		leading:          LeadershipOf(h),
+		state:            state,
+		leading:          state.Leadership(),
 		shapes:           capacity.NewShapes(config.DefaultGPUResourceName),
 	}
 
@@ -156,7 +163,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 	pl.preemption = newPreemption(ctx, h, args.Preemption)
 	pl.starvationBound = time.Duration(*args.StarvationBoundSeconds) * time.Second
 	pl.strandedPolicy = gang.StrandedPolicy(args.StrandedMembers)
-	marks, err := podpatch.Shared(ctx, h, h.KubeConfig(), h.ClientSet())
+	marks, err := state.Marks(ctx, h.KubeConfig(), h.ClientSet())
 	if err != nil {
 		return nil, err
 	}
@@ -189,13 +196,13 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.With
 		return nil, fmt.Errorf("watching spot nodes: %w", err)
 	}
 	go pl.status.run(ctx)
+	state.ShareStatus(pl.status)
+	phaseSources.Store(pl.status, struct{}{})
 	statemetrics.Register(pl, Name, pl.stateEntries)
-	roomHints.Store(h, fwk.QueueingHintFn(pl.roomFreed))
+	state.ShareRoomFreed(pl.roomFreed)
 	go func() {
 		<-ctx.Done()
-		writers.Delete(h)
-		leaders.Delete(h)
-		roomHints.Delete(h)
+		phaseSources.Delete(pl.status)
 		statemetrics.Unregister(pl)
 	}()
 	pl.started.Store(true)

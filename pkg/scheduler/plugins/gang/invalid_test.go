@@ -14,6 +14,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/simulate"
 )
@@ -37,7 +38,7 @@ func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
 	}
 	bad, fixed, gone := pod("bad-0"), pod("fix-0"), pod("gon-0")
 	clk := simulate.NewStepClock(metav1.Unix(1000, 0).Time)
-	pl := &Gang{handle: fw, clock: clk, leading: &Leadership{}, tracker: gang.NewTracker(clk.Now),
+	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now),
 		pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})}
 	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
 	notANumber := errors.New(`pod ns/bad-0: annotation ` + gang.MinMemberAnnotation + `: "many" is not a number`)
@@ -62,14 +63,14 @@ func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
 	if got := told(); len(got) != 0 {
 		t.Fatalf("a standby told %q", got)
 	}
-	if !WritesSettled(fw) {
+	if !pl.status.Settled() {
 		t.Fatal("a standby owes writes")
 	}
 	pl.status.admitted(fixed.UID) // corrected before the replica led
 	pl.status.podGone(gone)       // deleted before it led
 
 	pl.leading.Scheduling()
-	if WritesSettled(fw) {
+	if pl.status.Settled() {
 		t.Fatal("the leader owes bad-0's event, but its writes are settled")
 	}
 	pl.status.flush(t.Context())

@@ -39,6 +39,10 @@ var (
 		[]string{"phase"}, nil, metrics.ALPHA, "")
 
 	registerOnce sync.Once
+	// phaseSources are the live status writers the muster_gangs gauge
+	// reads at scrape time: a collector registered once per process reads
+	// every scheduler's, as statemetrics' does.
+	phaseSources sync.Map // *statusWriter -> struct{}
 )
 
 func registerMetrics() {
@@ -56,8 +60,8 @@ func (*gangsCollector) DescribeWithStability(ch chan<- *metrics.Desc) { ch <- ga
 
 func (*gangsCollector) CollectWithStability(ch chan<- metrics.Metric) {
 	counts := map[string]int{}
-	writers.Range(func(_, v any) bool {
-		for phase, n := range v.(*statusWriter).phaseCounts() {
+	phaseSources.Range(func(k, _ any) bool {
+		for phase, n := range k.(*statusWriter).phaseCounts() {
 			counts[phase] += n
 		}
 		return true

@@ -41,7 +41,7 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 	case gang.PermitBindAll:
 		// The quorum is placed: room made for it is no longer being made,
 		// and the capacity plan holds none for it any more.
-		ReportCondition(pl.handle, spec.Key, metav1.Condition{Type: gang.ConditionPreempting})
+		pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting})
 		pl.planCache.invalidate()
 		for _, uid := range pl.tracker.PermitAll(spec.Key, pod.UID) {
 			if wp := pl.handle.GetWaitingPod(uid); wp != nil {

@@ -134,49 +134,9 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 	return c.plan
 }
 
-// domains hands each profile's MusterGang the nodes room may be held on for
-// a starving gang whose attempts fail in MusterTopology (no domain of its
-// required level, or not the cluster, has room for it), as MusterTopology
-// names them: fwk.Handle to func(gang.Key) (func(*v1.Node) bool, bool).
-var domains sync.Map
-
-// ShareDomains makes domain, MusterTopology's answer to "on which nodes may
-// room be held for this gang", part of the capacity plan of the profile
-// with handle h.
-func ShareDomains(h fwk.Handle, domain func(gang.Key) (func(*v1.Node) bool, bool)) {
-	domains.Store(h, domain)
-}
-
-// heldDomain is the node test of the domain room may be held in for gang
-// k, nil when MusterTopology names none.
-func (pl *Gang) heldDomain(k gang.Key) func(*v1.Node) bool {
-	f, ok := domains.Load(pl.handle)
-	if !ok {
-		return nil
-	}
-	in, ok := f.(func(gang.Key) (func(*v1.Node) bool, bool))(k)
-	if !ok {
-		return nil
-	}
-	return in
-}
-
-// bookings hands each profile's MusterGang the nodes booked per gang, as
-// MusterTopology's ProvisioningRequest writer reads them: fwk.Handle to
-// func() map[providerID]gang.Key.
-var bookings sync.Map
-
-// ShareBookings makes booked, the nodes the autoscaler added for each gang
-// by provider ID, part of the capacity plan of the profile with handle h.
-func ShareBookings(h fwk.Handle, booked func() map[string]gang.Key) { bookings.Store(h, booked) }
-
 // bookedNodes names, by node, the gang each booked node is kept for.
 func (pl *Gang) bookedNodes(nodes []fwk.NodeInfo) map[string]string {
-	f, ok := bookings.Load(pl.handle)
-	if !ok {
-		return nil
-	}
-	byID := f.(func() map[string]gang.Key)()
+	byID := pl.state.Booked()
 	if len(byID) == 0 {
 		return nil
 	}
@@ -215,7 +175,7 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 		if err != nil {
 			continue
 		}
-		inDomain := pl.heldDomain(k)
+		inDomain := pl.state.HeldDomain(k)
 		if short, failed := pl.roomShort.Load(k); failed && short != true && inDomain == nil {
 			// Its last attempt failed for a reason the plan does not see
 			// (GPU class, affinity, a required level no domain of which

@@ -87,7 +87,7 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 			pl.evict(ctx, m.Shape.Example, reason, v1.PodReasonPreemptionByScheduler, msg)
 		}
 		victim := keys[v.Gang.Key]
-		ReportCondition(pl.handle, victim, metav1.Condition{Type: gang.ConditionDisrupted, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
+		pl.state.ReportCondition(victim, metav1.Condition{Type: gang.ConditionDisrupted, Status: metav1.ConditionTrue, Reason: reason, Message: msg})
 		if obj := pl.eventObject(victim, v.Members[0].Shape.Example); obj != nil {
 			pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeWarning, reason, "Preempting", "%s", msg)
 		}
@@ -96,7 +96,7 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 		logger.V(2).Info("Made room for a gang", "gang", spec.Key, "victim", v.Gang.Key, "members", len(v.Members), "whole", v.Whole)
 	}
 	msg := strings.Join(said, "; ") + fmt.Sprintf(" to make room for its quorum (priority %d)", priority)
-	ReportCondition(pl.handle, spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionTrue, Reason: gang.ReasonMadeRoom, Message: msg})
+	pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionTrue, Reason: gang.ReasonMadeRoom, Message: msg})
 	if obj := pl.eventObject(spec.Key, pod); obj != nil {
 		pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeNormal, gang.ReasonMadeRoom, "Preempting", "%s", msg)
 	}

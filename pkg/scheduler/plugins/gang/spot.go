@@ -107,7 +107,7 @@ func (r *spotReclaims) shedMembers(ctx context.Context, node, why string) {
 		for _, p := range pods {
 			pl.evict(ctx, p, gang.ReasonSpotReclaimed, gang.ReasonSpotReclaimed, msg)
 		}
-		ReportCondition(pl.handle, k, metav1.Condition{Type: gang.ConditionDisrupted, Status: metav1.ConditionTrue, Reason: gang.ReasonSpotReclaimed, Message: msg})
+		pl.state.ReportCondition(k, metav1.Condition{Type: gang.ConditionDisrupted, Status: metav1.ConditionTrue, Reason: gang.ReasonSpotReclaimed, Message: msg})
 		if obj := pl.eventObject(k, pods[0]); obj != nil {
 			pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeWarning, gang.ReasonSpotReclaimed, "Shedding", "%s", msg)
 		}

@@ -79,20 +79,11 @@ type statusWriter struct {
 	started time.Time
 }
 
-// writers finds a profile's status writer from its framework handle, so that
-// other plugins of the profile report gang conditions through it.
-var writers sync.Map
-
 // ReportCondition sets a condition of another type than Scheduled on the
 // gang's PodGroup status, written with MusterGang's own status (and an event
-// when its reason or message changes). Clear it with an empty reason. It
-// returns false when the profile runs no MusterGang.
-func ReportCondition(h fwk.Handle, k gang.Key, c metav1.Condition) bool {
-	v, ok := writers.Load(h)
-	if !ok {
-		return false
-	}
-	w := v.(*statusWriter)
+// when its reason or message changes). Clear it with an empty reason. The
+// profile's other plugins reach it through their gangstate.State.
+func (w *statusWriter) ReportCondition(k gang.Key, c metav1.Condition) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.reported[c.Type] = true
@@ -102,7 +93,7 @@ func ReportCondition(h fwk.Handle, k gang.Key, c metav1.Condition) bool {
 	case c.Reason == "" && had:
 		delete(conds, c.Type)
 	case c.Reason == "", had && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message:
-		return true
+		return
 	default:
 		if conds == nil {
 			conds = map[string]metav1.Condition{}
@@ -115,7 +106,6 @@ func ReportCondition(h fwk.Handle, k gang.Key, c metav1.Condition) bool {
 		conds[c.Type] = c
 	}
 	w.dirty[k] = struct{}{}
-	return true
 }
 
 type gatedPod struct {
@@ -146,7 +136,6 @@ func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time
 		placed: map[gang.Key]bool{}, untimed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, untold: map[types.UID]untoldPod{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
 		phase: map[gang.Key]string{}, started: pl.clock.Now()}
 	registerMetrics()
-	writers.Store(h, w)
 	if cfg := h.KubeConfig(); cfg != nil && pl.podGroups != nil {
 		w.pgs, _ = podGroupClient(cfg)
 	}
@@ -243,21 +232,13 @@ func (w *statusWriter) tell(pod *v1.Pod, err error) {
 	w.h.EventRecorder().Eventf(pod, related, v1.EventTypeWarning, EventInvalidGang, "Scheduling", "%s", err.Error())
 }
 
-// WritesSettled says whether the profile's MusterGang has written all it
-// owes the API: no gang's status left to sync, no gated mark due, no pod
-// patch queued, and no sync under way. A standby owes nothing. muster
+// Settled says whether MusterGang has written all it owes the API: no
+// gang's status left to sync, no gated mark due, no pod patch queued, no
+// invalid spec untold, and no sync under way. A standby owes nothing. muster
 // simulate waits for it before a step counts as quiet, so what a step
 // decided is written before the autoscaler looks, however loaded the
-// machine. True when the profile runs no MusterGang.
-func WritesSettled(h fwk.Handle) bool {
-	v, ok := writers.Load(h)
-	if !ok {
-		return true
-	}
-	return v.(*statusWriter).settled()
-}
-
-func (w *statusWriter) settled() bool {
+// machine.
+func (w *statusWriter) Settled() bool {
 	if !w.pl.leading.Leading() {
 		return true
 	}

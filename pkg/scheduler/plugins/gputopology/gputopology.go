@@ -33,6 +33,7 @@ import (
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
@@ -99,7 +100,8 @@ type Topology struct {
 	// hints writes ProvisioningRequests for short gangs (nil: off);
 	// hinted is when each gang's shortfall was last computed.
 	hints         *hints.Writer
-	leading       *gangplugin.Leadership // whether this replica may write
+	state         *gangstate.State      // shared with the profile's MusterGang
+	leading       *gangstate.Leadership // whether this replica may write
 	hinted        map[gang.Key]time.Time
 	provisionable map[string]bool
 	// starving names, for a gang no domain of its required level (or, with
@@ -139,20 +141,23 @@ type member struct {
 	gpus int64
 }
 
-// New builds the plugin from its args.
-func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	return newTopology(ctx, obj, h, clock.RealClock{})
+// New is the plugin's factory: it builds the plugin from its args, sharing
+// its profile's state in set with the profile's MusterGang.
+func New(set *gangstate.Set) frameworkruntime.PluginFactory {
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newTopology(ctx, obj, h, set.For(h), clock.RealClock{})
+	}
 }
 
 // NewOn is New on another clock (muster simulate's trace clock): how often a
 // gang's shortfall is handed to the hint writer follows it.
-func NewOn(c clock.PassiveClock) frameworkruntime.PluginFactory {
+func NewOn(set *gangstate.Set, c clock.PassiveClock) frameworkruntime.PluginFactory {
 	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newTopology(ctx, obj, h, c)
+		return newTopology(ctx, obj, h, set.For(h), c)
 	}
 }
 
-func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.PassiveClock) (fwk.Plugin, error) {
+func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangstate.State, c clock.PassiveClock) (fwk.Plugin, error) {
 	args, err := config.DecodeTopologyArgs(obj, Name)
 	if err != nil {
 		return nil, err
@@ -171,10 +176,11 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.
 		gangs:    map[gang.Key]*placement{},
 		claimed:  map[string]int64{},
 		shapes:   newShapeWindow(int(*args.ShapeWindow)),
-		leading:  gangplugin.LeadershipOf(h),
+		state:    state,
+		leading:  state.Leadership(),
 		starving: map[gang.Key]heldIn{},
 	}
-	gangplugin.ShareDomains(h, pl.starvingDomain)
+	state.ShareDomains(pl.starvingDomain)
 	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	if err := gangplugin.EnsureGangIndex(podInformer); err != nil {
@@ -305,7 +311,7 @@ func (pl *Topology) gpuPod(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) 
 	// every member of every waiting gang tried on every pod that left cost
 	// a scheduling cycle and a FailedScheduling event each.
 	if _, _, isGang, _ := gang.GroupOf(pod); isGang {
-		if roomFreed, ok := gangplugin.RoomFreedHint(pl.handle); ok {
+		if roomFreed, ok := pl.state.RoomFreed(); ok {
 			return roomFreed(logger, pod, oldObj, newObj)
 		}
 	}

@@ -5,7 +5,6 @@ package gputopology
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -22,7 +21,6 @@ import (
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
-	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/scheduler/served"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -56,11 +54,11 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	if err != nil {
 		return err
 	}
-	report := func(k gang.Key, c metav1.Condition) { gangplugin.ReportCondition(h, k, c) }
+	report := func(k gang.Key, c metav1.Condition) { pl.state.ReportCondition(k, c) }
 	synced := h.SharedInformerFactory().Core().V1().Pods().Informer().HasSynced
 	// Members' marks go through the profile's one pod writer, which
 	// MusterGang's podWriteQPS limits.
-	marks, err := podpatch.Shared(ctx, h, cfg, h.ClientSet())
+	marks, err := pl.state.Marks(ctx, cfg, h.ClientSet())
 	if err != nil {
 		return err
 	}
@@ -69,39 +67,10 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	pl.hints.SetGPUResource(pl.gpu)
 	pl.hints.SetLeading(pl.leading.Leading)
 	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
-	gangplugin.ShareBookings(h, pl.hints.BookedNodes)
-	hintWriters.Store(h, pl.hints)
+	pl.state.ShareBookings(pl.hints.BookedNodes)
+	pl.state.ShareRequests(pl.hints)
 	go pl.hints.Run(ctx)
 	return nil
-}
-
-// hintWriters finds a profile's hint writer from its framework handle.
-var hintWriters sync.Map // fwk.Handle -> *hints.Writer
-
-// HintsSettled says whether the profile's hint writer has written the
-// latest verdicts (hints.Writer.Settled); true when it runs none.
-func HintsSettled(h fwk.Handle) bool {
-	v, ok := hintWriters.Load(h)
-	return !ok || v.(*hints.Writer).Settled()
-}
-
-// HintSyncs is the profile's hint writer's hints.Writer.Syncs; ok is false
-// when it runs none.
-func HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
-	v, ok := hintWriters.Load(h)
-	if !ok {
-		return 0, 0, 0, false
-	}
-	begun, done, booked = v.(*hints.Writer).Syncs()
-	return begun, done, booked, true
-}
-
-// KickHints has the profile's hint writer sync now (hints.Writer.Kick); a
-// no-op when it runs none.
-func KickHints(h fwk.Handle) {
-	if v, ok := hintWriters.Load(h); ok {
-		v.(*hints.Writer).Kick()
-	}
 }
 
 // activateWaitingGPUPods moves pending GPU pods back to the active queue

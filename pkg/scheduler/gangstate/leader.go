@@ -1,17 +1,15 @@
 // Leadership: whether this replica may write (status, events, requests) or is a standby.
 
-package gang
+package gangstate
 
 import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 
 	"k8s.io/component-base/configz"
 	"k8s.io/component-base/metrics/legacyregistry"
-	fwk "k8s.io/kube-scheduler/framework"
 )
 
 // Only the leader writes. kube-scheduler runs scheduling cycles on the
@@ -23,17 +21,10 @@ import (
 // /configz), the leader-election gauge says it holds the lease, or it has
 // run a scheduling cycle (PreFilter of either Muster plugin), which only the
 // leader does. A standby taking over writes from then on.
-var leaders sync.Map // fwk.Handle -> *Leadership
 
-// Leadership says whether this replica may write; shared by a profile's
-// plugins whichever is built first.
+// Leadership says whether this replica may write; one per profile, shared
+// by its plugins through their State.
 type Leadership struct{ leading atomic.Bool }
-
-// LeadershipOf is the profile's leadership.
-func LeadershipOf(h fwk.Handle) *Leadership {
-	v, _ := leaders.LoadOrStore(h, &Leadership{})
-	return v.(*Leadership)
-}
 
 // Scheduling records that this replica runs scheduling cycles. Called on
 // every cycle, it writes the flag only the first time; plugins built by

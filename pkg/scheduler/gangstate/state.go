@@ -1,0 +1,254 @@
+// Package gangstate holds what MusterGang and MusterTopology share within one
+// scheduler profile: leadership, the domains room may be held in for
+// starving gangs, the nodes booked for gangs, and MusterGang's queueing hint
+// for freed room. A Set is built once where the plugins are registered
+// (plugins.Registry) and handed to both factories, so nothing is kept
+// process-wide: two schedulers in one process, or two profiles, share
+// nothing, and a scheduler's state goes with it.
+package gangstate
+
+import (
+	"context"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+)
+
+// Set hands each profile's Muster plugins one State.
+type Set struct {
+	mu     sync.Mutex
+	states map[fwk.Handle]*State
+}
+
+// NewSet returns an empty Set: one per scheduler.
+func NewSet() *Set { return &Set{states: map[fwk.Handle]*State{}} }
+
+// Lookup is the State of the profile with handle h; false when no Muster
+// plugin was built for it.
+func (s *Set) Lookup(h fwk.Handle) (*State, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.states[h]
+	return st, ok
+}
+
+// For is the State of the profile with handle h (the framework hands every
+// plugin of a profile the same handle); the first plugin built makes it.
+func (s *Set) For(h fwk.Handle) *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.states[h]
+	if !ok {
+		st = &State{}
+		s.states[h] = st
+	}
+	return st
+}
+
+// State is one profile's shared state. Each part is set by the plugin that
+// owns it and read by the other; a nil State (a plugin built by hand in a
+// unit test) leads, and shares nothing.
+type State struct {
+	leading Leadership
+
+	mu        sync.RWMutex
+	domain    func(gang.Key) (func(*v1.Node) bool, bool)
+	booked    func() map[string]gang.Key
+	roomFreed fwk.QueueingHintFn
+	status    StatusWriter
+	requests  RequestWriter
+	marks     *podpatch.Writer
+}
+
+// StatusWriter is MusterGang's gang status writer, as the profile's other
+// plugins and the scheduler's driver use it.
+type StatusWriter interface {
+	// ReportCondition sets a condition of another type than Scheduled on
+	// the gang's PodGroup status, written with MusterGang's own; an empty
+	// reason clears it.
+	ReportCondition(k gang.Key, c metav1.Condition)
+	// Settled says whether all it owes the API is written.
+	Settled() bool
+}
+
+// RequestWriter is MusterTopology's ProvisioningRequest writer, as the
+// scheduler's driver (muster simulate, the test harness) uses it.
+type RequestWriter interface {
+	// Settled says whether the latest verdicts are written.
+	Settled() bool
+	// Syncs counts the syncs begun, and the last one ended, and the gangs
+	// holding a booking.
+	Syncs() (begun, done uint64, booked int)
+	// Kick has it sync now rather than when its period is up.
+	Kick()
+}
+
+// Leadership is the profile's leadership; nil (always leading) for a nil State.
+func (s *State) Leadership() *Leadership {
+	if s == nil {
+		return nil
+	}
+	return &s.leading
+}
+
+// ShareDomains makes domain, MusterTopology's answer to "on which nodes may
+// room be held for this starving gang", part of MusterGang's capacity plan.
+func (s *State) ShareDomains(domain func(gang.Key) (func(*v1.Node) bool, bool)) {
+	s.mu.Lock()
+	s.domain = domain
+	s.mu.Unlock()
+}
+
+// HeldDomain is the node test of the nodes room may be held on for gang k's
+// GPU members, nil when MusterTopology names none.
+func (s *State) HeldDomain(k gang.Key) func(*v1.Node) bool {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	domain := s.domain
+	s.mu.RUnlock()
+	if domain == nil {
+		return nil
+	}
+	in, ok := domain(k)
+	if !ok {
+		return nil
+	}
+	return in
+}
+
+// ShareBookings makes booked, the nodes the autoscaler added for each gang
+// by lower-case provider ID (MusterTopology's ProvisioningRequest writer),
+// part of MusterGang's capacity plan.
+func (s *State) ShareBookings(booked func() map[string]gang.Key) {
+	s.mu.Lock()
+	s.booked = booked
+	s.mu.Unlock()
+}
+
+// Booked returns the nodes booked per gang by provider ID; nil when none.
+func (s *State) Booked() map[string]gang.Key {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	booked := s.booked
+	s.mu.RUnlock()
+	if booked == nil {
+		return nil
+	}
+	return booked()
+}
+
+// ShareRoomFreed makes hint, MusterGang's queueing hint for a gang member
+// when a pod leaves or a node comes, the one other plugins requeue gang
+// members through: a gang whose quorum is not placed is then retried
+// through its attempt lead alone, where any plugin saying Queue would
+// requeue every member.
+func (s *State) ShareRoomFreed(hint fwk.QueueingHintFn) {
+	s.mu.Lock()
+	s.roomFreed = hint
+	s.mu.Unlock()
+}
+
+// RoomFreed is MusterGang's hint (ShareRoomFreed); false when the profile
+// runs no MusterGang.
+func (s *State) RoomFreed() (fwk.QueueingHintFn, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.roomFreed, s.roomFreed != nil
+}
+
+// ShareStatus makes w the profile's gang status writer (MusterGang's).
+func (s *State) ShareStatus(w StatusWriter) {
+	s.mu.Lock()
+	s.status = w
+	s.mu.Unlock()
+}
+
+// ReportCondition sets a condition on the gang's status through the
+// profile's status writer; false when the profile runs no MusterGang.
+func (s *State) ReportCondition(k gang.Key, c metav1.Condition) bool {
+	w := s.statusWriter()
+	if w == nil {
+		return false
+	}
+	w.ReportCondition(k, c)
+	return true
+}
+
+func (s *State) statusWriter() StatusWriter {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.status
+}
+
+// ShareRequests makes w the profile's ProvisioningRequest writer
+// (MusterTopology's, when the API server serves ProvisioningRequests).
+func (s *State) ShareRequests(w RequestWriter) {
+	s.mu.Lock()
+	s.requests = w
+	s.mu.Unlock()
+}
+
+// Requests is the profile's ProvisioningRequest writer; false when it runs none.
+func (s *State) Requests() (RequestWriter, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.requests, s.requests != nil
+}
+
+// WritesPending names what the profile's Muster plugins still owe the API
+// ("" when nothing): gang status and pod marks, or ProvisioningRequests.
+func (s *State) WritesPending() string {
+	if w := s.statusWriter(); w != nil && !w.Settled() {
+		return "MusterGang's gang status and pod marks"
+	}
+	if w, ok := s.Requests(); ok && !w.Settled() {
+		return "MusterTopology's ProvisioningRequests"
+	}
+	return ""
+}
+
+// Marks is the profile's one pod writer, so that every plugin of the
+// profile marks pods through one client and one rate limit, whichever is
+// built first. The first call builds it, from cfg or, without one, on
+// client, and runs it until ctx ends.
+func (s *State) Marks(ctx context.Context, cfg *rest.Config, client kubernetes.Interface) (*podpatch.Writer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.marks != nil {
+		return s.marks, nil
+	}
+	// One writer only: each starts its queue's goroutines when built, and
+	// only the one that runs shuts them down.
+	var w *podpatch.Writer
+	if cfg != nil {
+		var err error
+		if w, err = podpatch.New(cfg); err != nil {
+			return nil, err
+		}
+	} else {
+		w = podpatch.NewForClient(client)
+	}
+	s.marks = w
+	go w.Run(ctx, 2)
+	return w, nil
+}
