@@ -15,6 +15,7 @@ import (
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 )
 
 // PreFilter fails fast for a gang that is backing off, and, when a gang's
@@ -31,13 +32,13 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		pl.status.invalid(spec.Key, pod, err)
 		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
-	cs := &cycleSpec{spec: spec}
-	state.Write(specStateKey, cs)
+	cs := &gangstate.Cycle{Spec: spec}
+	state.Write(gangstate.CycleKey, cs)
 	if reason, left, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
-		cs.failed = true // not attempted: PostFilter has nothing to fail
+		cs.Failed = true // not attempted: PostFilter has nothing to fail
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
-	cs.attempt = pl.tracker.Attempt(spec.Key)
+	cs.Attempt = pl.tracker.Attempt(spec.Key)
 	// Room the capacity plan holds for gangs served first is not this
 	// member's: Filter keeps it off, and the room check leaves it out.
 	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
@@ -49,10 +50,10 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		spot = capacity.SpotRule(counts.Placed+counts.Waiting < int(spec.MinMember), spec.SpotExtras)
 	}
 	if !held.Empty() || spot != "" {
-		state.Write(heldStateKey, &heldState{held: held, shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), spot: spot})
+		state.Write(gangstate.HeldKey, &gangstate.Held{Held: held, Shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), Spot: spot})
 	}
 	_, wide := pl.wideOnce.LoadAndDelete(pod.UID)
-	cs.mayNarrow = held.Empty() && !wide
+	cs.MayNarrow = held.Empty() && !wide
 	if spec.QuorumPlaced(counts) || counts.Waiting > 0 {
 		return nil, nil
 	}
@@ -70,8 +71,8 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			msg += "; " + did
 		}
 		pl.roomShort.Store(spec.Key, true)
-		cs.failed = true
-		pl.fail(ctx, spec.Key, msg, cs.attempt)
+		cs.Failed = true
+		pl.fail(ctx, spec.Key, msg, cs.Attempt)
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
 	return nil, nil
@@ -112,14 +113,14 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	// The framework also runs PostFilter when PreFilter failed; a gang this
 	// plugin already failed (in this cycle, or one that backs off) must not
 	// be failed again.
-	cs := cycleOf(state)
-	if cs != nil && cs.failed {
+	cs := gangstate.CycleOf(state)
+	if cs != nil && cs.Failed {
 		return nil, fwk.NewStatus(fwk.Unschedulable, pl.tracker.LastFailure(spec.Key))
 	}
 	if reason, _, backingOff := pl.tracker.BackingOff(spec.Key); backingOff {
 		return nil, fwk.NewStatus(fwk.Unschedulable, reason)
 	}
-	if NarrowedCycle(state) {
+	if gangstate.NarrowedCycle(state) {
 		// Only the gang's own nodes were tried: try every node at once,
 		// before failing the gang's attempt. The member is in flight, so
 		// the queue brings it back as soon as this cycle ends.

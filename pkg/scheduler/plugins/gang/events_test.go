@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 )
 
 // A gang's lead is found once per delivery of a cluster event, however many
@@ -60,7 +61,7 @@ func TestLeadFoundOncePerDelivery(t *testing.T) {
 // failed and backed off, and the gang's lead then sat out the whole
 // backoff with room for its quorum (TestRoomFreedRequeuesGangLeads in CI).
 func TestReplayedEventEndsBackoff(t *testing.T) {
-	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
 	var moe []*v1.Pod
 	for i := range 3 {
 		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("moe-%d", i), UID: types.UID(fmt.Sprintf("u-moe-%d", i)),
@@ -102,7 +103,7 @@ func TestReplayedEventEndsBackoff(t *testing.T) {
 // count as a change. A member deleted for real, and another gang's pod
 // leaving, do both.
 func TestOwnReleaseDoesNotUnblock(t *testing.T) {
-	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
 	member := func(g string, i int) *v1.Pod {
 		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("%s-%d", g, i), UID: types.UID(fmt.Sprintf("u-%s-%d", g, i)),
 			CreationTimestamp: metav1.Unix(int64(100+i), 0), ResourceVersion: "5",

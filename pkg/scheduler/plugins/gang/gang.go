@@ -137,7 +137,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	served.ReportUnsynced(ctx, h.SharedInformerFactory(), 30*time.Second)
 
 	podInformer := h.SharedInformerFactory().Core().V1().Pods()
-	if err := EnsureGangIndex(podInformer.Informer()); err != nil {
+	if err := gangstate.EnsureGangIndex(podInformer.Informer()); err != nil {
 		return nil, err
 	}
 	pl.pods = podInformer.Informer().GetIndexer()

@@ -39,7 +39,7 @@ func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
 	bad, fixed, gone := pod("bad-0"), pod("fix-0"), pod("gon-0")
 	clk := simulate.NewStepClock(metav1.Unix(1000, 0).Time)
 	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now),
-		pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})}
+		pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())}
 	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
 	notANumber := errors.New(`pod ns/bad-0: annotation ` + gang.MinMemberAnnotation + `: "many" is not a number`)
 	told := func() []string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 )
 
@@ -156,8 +157,8 @@ func (pl *Gang) bookedNodes(nodes []fwk.NodeInfo) map[string]string {
 // failed for a reason other than room (until an attempt fails for room).
 func (pl *Gang) waitingGangs() []capacity.Waiting {
 	pending := map[gang.Key]*v1.Pod{}
-	for _, key := range pl.pods.ListIndexFuncValues(PendingGangIndex) {
-		objs, err := pl.pods.ByIndex(PendingGangIndex, key)
+	for _, key := range pl.pods.ListIndexFuncValues(gangstate.PendingGangIndex) {
+		objs, err := pl.pods.ByIndex(gangstate.PendingGangIndex, key)
 		if err != nil || len(objs) == 0 {
 			continue
 		}
@@ -208,55 +209,24 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 	return out
 }
 
-// heldState is what Filter needs of the plan for one member.
-type heldState struct {
-	held  capacity.Held
-	shape *capacity.Shape
-	// spot is why the member may not use spot nodes, "" when it may
-	// (capacity.SpotRule).
-	spot string
-}
-
-const heldStateKey fwk.StateKey = Name + "/held"
-
-// Clone shares the state: it is not modified after PreFilter.
-func (s *heldState) Clone() fwk.StateData { return s }
-
-// StoreHeld records held as the room held for gangs ahead of this cycle's
-// member's, as PreFilter does, for tests of plugins that read it.
-func StoreHeld(state fwk.CycleState, held capacity.Held) {
-	state.Write(heldStateKey, &heldState{held: held})
-}
-
-// HeldFromCycleState returns the room the capacity plan holds for gangs
-// served before this cycle's member's gang, as MusterGang's PreFilter read
-// it: MusterTopology chooses the gang's domain in what is left.
-func HeldFromCycleState(state fwk.CycleState) capacity.Held {
-	if d, err := state.Read(heldStateKey); err == nil {
-		return d.(*heldState).held
-	}
-	return capacity.Held{}
-}
-
 // Filter keeps a member off room the capacity plan holds for gangs served
 // before its own: a quorum member off room held for higher-priority or older
 // waiting quorums, an elastic member off room held for any waiting quorum.
 // It keeps quorum members, and members above min of gangs that did not opt
 // in, off spot nodes. Nodes with nothing held pass at once.
 func (pl *Gang) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
-	d, err := state.Read(heldStateKey)
-	if err != nil {
+	s := gangstate.HeldOf(state)
+	if s == nil {
 		return nil
 	}
-	s := d.(*heldState)
-	if s.spot != "" && capacity.IsSpot(ni.Node()) {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.spot)
+	if s.Spot != "" && capacity.IsSpot(ni.Node()) {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.Spot)
 	}
-	if !s.held.On(ni.Node().Name) {
+	if !s.Held.On(ni.Node().Name) {
 		return nil
 	}
 	room := nodefit.Room(ni)
-	if !s.held.Admits(s.shape, &room) {
+	if !s.Held.Admits(s.Shape, &room) {
 		return fwk.NewStatus(fwk.Unschedulable, ReasonHeld)
 	}
 	return nil

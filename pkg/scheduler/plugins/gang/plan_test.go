@@ -17,6 +17,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 )
 
 func planNode(name string, taints ...v1.Taint) *framework.NodeInfo {
@@ -37,7 +38,7 @@ func planNode(name string, taints ...v1.Taint) *framework.NodeInfo {
 // (TestSpotExtrasAskForSpotNodes, once in a stress run: gang plain's quorum
 // found room for 0 members ever after).
 func TestPlanHoldsRoomThatAppearsByANodeUpdate(t *testing.T) {
-	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang, PendingGangIndex: indexPendingByGang})
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
 	for i := range 2 {
 		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("plain-%d", i), UID: types.UID(fmt.Sprintf("u-plain-%d", i)),
 			CreationTimestamp: metav1.Unix(100, 0),

@@ -10,11 +10,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 )
 
 // members lists a gang's pods as the informer sees them.
 func (pl *Gang) members(key gang.Key) []*v1.Pod {
-	objs, err := pl.pods.ByIndex(GangIndex, key.String())
+	objs, err := pl.pods.ByIndex(gangstate.GangIndex, key.String())
 	if err != nil {
 		return nil
 	}

@@ -264,7 +264,7 @@ func (w *statusWriter) run(ctx context.Context) {
 
 func (w *statusWriter) flush(ctx context.Context) {
 	if !w.pl.leading.Leading() {
-		return // a standby writes nothing; what is dirty waits (leader.go)
+		return // a standby writes nothing; what is dirty waits (gangstate.Leadership)
 	}
 	w.loopMu.Lock()
 	defer w.loopMu.Unlock()

@@ -16,6 +16,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/simulate"
 )
 
@@ -54,7 +55,7 @@ func wakePlugin(t *testing.T, clk *simulate.StepClock, backoff time.Duration, na
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{GangIndex: indexByGang})
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
 	for i := range n {
 		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, i), UID: types.UID(fmt.Sprintf("u-%s-%d", name, i)),
 			CreationTimestamp: metav1.Unix(int64(100+i), 0),

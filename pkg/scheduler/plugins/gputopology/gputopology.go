@@ -35,7 +35,6 @@ import (
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -183,7 +182,7 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 	state.ShareDomains(pl.starvingDomain)
 	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
-	if err := gangplugin.EnsureGangIndex(podInformer); err != nil {
+	if err := gangstate.EnsureGangIndex(podInformer); err != nil {
 		return nil, err
 	}
 	pl.pods = podInformer.GetIndexer()
@@ -278,7 +277,7 @@ func (pl *Topology) gpusOf(pod *v1.Pod) int64 {
 // gangOf returns the gang a pod belongs to as MusterGang resolved it, or the
 // pod alone as a gang of one.
 func gangOf(state fwk.CycleState, pod *v1.Pod) gang.Spec {
-	if spec, ok := gangplugin.SpecFromCycleState(state); ok {
+	if spec, ok := gangstate.SpecFromCycleState(state); ok {
 		return spec
 	}
 	return gang.Spec{Key: gang.Key{Namespace: pod.Namespace, Name: "pod:" + pod.Name}, Source: gang.SourceLabels, MinMember: 1, MaxMember: 1, Annotations: pod.Annotations}

@@ -18,9 +18,9 @@ import (
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/hint"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/scheduler/served"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -62,7 +62,7 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	if err != nil {
 		return err
 	}
-	pl.hints = hints.NewWriter(h.ClientSet(), dyn, marks, hints.Members(pl.pods, gangplugin.GangIndex), synced, report, period)
+	pl.hints = hints.NewWriter(h.ClientSet(), dyn, marks, hints.Members(pl.pods, gangstate.GangIndex), synced, report, period)
 	pl.hints.SetClock(pl.clock.Now)
 	pl.hints.SetGPUResource(pl.gpu)
 	pl.hints.SetLeading(pl.leading.Leading)
@@ -95,11 +95,11 @@ func (pl *Topology) activateWaitingGPUPods(logger klog.Logger, h fwk.Handle) {
 // the hints writer. It never makes a member schedulable itself.
 func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
 	unschedulable := fwk.NewStatus(fwk.Unschedulable)
-	spec, ok := gangplugin.SpecFromCycleState(state)
+	spec, ok := gangstate.SpecFromCycleState(state)
 	if !ok {
 		return nil, unschedulable // a lone pod: any autoscaler handles it
 	}
-	if s, ok := readState(state); ok && !gangplugin.NarrowedCycle(state) {
+	if s, ok := readState(state); ok && !gangstate.NarrowedCycle(state) {
 		// The member fits no node: unless only its gang's own nodes were
 		// tried, the gang's attempt ends, and with it what it claimed.
 		pl.mu.Lock()
@@ -137,7 +137,7 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 // nodes, once per gang per hintInterval.
 func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) hints.Want {
 	g := hint.Gang{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
-	members := hints.Members(pl.pods, gangplugin.GangIndex)(spec.Key)
+	members := hints.Members(pl.pods, gangstate.GangIndex)(spec.Key)
 	var unplaced []*v1.Pod
 	for _, m := range members {
 		if m.DeletionTimestamp != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -23,7 +23,7 @@ func (pl *Topology) loadPlacement(key gang.Key) *placement {
 	if strings.HasPrefix(key.Name, "pod:") {
 		return p
 	}
-	objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, key.String())
+	objs, _ := pl.pods.ByIndex(gangstate.GangIndex, key.String())
 	for _, o := range objs {
 		pod, ok := o.(*v1.Pod)
 		if !ok || pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil || podFinished(pod) {
@@ -104,7 +104,7 @@ func (pl *Topology) membersOf(key gang.Key) []*v1.Pod {
 	if strings.HasPrefix(key.Name, "pod:") {
 		return nil
 	}
-	objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, key.String())
+	objs, _ := pl.pods.ByIndex(gangstate.GangIndex, key.String())
 	if len(objs) == 0 {
 		return nil
 	}
@@ -183,7 +183,7 @@ func (pl *Topology) forgetHinted(k gang.Key) {
 // pl.mu before recording per-gang state either sees the gang gone or leaves
 // podGone to forget what it records.
 func (pl *Topology) hasMembers(k gang.Key) bool {
-	objs, _ := pl.pods.ByIndex(gangplugin.GangIndex, k.String())
+	objs, _ := pl.pods.ByIndex(gangstate.GangIndex, k.String())
 	return len(objs) > 0
 }
 

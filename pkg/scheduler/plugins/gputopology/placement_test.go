@@ -18,9 +18,9 @@ import (
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -99,7 +99,7 @@ func schedule(ctx context.Context, tb testing.TB, pl *Topology, c *cluster, spec
 // scheduleOne is schedule for one member; scratch holds candidate nodes.
 func scheduleOne(ctx context.Context, tb testing.TB, pl *Topology, c *cluster, spec gang.Spec, pod *v1.Pod, scratch *[]int) string {
 	state := framework.NewCycleState()
-	gangplugin.StoreSpec(state, spec)
+	gangstate.StoreSpec(state, spec)
 	res, status := pl.PreFilter(ctx, state, pod, c.views)
 	if !status.IsSuccess() {
 		tb.Fatalf("PreFilter %s: %v", pod.Name, status.AsError())
@@ -199,7 +199,7 @@ func TestUnreserveForgetsDomain(t *testing.T) {
 		Annotations: map[string]string{topology.PreferredLevelAnnotation: "clique"}}
 	pods := members("g", 4, "8")
 	state := framework.NewCycleState()
-	gangplugin.StoreSpec(state, spec)
+	gangstate.StoreSpec(state, spec)
 	if _, st := pl.PreFilter(ctx, state, pods[0], c.views); !st.IsSuccess() {
 		t.Fatal(st.AsError())
 	}
@@ -253,7 +253,7 @@ func benchmarkGang(b *testing.B, nodes, size int, ann map[string]string) {
 // no hint time behind once its last member is deleted.
 func TestHintTimeForgottenWhenGangGone(t *testing.T) {
 	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &v1.Pod{}, 0, cache.Indexers{})
-	if err := gangplugin.EnsureGangIndex(informer); err != nil {
+	if err := gangstate.EnsureGangIndex(informer); err != nil {
 		t.Fatal(err)
 	}
 	pl := newTestPlugin()
@@ -288,7 +288,7 @@ func TestHintTimeForgottenWhenGangGone(t *testing.T) {
 	// ran: its PostFilter records nothing that nothing would ever forget.
 	pl.hints = hints.NewWriter(nil, nil, nil, func(gang.Key) []*v1.Pod { return nil }, func() bool { return true }, nil, time.Second)
 	state := framework.NewCycleState()
-	gangplugin.StoreSpec(state, gang.Spec{Key: k, MinMember: 2})
+	gangstate.StoreSpec(state, gang.Spec{Key: k, MinMember: 2})
 	if _, st := pl.PostFilter(context.Background(), state, pods[1], nil); st.IsSuccess() {
 		t.Fatalf("PostFilter of a gone gang's member succeeded: %v", st)
 	}
@@ -351,7 +351,7 @@ func TestChoiceLeavesOutOtherGangsClaims(t *testing.T) {
 	// PostFilter: its claim goes with it.
 	cg := members("c", 2, "1")
 	state := framework.NewCycleState()
-	gangplugin.StoreSpec(state, gang.Spec{Key: gang.Key{Namespace: "ml", Name: "c"}, Source: gang.SourceLabels, MinMember: 2, MaxMember: 2})
+	gangstate.StoreSpec(state, gang.Spec{Key: gang.Key{Namespace: "ml", Name: "c"}, Source: gang.SourceLabels, MinMember: 2, MaxMember: 2})
 	if _, st := pl.PreFilter(ctx, state, cg[0], c.views); !st.IsSuccess() {
 		t.Fatal(st.AsError())
 	}
@@ -385,8 +385,8 @@ func TestChoiceLeavesOutHeldRoom(t *testing.T) {
 		t.Fatalf("the plan holds %d nodes for the older gang, want 2", heldNodes)
 	}
 	state := framework.NewCycleState()
-	gangplugin.StoreSpec(state, gang.Spec{Key: gang.Key{Namespace: "ml", Name: "young"}, Source: gang.SourceLabels, MinMember: 4, MaxMember: 4})
-	gangplugin.StoreHeld(state, held)
+	gangstate.StoreSpec(state, gang.Spec{Key: gang.Key{Namespace: "ml", Name: "young"}, Source: gang.SourceLabels, MinMember: 4, MaxMember: 4})
+	gangstate.StoreHeld(state, held)
 	res, st := pl.PreFilter(ctx, state, members("young", 4, "2")[0], c.views)
 	if !st.IsSuccess() {
 		t.Fatal(st.AsError())
@@ -417,7 +417,7 @@ func TestStarvingGangKeepsItsDomainThroughAFailedAttempt(t *testing.T) {
 		busy = append(busy, p)
 	}
 	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &v1.Pod{}, 0, cache.Indexers{})
-	if err := gangplugin.EnsureGangIndex(informer); err != nil {
+	if err := gangstate.EnsureGangIndex(informer); err != nil {
 		t.Fatal(err)
 	}
 	pl := newTestPlugin()
@@ -433,7 +433,7 @@ func TestStarvingGangKeepsItsDomainThroughAFailedAttempt(t *testing.T) {
 		Annotations: map[string]string{topology.RequiredLevelAnnotation: "rack"}}
 	attempt := func() (*fwk.PreFilterResult, *fwk.Status, fwk.CycleState) {
 		state := framework.NewCycleState()
-		gangplugin.StoreSpec(state, spec)
+		gangstate.StoreSpec(state, spec)
 		res, st := pl.PreFilter(ctx, state, pods[0], c.views)
 		return res, st, state
 	}
@@ -499,7 +499,7 @@ func TestStarvingGangWithoutADomainIsHeldRoomOfItsClass(t *testing.T) {
 			Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj())
 	}
 	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &v1.Pod{}, 0, cache.Indexers{})
-	if err := gangplugin.EnsureGangIndex(informer); err != nil {
+	if err := gangstate.EnsureGangIndex(informer); err != nil {
 		t.Fatal(err)
 	}
 	pl := newTestPlugin()
@@ -514,7 +514,7 @@ func TestStarvingGangWithoutADomainIsHeldRoomOfItsClass(t *testing.T) {
 		}
 		spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: name}, Source: gang.SourceLabels, MinMember: int32(n), MaxMember: int32(n), Annotations: ann}
 		state := framework.NewCycleState()
-		gangplugin.StoreSpec(state, spec)
+		gangstate.StoreSpec(state, spec)
 		_, st := pl.PreFilter(ctx, state, pods[0], c.views)
 		in, ok := pl.starvingDomain(spec.Key)
 		return st, in, ok

@@ -15,8 +15,8 @@ import (
 
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
-	gangplugin "github.com/muster-project/muster/pkg/scheduler/plugins/gang"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -73,7 +73,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		if p.decided {
 			s.prefer = pl.choiceLabel(p.choice)
 		}
-		if spec, ok := gangplugin.SpecFromCycleState(state); ok && spec.SpotExtras {
+		if spec, ok := gangstate.SpecFromCycleState(state); ok && spec.SpotExtras {
 			s.preferSpot = capacity.TolerateSpot(pod)
 		}
 	case placed > 0 && p.decided:
@@ -82,9 +82,9 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		s.domain = pl.choiceLabel(p.choice)
 		s.prefer = s.domain
 		result = p.domainNodes()
-		if gangplugin.MayNarrowToGang(state) {
+		if gangstate.MayNarrowToGang(state) {
 			if own := pl.gangNodesWithRoom(p, gpus); own != nil {
-				gangplugin.NarrowedToGang(state)
+				gangstate.NarrowedToGang(state)
 				result = &fwk.PreFilterResult{NodeNames: own}
 			}
 		}
@@ -104,7 +104,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		// and room the capacity plan holds for gangs ahead, is not this
 		// gang's to choose.
 		pl.dropClaims(p)
-		taken := pl.takenFor(gangplugin.HeldFromCycleState(state))
+		taken := pl.takenFor(gangstate.HeldFromCycleState(state))
 		pl.adjustIndex(taken, 1)
 		choice, why, ok := pl.choose(klog.FromContext(ctx), p, req, quorum, nodes, taken)
 		var claims map[string]int64

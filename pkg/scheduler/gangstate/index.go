@@ -1,6 +1,6 @@
 // The pod informer's indexes of members by gang and of pending members by gang.
 
-package gang
+package gangstate
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ const PendingGangIndex = "muster.dev/pending-gang"
 // unless a plugin built earlier already did.
 func EnsureGangIndex(informer cache.SharedIndexInformer) error {
 	add := cache.Indexers{}
-	for name, f := range map[string]cache.IndexFunc{GangIndex: indexByGang, PendingGangIndex: indexPendingByGang} {
+	for name, f := range Indexers() {
 		if _, ok := informer.GetIndexer().GetIndexers()[name]; !ok {
 			add[name] = f
 		}
@@ -37,6 +37,12 @@ func EnsureGangIndex(informer cache.SharedIndexInformer) error {
 		return fmt.Errorf("indexing pods by gang: %w", err)
 	}
 	return nil
+}
+
+// Indexers are GangIndex and PendingGangIndex, for an indexer built by
+// hand (tests).
+func Indexers() cache.Indexers {
+	return cache.Indexers{GangIndex: indexByGang, PendingGangIndex: indexPendingByGang}
 }
 
 func indexPendingByGang(obj any) ([]string, error) {
