@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests image clean
+.PHONY: stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests contract image clean
 
 all: build
 
@@ -174,6 +174,11 @@ codegen:
 
 verify-codegen:
 	hack/verify-codegen.sh
+
+## contract: copy pkg/contract into the autoscaler module (hack/gen-contract.sh);
+## pkg/contract's tests fail when the copy is stale
+contract:
+	hack/gen-contract.sh
 
 verify-manifests:
 	hack/verify-manifests.sh

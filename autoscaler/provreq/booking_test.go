@@ -18,13 +18,15 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
+
+	"github.com/muster-project/muster/autoscaler/contract"
 )
 
 func gpuTestNode(name string) *apiv1.Node {
 	rl := apiv1.ResourceList{apiv1.ResourceCPU: resource.MustParse("96"), apiv1.ResourceMemory: resource.MustParse("1900Gi"),
 		apiv1.ResourcePods: resource.MustParse("110"), gpu: resource.MustParse("8")}
 	return &apiv1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, GPUProductLabel: "NVIDIA-H100-80GB-HBM3"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, contract.GPUProductLabel: "NVIDIA-H100-80GB-HBM3"}},
 		Status:     apiv1.NodeStatus{Capacity: rl, Allocatable: rl, Conditions: []apiv1.NodeCondition{{Type: apiv1.NodeReady, Status: apiv1.ConditionTrue}}},
 	}
 }

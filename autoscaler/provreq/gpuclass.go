@@ -7,56 +7,21 @@ import (
 	"path"
 	"sort"
 	"strconv"
-	"strings"
 
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
+
+	"github.com/muster-project/muster/autoscaler/contract"
 )
 
-// The GPU class muster-scheduler puts on a request's PodTemplate as
-// annotations when node affinity cannot state it (product patterns, least
-// memory), and the node labels it is matched against. The names and their
-// meaning are the root module's pkg/topology (names.go, request.go).
-const (
-	GPUProductAnnotation = "muster.dev/gpu-product"    // comma-separated path.Match patterns
-	GPUMemoryAnnotation  = "muster.dev/gpu-memory-min" // quantity per GPU, e.g. 40Gi
-	GPUProductLabel      = "nvidia.com/gpu.product"
-	GPUMemoryLabel       = "nvidia.com/gpu.memory" // MiB per GPU
-)
-
-// gpuClass is the GPU a request's pods accept.
-type gpuClass struct {
-	products []string
-	minMiB   int64
-}
-
-// parseGPUClass reads the class annotations of a pod built from a request's
-// PodTemplate.
-func parseGPUClass(p *apiv1.Pod) (gpuClass, error) {
-	var c gpuClass
-	field := func(a string) string { return "metadata.annotations[" + a + "]" }
-	if v, ok := p.Annotations[GPUProductAnnotation]; ok {
-		for _, pat := range strings.Split(v, ",") {
-			pat = strings.TrimSpace(pat)
-			if pat == "" {
-				continue
-			}
-			if _, err := path.Match(pat, ""); err != nil {
-				return gpuClass{}, fmt.Errorf("pod %s/%s: %s: %q is not a valid pattern: %v", p.Namespace, p.Name, field(GPUProductAnnotation), pat, err)
-			}
-			c.products = append(c.products, pat)
-		}
-		if len(c.products) == 0 {
-			return gpuClass{}, fmt.Errorf("pod %s/%s: %s: must name at least one GPU product or pattern", p.Namespace, p.Name, field(GPUProductAnnotation))
-		}
-	}
-	if v, ok := p.Annotations[GPUMemoryAnnotation]; ok {
-		q, err := resource.ParseQuantity(strings.TrimSpace(v))
-		if err != nil || q.Sign() <= 0 {
-			return gpuClass{}, fmt.Errorf("pod %s/%s: %s: must be a positive quantity such as 40Gi, got %q", p.Namespace, p.Name, field(GPUMemoryAnnotation), v)
-		}
-		c.minMiB = (q.Value() + (1<<20 - 1)) >> 20
+// parseGPUClass reads the class annotations (contract.ParseGPUClass) of a
+// pod built from a request's PodTemplate, where muster-scheduler puts them
+// when node affinity cannot state the class (product patterns, least
+// memory).
+func parseGPUClass(p *apiv1.Pod) (contract.GPUClass, error) {
+	c, err := contract.ParseGPUClass(p.Annotations)
+	if err != nil {
+		return contract.GPUClass{}, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	return c, nil
 }
@@ -66,12 +31,12 @@ func parseGPUClass(p *apiv1.Pod) (gpuClass, error) {
 // they match (the patterns themselves when none does, which only an exact
 // name satisfies), the least memory a Gt on the memory label (a node that
 // does not publish its memory does not match, as in the scheduler).
-func (c gpuClass) requirements(known []string) []apiv1.NodeSelectorRequirement {
+func requirements(c contract.GPUClass, known []string) []apiv1.NodeSelectorRequirement {
 	var reqs []apiv1.NodeSelectorRequirement
-	if len(c.products) > 0 {
+	if len(c.Products) > 0 {
 		var values []string
 		for _, k := range known {
-			for _, pat := range c.products {
+			for _, pat := range c.Products {
 				if ok, _ := path.Match(pat, k); ok {
 					values = append(values, k)
 					break
@@ -79,12 +44,12 @@ func (c gpuClass) requirements(known []string) []apiv1.NodeSelectorRequirement {
 			}
 		}
 		if len(values) == 0 {
-			values = append(values, c.products...)
+			values = append(values, c.Products...)
 		}
-		reqs = append(reqs, apiv1.NodeSelectorRequirement{Key: GPUProductLabel, Operator: apiv1.NodeSelectorOpIn, Values: values})
+		reqs = append(reqs, apiv1.NodeSelectorRequirement{Key: contract.GPUProductLabel, Operator: apiv1.NodeSelectorOpIn, Values: values})
 	}
-	if c.minMiB > 0 {
-		reqs = append(reqs, apiv1.NodeSelectorRequirement{Key: GPUMemoryLabel, Operator: apiv1.NodeSelectorOpGt, Values: []string{strconv.FormatInt(c.minMiB-1, 10)}})
+	if c.MinMemoryMiB > 0 {
+		reqs = append(reqs, apiv1.NodeSelectorRequirement{Key: contract.GPUMemoryLabel, Operator: apiv1.NodeSelectorOpGt, Values: []string{strconv.FormatInt(c.MinMemoryMiB-1, 10)}})
 	}
 	return reqs
 }
@@ -98,7 +63,7 @@ func applyGPUClass(pods []*apiv1.Pod, known []string) error {
 		if err != nil {
 			return err
 		}
-		reqs := c.requirements(known)
+		reqs := requirements(c, known)
 		if len(reqs) == 0 {
 			continue
 		}
@@ -128,7 +93,7 @@ func knownProducts(infos ...[]*framework.NodeInfo) []string {
 			if ni == nil || ni.Node() == nil {
 				continue
 			}
-			if v := ni.Node().Labels[GPUProductLabel]; v != "" {
+			if v := ni.Node().Labels[contract.GPUProductLabel]; v != "" {
 				set[v] = true
 			}
 		}

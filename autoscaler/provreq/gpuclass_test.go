@@ -7,15 +7,17 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/muster-project/muster/autoscaler/contract"
 )
 
 func gpuNode(product, memory string) *apiv1.Node {
 	l := map[string]string{"kubernetes.io/os": "linux"}
 	if product != "" {
-		l[GPUProductLabel] = product
+		l[contract.GPUProductLabel] = product
 	}
 	if memory != "" {
-		l[GPUMemoryLabel] = memory
+		l[contract.GPUMemoryLabel] = memory
 	}
 	return &apiv1.Node{ObjectMeta: metav1.ObjectMeta{Name: product + "-" + memory, Labels: l}}
 }
@@ -38,22 +40,22 @@ func TestGPUClass(t *testing.T) {
 		wantErr  string
 	}{
 		{name: "no class", match: all},
-		{name: "pattern", ann: map[string]string{GPUProductAnnotation: "NVIDIA-H100*"}, match: []*apiv1.Node{h100, noMem}},
-		{name: "two patterns", ann: map[string]string{GPUProductAnnotation: "NVIDIA-H100*, NVIDIA-A100*"}, match: []*apiv1.Node{h100, a100, noMem}},
-		{name: "exact unknown product", ann: map[string]string{GPUProductAnnotation: "NVIDIA-B200"}, match: nil},
-		{name: "memory", ann: map[string]string{GPUMemoryAnnotation: "40Gi"}, match: []*apiv1.Node{h100, a100}},
-		{name: "memory above every GPU", ann: map[string]string{GPUMemoryAnnotation: "80Gi"}, match: nil},
-		{name: "pattern and memory", ann: map[string]string{GPUProductAnnotation: "NVIDIA-*", GPUMemoryAnnotation: "41Gi"}, match: []*apiv1.Node{h100}},
-		{name: "added to every existing term", ann: map[string]string{GPUProductAnnotation: "*A100*"},
+		{name: "pattern", ann: map[string]string{contract.GPUProductAnnotation: "NVIDIA-H100*"}, match: []*apiv1.Node{h100, noMem}},
+		{name: "two patterns", ann: map[string]string{contract.GPUProductAnnotation: "NVIDIA-H100*, NVIDIA-A100*"}, match: []*apiv1.Node{h100, a100, noMem}},
+		{name: "exact unknown product", ann: map[string]string{contract.GPUProductAnnotation: "NVIDIA-B200"}, match: nil},
+		{name: "memory", ann: map[string]string{contract.GPUMemoryAnnotation: "40Gi"}, match: []*apiv1.Node{h100, a100}},
+		{name: "memory above every GPU", ann: map[string]string{contract.GPUMemoryAnnotation: "80Gi"}, match: nil},
+		{name: "pattern and memory", ann: map[string]string{contract.GPUProductAnnotation: "NVIDIA-*", contract.GPUMemoryAnnotation: "41Gi"}, match: []*apiv1.Node{h100}},
+		{name: "added to every existing term", ann: map[string]string{contract.GPUProductAnnotation: "*A100*"},
 			affinity: &apiv1.Affinity{NodeAffinity: &apiv1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &apiv1.NodeSelector{NodeSelectorTerms: []apiv1.NodeSelectorTerm{
-				{MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: GPUMemoryLabel, Operator: apiv1.NodeSelectorOpIn, Values: []string{"81559"}}}},
-				{MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: GPUMemoryLabel, Operator: apiv1.NodeSelectorOpIn, Values: []string{"40960"}}}},
+				{MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: contract.GPUMemoryLabel, Operator: apiv1.NodeSelectorOpIn, Values: []string{"81559"}}}},
+				{MatchExpressions: []apiv1.NodeSelectorRequirement{{Key: contract.GPUMemoryLabel, Operator: apiv1.NodeSelectorOpIn, Values: []string{"40960"}}}},
 			}}}},
 			match: []*apiv1.Node{a100}},
-		{name: "bad pattern", ann: map[string]string{GPUProductAnnotation: "NVIDIA-[H"}, wantErr: "metadata.annotations[muster.dev/gpu-product]: \"NVIDIA-[H\" is not a valid pattern"},
-		{name: "empty pattern list", ann: map[string]string{GPUProductAnnotation: " , "}, wantErr: "must name at least one GPU product"},
-		{name: "bad memory", ann: map[string]string{GPUMemoryAnnotation: "lots"}, wantErr: "metadata.annotations[muster.dev/gpu-memory-min]: must be a positive quantity"},
-		{name: "zero memory", ann: map[string]string{GPUMemoryAnnotation: "0"}, wantErr: "must be a positive quantity"},
+		{name: "bad pattern", ann: map[string]string{contract.GPUProductAnnotation: "NVIDIA-[H"}, wantErr: "metadata.annotations[muster.dev/gpu-product]: \"NVIDIA-[H\" is not a valid pattern"},
+		{name: "empty pattern list", ann: map[string]string{contract.GPUProductAnnotation: " , "}, wantErr: "must name at least one GPU product"},
+		{name: "bad memory", ann: map[string]string{contract.GPUMemoryAnnotation: "lots"}, wantErr: "metadata.annotations[muster.dev/gpu-memory-min]: must be a positive quantity"},
+		{name: "zero memory", ann: map[string]string{contract.GPUMemoryAnnotation: "0"}, wantErr: "must be a positive quantity"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &apiv1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "r-0-0", Annotations: tc.ann}, Spec: apiv1.PodSpec{Affinity: tc.affinity}}

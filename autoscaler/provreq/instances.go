@@ -85,7 +85,7 @@ func (c *Client) recordInstances(pr *v1.ProvisioningRequest, groups []cloudprovi
 		}
 	}
 	if group == nil {
-		return false, fmt.Errorf("ProvisioningRequest %s/%s: status.provisioningClassDetails[%s] names node group %q, which the cloud provider does not have", pr.Namespace, pr.Name, v1.DetailPool, pool)
+		return false, fmt.Errorf("ProvisioningRequest %s/%s: status.provisioningClassDetails[%s] names node group %q, which the cloud provider does not have", pr.Namespace, pr.Name, v1.DetailNodeGroup, pool)
 	}
 	now, err := poolInstances(group)
 	if err != nil {

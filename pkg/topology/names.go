@@ -2,19 +2,20 @@
 
 package topology
 
+import "github.com/muster-project/muster/pkg/contract"
+
 // Names of the node labels Muster reads and of the annotations a gang uses to
-// ask for a GPU class and a topology. The autoscaler's Azure provider writes
-// the same node labels on the nodes it adds (autoscaler/…/constants), so a
-// node that does not exist yet is judged exactly like one that does.
+// ask for a GPU class and a topology. Those the autoscaler reads or writes
+// too are defined once, in pkg/contract.
 const (
 	// GPUResource is the extended resource NVIDIA's device plugin publishes.
-	GPUResource = "nvidia.com/gpu"
+	GPUResource = contract.GPUResource
 
 	// GPU Feature Discovery labels.
-	ProductLabel = "nvidia.com/gpu.product" // e.g. NVIDIA-H100-80GB-HBM3
-	MemoryLabel  = "nvidia.com/gpu.memory"  // MiB per GPU, e.g. 81559
-	CountLabel   = "nvidia.com/gpu.count"   // GPUs on the node
-	CliqueLabel  = "nvidia.com/gpu.clique"  // multi-node NVLink partition
+	ProductLabel = contract.GPUProductLabel
+	MemoryLabel  = contract.GPUMemoryLabel
+	CountLabel   = contract.GPUCountLabel
+	CliqueLabel  = contract.GPUCliqueLabel
 
 	// NVIDIA Topograph network tiers, narrowest first.
 	AcceleratorLabel = "network.topology.nvidia.com/accelerator"
@@ -22,26 +23,23 @@ const (
 	SpineLabel       = "network.topology.nvidia.com/spine"
 	CoreLabel        = "network.topology.nvidia.com/core"
 
-	// Azure agent pools. PlacementGroupLabel is the pool's proximity placement
-	// group (or scale set when it has none); Azure publishes no label for it,
-	// so Muster's autoscaler provider sets it on the nodes it adds.
-	AgentPoolLabel       = "kubernetes.azure.com/agentpool"
-	LegacyAgentPoolLabel = "agentpool"
-	PlacementGroupLabel  = "muster.dev/placement-group"
-	InstanceTypeLabel    = "node.kubernetes.io/instance-type"
+	// Azure agent pools (contract.PlacementGroupLabel says why Muster's
+	// autoscaler sets that one).
+	AgentPoolLabel       = contract.AgentPoolLabel
+	LegacyAgentPoolLabel = contract.LegacyAgentPoolLabel
+	PlacementGroupLabel  = contract.PlacementGroupLabel
+	InstanceTypeLabel    = contract.InstanceTypeLabel
 
-	ZoneLabel     = "topology.kubernetes.io/zone"
-	HostnameLabel = "kubernetes.io/hostname"
+	ZoneLabel     = contract.ZoneLabel
+	HostnameLabel = contract.HostnameLabel
 )
 
 // Annotations on a PodGroup or, CRD-free, on every member pod.
 const (
-	// GPUProductAnnotation lists the GPU products a member accepts: product
-	// names or shell patterns (path.Match), comma separated, e.g.
-	// "NVIDIA-H100*,NVIDIA-H200*".
-	GPUProductAnnotation = "muster.dev/gpu-product"
-	// GPUMemoryAnnotation is the least memory per GPU, a quantity ("80Gi").
-	GPUMemoryAnnotation = "muster.dev/gpu-memory-min"
+	// GPUProductAnnotation and GPUMemoryAnnotation state the GPU class
+	// (contract.ParseGPUClass).
+	GPUProductAnnotation = contract.GPUProductAnnotation
+	GPUMemoryAnnotation  = contract.GPUMemoryAnnotation
 	// RequiredLevelAnnotation names the topology level (e.g. "rack") one of
 	// whose domains must hold all min members, or the gang does not fit.
 	RequiredLevelAnnotation = "muster.dev/topology-required"

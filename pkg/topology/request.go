@@ -4,13 +4,10 @@ package topology
 
 import (
 	"fmt"
-	"path"
 	"slices"
-	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
+	"github.com/muster-project/muster/pkg/contract"
 	"github.com/muster-project/muster/pkg/gang"
 )
 
@@ -18,49 +15,9 @@ import (
 // cluster is one domain.
 const Anywhere = -1
 
-// Class is the GPU a member accepts. The zero Class accepts any GPU.
-type Class struct {
-	// Products are product names or path.Match patterns; empty accepts any.
-	Products []string
-	// MinMemoryMiB is the least memory per GPU; 0 accepts any.
-	MinMemoryMiB int64
-}
-
-// Matches reports whether a node's GPU product and memory (MiB, 0 when the
-// node does not publish it) satisfy the class. A node without a product label
-// matches only a class that names no product.
-func (c Class) Matches(product string, memoryMiB int64) bool {
-	if c.MinMemoryMiB > 0 && memoryMiB < c.MinMemoryMiB {
-		return false
-	}
-	if len(c.Products) == 0 {
-		return true
-	}
-	for _, p := range c.Products {
-		if ok, _ := path.Match(p, product); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// String describes the class in the words of a rejection reason.
-func (c Class) String() string {
-	var parts []string
-	if len(c.Products) > 0 {
-		parts = append(parts, strings.Join(c.Products, "|"))
-	}
-	if c.MinMemoryMiB > 0 {
-		parts = append(parts, fmt.Sprintf(">=%dMiB", c.MinMemoryMiB))
-	}
-	if len(parts) == 0 {
-		return "any GPU"
-	}
-	return strings.Join(parts, " ")
-}
-
-// IsZero reports whether the class accepts any GPU.
-func (c Class) IsZero() bool { return len(c.Products) == 0 && c.MinMemoryMiB == 0 }
+// Class is the GPU a member accepts (the zero Class accepts any GPU), as
+// the autoscaler reads it too.
+type Class = contract.GPUClass
 
 // Request is what a gang asks of the topology, read from annotations.
 type Request struct {
@@ -77,31 +34,11 @@ type Request struct {
 func ParseRequest(annotations map[string]string, levels []Level, object string) (Request, error) {
 	r := Request{Preferred: 0, Required: Anywhere}
 	field := func(a string) string { return "metadata.annotations[" + a + "]" }
-	if v, ok := annotations[GPUProductAnnotation]; ok {
-		for _, p := range strings.Split(v, ",") {
-			p = strings.TrimSpace(p)
-			if p == "" {
-				continue
-			}
-			if _, err := path.Match(p, ""); err != nil {
-				return Request{}, &gang.FieldError{Object: object, Field: field(GPUProductAnnotation), Detail: fmt.Sprintf("%q is not a valid pattern: %v", p, err)}
-			}
-			r.Class.Products = append(r.Class.Products, p)
-		}
-		if len(r.Class.Products) == 0 {
-			return Request{}, &gang.FieldError{Object: object, Field: field(GPUProductAnnotation), Detail: "must name at least one GPU product or pattern"}
-		}
+	class, ferr := contract.ParseGPUClass(annotations)
+	if ferr != nil {
+		return Request{}, &gang.FieldError{Object: object, Field: ferr.Field, Detail: ferr.Detail}
 	}
-	if v, ok := annotations[GPUMemoryAnnotation]; ok {
-		q, err := resource.ParseQuantity(strings.TrimSpace(v))
-		if err != nil || q.Sign() <= 0 {
-			return Request{}, &gang.FieldError{Object: object, Field: field(GPUMemoryAnnotation), Detail: fmt.Sprintf("must be a positive quantity such as 40Gi, got %q", v)}
-		}
-		if q.Cmp(maxGPUMemory) > 0 {
-			return Request{}, &gang.FieldError{Object: object, Field: field(GPUMemoryAnnotation), Detail: fmt.Sprintf("must be at most %s per GPU, got %q", maxGPUMemory.String(), v)}
-		}
-		r.Class.MinMemoryMiB = (q.Value() + (1<<20 - 1)) >> 20
-	}
+	r.Class = class
 	if v, ok := annotations[RequiredLevelAnnotation]; ok {
 		i, err := levelIndex(levels, v)
 		if err != nil {
@@ -143,19 +80,9 @@ func LevelName(levels []Level, i int) string {
 	return levels[i].Name
 }
 
-// maxGPUMemory bounds a gang's GPU memory floor: far above any GPU, and far
-// below where bytes overflow an int64.
-var maxGPUMemory = resource.MustParse("1Pi")
-
 // ParseMemoryMiB reads the GPU Feature Discovery memory label (MiB); 0 when
 // absent or malformed, which only a class without a memory floor accepts.
-func ParseMemoryMiB(v string) int64 {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
+func ParseMemoryMiB(v string) int64 { return contract.ParseMemoryMiB(v) }
 
 // GangRequest is ParseRequest for a gang's spec: besides its annotations, an
 // upstream PodGroup's topology constraint (spec.TopologyKey, a node label)

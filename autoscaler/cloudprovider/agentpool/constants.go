@@ -2,46 +2,46 @@
 
 package agentpool
 
-import "time"
+import (
+	"time"
+
+	"github.com/muster-project/muster/autoscaler/contract"
+)
 
 // ProviderName is the value of --cloud-provider this build answers to.
 const ProviderName = "muster-azure"
 
 // Node labels and the GPU resource the provider writes on template nodes.
-// They MUST match the scheduler side (pkg/topology/names.go in the root
-// module): Muster's GPU-topology plugin reads exactly these names, so a node
-// that does not exist yet is judged exactly like one that does.
+// Those the scheduler reads are the contract's (one definition, in the root
+// module's pkg/contract), so a node that does not exist yet is judged
+// exactly like one that does.
 const (
-	// GPUResourceName is the extended resource NVIDIA's device plugin publishes.
-	GPUResourceName = "nvidia.com/gpu"
+	GPUResourceName = contract.GPUResource
 
 	// GPU Feature Discovery labels.
-	GPUProductLabel = "nvidia.com/gpu.product" // e.g. NVIDIA-H100-80GB-HBM3
-	GPUCountLabel   = "nvidia.com/gpu.count"   // GPUs on the node, integer string
-	GPUMemoryLabel  = "nvidia.com/gpu.memory"  // MiB per GPU, integer string, when known
+	GPUProductLabel = contract.GPUProductLabel
+	GPUCountLabel   = contract.GPUCountLabel
+	GPUMemoryLabel  = contract.GPUMemoryLabel
 
-	// Azure agent pool labels.
-	AgentPoolLabel       = "kubernetes.azure.com/agentpool"
-	LegacyAgentPoolLabel = "agentpool"
-	// PlacementGroupLabel is the pool's proximity placement group, or the
-	// scale set (agent pool) name when it has none: nodes a pool adds
-	// together share it, and the scheduler treats it as a topology level.
-	PlacementGroupLabel = "muster.dev/placement-group"
+	// Azure agent pool labels; the placement group (or the scale set's name
+	// when it has none) is a topology level to the scheduler.
+	AgentPoolLabel       = contract.AgentPoolLabel
+	LegacyAgentPoolLabel = contract.LegacyAgentPoolLabel
+	PlacementGroupLabel  = contract.PlacementGroupLabel
 
-	InstanceTypeLabel     = "node.kubernetes.io/instance-type"
+	InstanceTypeLabel     = contract.InstanceTypeLabel
 	BetaInstanceTypeLabel = "beta.kubernetes.io/instance-type"
-	ZoneLabel             = "topology.kubernetes.io/zone"
+	ZoneLabel             = contract.ZoneLabel
 	RegionLabel           = "topology.kubernetes.io/region"
 	OSLabel               = "kubernetes.io/os"
 	ArchLabel             = "kubernetes.io/arch"
-	HostnameLabel         = "kubernetes.io/hostname"
+	HostnameLabel         = contract.HostnameLabel
 	AKSModeLabel          = "kubernetes.azure.com/mode"
-	// SpotLabel is the label, and the key of the NoSchedule taint, AKS puts
-	// on the nodes of spot pools (value SpotValue); template nodes of spot
-	// pools carry both, so that only pods that tolerate spot are simulated
-	// onto them, as on the real nodes.
-	SpotLabel = "kubernetes.azure.com/scalesetpriority"
-	SpotValue = "spot"
+	// Template nodes of spot pools carry the spot label and taint, so that
+	// only pods that tolerate spot are simulated onto them, as on the real
+	// nodes.
+	SpotLabel = contract.SpotLabel
+	SpotValue = contract.SpotValue
 )
 
 // Scale set tags, following the upstream Azure provider's conventions.

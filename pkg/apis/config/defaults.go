@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"k8s.io/utils/ptr"
+
+	"github.com/muster-project/muster/pkg/contract"
 )
 
 // Defaults for GangArgs.
@@ -71,13 +73,13 @@ const (
 // narrowest first.
 func DefaultTopologyLevels() []TopologyLevel {
 	return []TopologyLevel{
-		{Name: "node", Label: "kubernetes.io/hostname"},
+		{Name: "node", Label: contract.HostnameLabel},
 		{Name: "accelerator", Label: "network.topology.nvidia.com/accelerator"},
-		{Name: "clique", Label: "nvidia.com/gpu.clique"},
+		{Name: "clique", Label: contract.GPUCliqueLabel},
 		{Name: "rack", Label: "network.topology.nvidia.com/leaf"},
 		{Name: "block", Label: "network.topology.nvidia.com/spine"},
-		{Name: "placement-group", Label: "muster.dev/placement-group"},
-		{Name: "zone", Label: "topology.kubernetes.io/zone"},
+		{Name: "placement-group", Label: contract.PlacementGroupLabel},
+		{Name: "zone", Label: contract.ZoneLabel},
 	}
 }
 

@@ -6,23 +6,22 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/muster-project/muster/autoscaler/contract"
 )
 
 // Keys of status.provisioningClassDetails that Muster's consumer writes
 // when it adds nodes for a request: the scheduler keeps exactly those nodes
-// for the request's gang. The root module's pkg/apis/autoscaling/v1 reads
-// the same keys.
+// for the request's gang (see contract).
 const (
-	// DetailPool is the node group the request's nodes were added to.
-	DetailPool = "muster.dev/node-group"
+	// DetailNodeGroup is the node group the request's nodes were added to.
+	DetailNodeGroup = contract.DetailNodeGroup
 	// DetailNodesAdded is how many instances the scale-up added.
-	DetailNodesAdded = "muster.dev/nodes-added"
+	DetailNodesAdded = contract.DetailNodesAdded
 	// DetailProviderIDPrefix and DetailInstances list the instances added,
-	// as provider IDs (spec.providerID of their Nodes): each is the prefix
-	// followed by one comma-separated suffix. The prefix keeps a thousand
-	// Azure instances within one detail's 32768 characters.
-	DetailProviderIDPrefix = "muster.dev/provider-id-prefix"
-	DetailInstances        = "muster.dev/instances"
+	// as provider IDs (spec.providerID of their Nodes).
+	DetailProviderIDPrefix = contract.DetailProviderIDPrefix
+	DetailInstances        = contract.DetailInstances
 )
 
 // AddedInstances reads what Muster's consumer recorded: the node group, how
@@ -30,7 +29,7 @@ const (
 // ok is false when the request records no scale-up.
 func AddedInstances(pr *ProvisioningRequest) (pool string, added int, ids []string, ok bool) {
 	d := pr.Status.ProvisioningClassDetails
-	pool = string(d[DetailPool])
+	pool = string(d[DetailNodeGroup])
 	if pool == "" {
 		return "", 0, nil, false
 	}
@@ -54,7 +53,7 @@ func SetAddedInstances(pr *ProvisioningRequest, pool string, added int, ids []st
 		pr.Status.ProvisioningClassDetails = map[string]Detail{}
 	}
 	d := pr.Status.ProvisioningClassDetails
-	d[DetailPool] = Detail(pool)
+	d[DetailNodeGroup] = Detail(pool)
 	d[DetailNodesAdded] = Detail(fmt.Sprint(added))
 	prefix := commonPrefix(ids)
 	suffixes := make([]string, len(ids))
@@ -68,7 +67,7 @@ func SetAddedInstances(pr *ProvisioningRequest, pool string, added int, ids []st
 // ClearAddedInstances removes the record of a scale-up: the request's
 // capacity was found, not added.
 func ClearAddedInstances(pr *ProvisioningRequest) {
-	for _, k := range []string{DetailPool, DetailNodesAdded, DetailProviderIDPrefix, DetailInstances} {
+	for _, k := range []string{DetailNodeGroup, DetailNodesAdded, DetailProviderIDPrefix, DetailInstances} {
 		delete(pr.Status.ProvisioningClassDetails, k)
 	}
 }

@@ -2,20 +2,19 @@
 
 package v1
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/muster-project/muster/pkg/contract"
+)
 
 // Keys of status.provisioningClassDetails that Muster's autoscaler writes
-// when it adds nodes for a request (the autoscaler module's
-// provreq/apis/v1 writes them): the node group, how many instances it
-// added, and those instances as provider IDs, each DetailProviderIDPrefix
-// followed by one comma-separated suffix of DetailInstances. The scheduler
-// keeps exactly the Nodes with those spec.providerIDs for the request's
-// gang. A stock cluster-autoscaler writes none of them.
+// when it adds nodes for a request (see pkg/contract).
 const (
-	DetailNodeGroup        = "muster.dev/node-group"
-	DetailNodesAdded       = "muster.dev/nodes-added"
-	DetailProviderIDPrefix = "muster.dev/provider-id-prefix"
-	DetailInstances        = "muster.dev/instances"
+	DetailNodeGroup        = contract.DetailNodeGroup
+	DetailNodesAdded       = contract.DetailNodesAdded
+	DetailProviderIDPrefix = contract.DetailProviderIDPrefix
+	DetailInstances        = contract.DetailInstances
 )
 
 // AddedProviderIDs returns the provider IDs (lower-cased) of the instances
