@@ -35,7 +35,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/demo"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
@@ -643,7 +643,7 @@ func askedAutoscaler(ctx context.Context, env *harness.Env) map[string]string {
 				if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil || len(pr.Spec.PodSets) == 0 {
 					continue
 				}
-				out[pr.Labels[hints.GangLabel]] = fmt.Sprintf("%d pods (%s)", pr.Spec.PodSets[0].Count, pr.Name)
+				out[pr.Labels[provisioning.GangLabel]] = fmt.Sprintf("%d pods (%s)", pr.Spec.PodSets[0].Count, pr.Name)
 			}
 		}
 		if len(out) > 0 || time.Now().After(deadline) || ctx.Err() != nil {

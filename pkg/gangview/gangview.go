@@ -22,7 +22,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -158,7 +158,7 @@ func Build(o Objects, now time.Time) []Row {
 	requests := map[gang.Key][]*autoscalingv1.ProvisioningRequest{}
 	for i := range o.Requests {
 		pr := &o.Requests[i]
-		if name := pr.Labels[hints.GangLabel]; name != "" {
+		if name := pr.Labels[provisioning.GangLabel]; name != "" {
 			k := gang.Key{Namespace: pr.Namespace, Name: name}
 			requests[k] = append(requests[k], pr)
 		}

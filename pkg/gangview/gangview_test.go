@@ -12,7 +12,7 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -60,7 +60,7 @@ func TestBuild(t *testing.T) {
 				Spec: schedv1alpha1.PodGroupSpec{MinMember: 4}},
 		}},
 		Requests: []autoscalingv1.ProvisioningRequest{{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "muster-train-1", Labels: map[string]string{hints.GangLabel: "train"}, CreationTimestamp: metav1.NewTime(t0)},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "muster-train-1", Labels: map[string]string{provisioning.GangLabel: "train"}, CreationTimestamp: metav1.NewTime(t0)},
 			Spec:       autoscalingv1.ProvisioningRequestSpec{PodSets: []autoscalingv1.PodSet{{Count: 1}}},
 			Status: autoscalingv1.ProvisioningRequestStatus{Conditions: []metav1.Condition{
 				{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: "CapacityIsNotFound"}}},

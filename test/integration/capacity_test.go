@@ -13,7 +13,7 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
@@ -147,14 +147,14 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	if want := map[string]int32{"gpus=8": 1, "gpus=4": 1}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("PodSets %v, want %v", got, want)
 	}
-	waitExtraCondition(t, ctx, env, "mpi", hints.ConditionCapacity, hints.ReasonRequested, "short 1 pods x 8 GPUs + 1 pods x 4 GPUs")
+	waitExtraCondition(t, ctx, env, "mpi", provisioning.ConditionCapacity, provisioning.ReasonRequested, "short 1 pods x 8 GPUs + 1 pods x 4 GPUs")
 	waitPod(t, ctx, env, "mpi-worker-0", "consume annotation", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == prs[0].Name
 	})
 	// The launcher is held out of one-by-one scale-up until the workers'
 	// capacity is provisioned, then left to it: its CPU node is bought only
 	// once the workers' nodes are.
-	held := hints.HoldName(gang.Key{Namespace: ns, Name: "mpi"})
+	held := provisioning.HoldName(gang.Key{Namespace: ns, Name: "mpi"})
 	waitPod(t, ctx, env, "mpi-launcher", "held until the request is provisioned", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
 	})
@@ -283,7 +283,7 @@ func TestFittingGangConsumesNoRequest(t *testing.T) {
 	launcher.Spec.NodeSelector = map[string]string{"pool": "cpu"}
 	createPods(t, ctx, env, append(workers, launcher)...)
 	waitProvReqs(t, ctx, env, "mpi", "for the 2 workers", oneRequestFor(2))
-	held := hints.HoldName(gang.Key{Namespace: ns, Name: "mpi"})
+	held := provisioning.HoldName(gang.Key{Namespace: ns, Name: "mpi"})
 	waitPod(t, ctx, env, "mpi-launcher", "held while the workers' request is pending", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
 	})

@@ -21,9 +21,9 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/hint"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
+	"github.com/muster-project/muster/pkg/shortfall"
 	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
@@ -57,7 +57,7 @@ func waitProvReqs(t *testing.T, ctx context.Context, env *harness.Env, gangName,
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		mine = mine[:0]
 		for _, pr := range provReqs(t, ctx, env) {
-			if pr.Labels[hints.GangLabel] == gangName {
+			if pr.Labels[provisioning.GangLabel] == gangName {
 				mine = append(mine, pr)
 			}
 		}
@@ -163,10 +163,10 @@ func TestShortGangGetsExactHint(t *testing.T) {
 	waitPod(t, ctx, env, "llm-0", "consume annotation", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == pr.Name && p.Annotations[autoscalingv1.ClassAnnotation] == autoscalingv1.ClassBestEffortAtomicScaleUp
 	})
-	waitExtraCondition(t, ctx, env, "llm", hints.ConditionCapacity, hints.ReasonRequested, "short 3 pods x 8 GPUs; asked the cluster-autoscaler")
+	waitExtraCondition(t, ctx, env, "llm", provisioning.ConditionCapacity, provisioning.ReasonRequested, "short 3 pods x 8 GPUs; asked the cluster-autoscaler")
 
 	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "heavy-gpu pool adding 3 nodes"})
-	waitExtraCondition(t, ctx, env, "llm", hints.ConditionCapacity, hints.ReasonProvisioned, "short 3 pods x 8 GPUs; heavy-gpu pool adding 3 nodes")
+	waitExtraCondition(t, ctx, env, "llm", provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "short 3 pods x 8 GPUs; heavy-gpu pool adding 3 nodes")
 
 	// The autoscaler's nodes arrive one by one: the shortfall shrinks, but the
 	// provisioned request stays, or nodes would be added twice.
@@ -237,10 +237,10 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "cliquey", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
-	waitExtraCondition(t, ctx, env, "cliquey", hints.ConditionCapacity, hints.ReasonNoRequest, "nodes the autoscaler adds cannot join an existing clique")
+	waitExtraCondition(t, ctx, env, "cliquey", provisioning.ConditionCapacity, provisioning.ReasonNoRequest, "nodes the autoscaler adds cannot join an existing clique")
 	// Its members are kept out of one-by-one scale-up, which would add
 	// nodes that join no clique with room.
-	held := hints.HoldName(gang.Key{Namespace: ns, Name: "cliquey"})
+	held := provisioning.HoldName(gang.Key{Namespace: ns, Name: "cliquey"})
 	waitPod(t, ctx, env, "cliquey-0", "held from ordinary scale-up", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
 	})
@@ -255,7 +255,7 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitExtraCondition(t, ctx, env, "pinned", hints.ConditionCapacity, hints.ReasonNoRequest, "new nodes cannot fix")
+	waitExtraCondition(t, ctx, env, "pinned", provisioning.ConditionCapacity, provisioning.ReasonNoRequest, "new nodes cannot fix")
 
 	// Elastic: min 1 placed, max 4: the members waiting beyond the quorum ask for nothing.
 	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "elastic", 4, 8, 1, 4)...); err != nil {
@@ -266,7 +266,7 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 	})
 	// The elastic members waiting beyond the quorum are held too, and the
 	// incomplete gang's members stay gated, which autoscalers skip.
-	heldElastic := hints.HoldName(gang.Key{Namespace: ns, Name: "elastic"})
+	heldElastic := provisioning.HoldName(gang.Key{Namespace: ns, Name: "elastic"})
 	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +350,7 @@ func TestHintSurvivesRestart(t *testing.T) {
 	settles(t, ctx, env, sched, "the same single request", func() (bool, error) {
 		var mine []string
 		for name, pr := range provReqs(t, ctx, env) {
-			if pr.Labels[hints.GangLabel] == "job" {
+			if pr.Labels[provisioning.GangLabel] == "job" {
 				mine = append(mine, name)
 			}
 		}
@@ -443,7 +443,7 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	}
 	pr := waitProvReqs(t, ctx, env, "first", "for 3 members", oneRequestFor(3))[0]
 	setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 3 nodes", "booked-0", "booked-1", "booked-2")
-	waitExtraCondition(t, ctx, env, "first", hints.ConditionCapacity, hints.ReasonProvisioned, "adding 3 nodes")
+	waitExtraCondition(t, ctx, env, "first", provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "adding 3 nodes")
 
 	// A younger gang that would fit on two of the new nodes, and a lone
 	// 1-GPU pod that would take a GPU from the first of them.
@@ -458,7 +458,7 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	unchanged := func() (bool, error) {
 		found := false
 		for _, pr := range provReqs(t, ctx, env) {
-			if pr.Labels[hints.GangLabel] == "second" {
+			if pr.Labels[provisioning.GangLabel] == "second" {
 				if pr.UID != second.UID {
 					return false, nil
 				}
@@ -526,7 +526,7 @@ func TestTwoBookingsBothBind(t *testing.T) {
 		}
 		pr := waitProvReqs(t, ctx, env, name, "for 2 members", oneRequestFor(2))[0]
 		setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 2 nodes", nodes...)
-		waitExtraCondition(t, ctx, env, name, hints.ConditionCapacity, hints.ReasonProvisioned, "adding 2 nodes")
+		waitExtraCondition(t, ctx, env, name, provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "adding 2 nodes")
 	}
 	provision("older", "older-a", "older-b")
 	provision("younger", "younger-a", "younger-b")
@@ -559,7 +559,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	read, dyn := unservedPair(t, ctx, env)
 	pods := read()
 	k := gang.Key{Namespace: ns, Name: "llm"}
-	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
+	w := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
 		func(gang.Key, metav1.Condition) {}, time.Hour)
 	verdict := func(room int64) {
 		w.Set(shortPair(k, pods[0], 2-room))
@@ -608,7 +608,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	pods, dyn := unservedPair(t, ctx, env)
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	var last metav1.Condition
-	w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
+	w := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
 		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
 	w.SetRetryBackoff(time.Second, 4*time.Second, 8*time.Second)
 	// The writer's backoffs run on the test's clock, which moves only when
@@ -657,11 +657,11 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		t.Helper()
 		start := now()
 		short()
-		if last.Reason != hints.ReasonRetrying || !strings.Contains(last.Message, why) {
-			t.Fatalf("after %s %s: condition %s %q, want %s mentioning %q", ended, why, last.Reason, last.Message, hints.ReasonRetrying, why)
+		if last.Reason != provisioning.ReasonRetrying || !strings.Contains(last.Message, why) {
+			t.Fatalf("after %s %s: condition %s %q, want %s mentioning %q", ended, why, last.Reason, last.Message, provisioning.ReasonRetrying, why)
 		}
 		retryingMessage = last.Message
-		consumes(hints.HoldName(k))
+		consumes(provisioning.HoldName(k))
 		for {
 			short()
 			prs := provReqs(t, ctx, env)
@@ -707,7 +707,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// keeps the nodes the gang counts on), even when the shortfall changes
 	// meanwhile (room freed): a failure is not retried sooner under
 	// another name.
-	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: hints.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
+	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: provisioning.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
 	shortOf(1)
 	if prs := provReqs(t, ctx, env); len(prs) != 1 {
 		t.Fatalf("a new request came at once for a changed shortfall after a failure: %v", prs)
@@ -718,7 +718,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	}
 	// Failed so again: the backoff doubles past the ceiling, up to the
 	// never-fits ceiling of 8s (read from the condition's due time).
-	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: hints.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
+	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: provisioning.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
 	noticed := now()
 	r2, _ = retried(r2.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait < 7*time.Second {
@@ -790,13 +790,13 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	var leader atomic.Int32
 	leader.Store(1)
-	writer := func(id int32) *hints.Writer {
-		w := hints.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
+	writer := func(id int32) *provisioning.Writer {
+		w := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
 			func(gang.Key, metav1.Condition) {}, time.Hour)
 		w.SetLeading(func() bool { return leader.Load() == id })
 		return w
 	}
-	short := func(w *hints.Writer, n int64) {
+	short := func(w *provisioning.Writer, n int64) {
 		w.Set(shortPair(k, pods[0], n))
 		w.Sync(ctx)
 	}
@@ -865,10 +865,10 @@ func unservedPair(t *testing.T, ctx context.Context, env *harness.Env) (func() [
 
 // shortPair is the writer's input for unservedPair's gang with n of its two
 // members short of room.
-func shortPair(k gang.Key, member *v1.Pod, n int64) hints.Want {
-	return hints.Want{Key: k, Min: 2, Source: gang.SourceLabels,
-		Sets:    []hints.Set{{Member: member, Count: n, GPUs: 8, Shape: "8 GPUs"}},
-		Verdict: hint.Decide(hint.Gang{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})}
+func shortPair(k gang.Key, member *v1.Pod, n int64) provisioning.Want {
+	return provisioning.Want{Key: k, Min: 2, Source: gang.SourceLabels,
+		Sets:    []provisioning.Set{{Member: member, Count: n, GPUs: 8, Shape: "8 GPUs"}},
+		Verdict: shortfall.Decide(shortfall.Facts{Min: 2, Max: 2, Exists: 2, Room: map[string]int64{"": 2 - n}})}
 }
 
 // dueIn reads when a Retrying condition's message says the next request follows.

@@ -15,7 +15,7 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -100,7 +100,7 @@ func TestGangMetricsMove(t *testing.T) {
 	}
 
 	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "gpu pool adding 1 node"})
-	waitExtraCondition(t, ctx, env, "llm", hints.ConditionCapacity, hints.ReasonProvisioned, "gpu pool adding 1 node")
+	waitExtraCondition(t, ctx, env, "llm", provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "gpu pool adding 1 node")
 	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 	"github.com/muster-project/muster/test/harness"
 )
@@ -243,7 +243,7 @@ func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 		}
 		return out
 	}
-	heldPlain := hints.HoldName(gang.Key{Namespace: ns, Name: "plain"})
+	heldPlain := provisioning.HoldName(gang.Key{Namespace: ns, Name: "plain"})
 	for _, p := range waiting("plain") {
 		waitPod(t, ctx, env, p.Name, "held from ordinary scale-up", func(p *v1.Pod) bool {
 			return p.Annotations[autoscalingv1.ConsumeAnnotation] == heldPlain
@@ -312,7 +312,7 @@ func TestRequiredDomainRulesSpotOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := hints.HoldName(gang.Key{Namespace: ns, Name: "confined"})
+	held := provisioning.HoldName(gang.Key{Namespace: ns, Name: "confined"})
 	for _, p := range pods.Items {
 		if p.Spec.NodeName != "" {
 			continue

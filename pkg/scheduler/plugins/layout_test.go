@@ -44,11 +44,11 @@ func TestNoSchedulerFileOverMaxLines(t *testing.T) {
 // gangstate.State, built by the registry, so two schedulers in one process
 // share nothing and a stopped scheduler's state goes with it.
 var packageVars = map[string]string{
-	"hints/create.go:podGroupResources":              "constant table",
-	"hints/metrics.go:requestsWritten":               "metric vector, registered once per process (upstream's way)",
-	"hints/metrics.go:membersRequested":              "metric vector",
-	"hints/metrics.go:requestOutcomes":               "metric vector",
-	"hints/metrics.go:registerOnce":                  "metric registration",
+	"provisioning/create.go:podGroupResources":       "constant table",
+	"provisioning/metrics.go:requestsWritten":        "metric vector, registered once per process (upstream's way)",
+	"provisioning/metrics.go:membersRequested":       "metric vector",
+	"provisioning/metrics.go:requestOutcomes":        "metric vector",
+	"provisioning/metrics.go:registerOnce":           "metric registration",
 	"plugins/gang/metrics.go:quorumWait":             "metric vector",
 	"plugins/gang/metrics.go:evictions":              "metric vector",
 	"plugins/gang/metrics.go:gangsDesc":              "metric description",

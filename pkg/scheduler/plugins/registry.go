@@ -83,7 +83,7 @@ func (m *Muster) WritesPending(h fwk.Handle) string {
 
 // HintSyncs counts the ProvisioningRequest syncs of the profile's Muster
 // plugins begun, and the last one ended, and the gangs holding a booking
-// (hints.Writer.Syncs); ok is false when they write none.
+// (provisioning.Writer.Syncs); ok is false when they write none.
 func (m *Muster) HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok bool) {
 	st, ok := m.set.Lookup(h)
 	if !ok {
@@ -98,7 +98,7 @@ func (m *Muster) HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok boo
 }
 
 // KickHints has the profile's ProvisioningRequest writer sync now rather
-// than when its period is up (hints.Writer.Kick): muster simulate does when
+// than when its period is up (provisioning.Writer.Kick): muster simulate does when
 // it sees a request change, as a step waits for a sync after each.
 func (m *Muster) KickHints(h fwk.Handle) {
 	if st, ok := m.set.Lookup(h); ok {

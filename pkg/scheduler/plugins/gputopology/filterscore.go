@@ -11,7 +11,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -62,9 +62,9 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 // bookingsAgainst returns the bookings whose nodes gang key must keep off:
 // every other gang's. Each booking holds exactly the nodes the autoscaler
 // recorded adding for it, so no node is booked twice.
-func (pl *Topology) bookingsAgainst(key gang.Key) []hints.Booking {
-	var out []hints.Booking
-	for _, b := range pl.hints.Bookings() {
+func (pl *Topology) bookingsAgainst(key gang.Key) []provisioning.Booking {
+	var out []provisioning.Booking
+	for _, b := range pl.requests.Bookings() {
 		if b.Key != key {
 			out = append(out, b)
 		}

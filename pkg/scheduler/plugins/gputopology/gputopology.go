@@ -34,7 +34,7 @@ import (
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -96,9 +96,9 @@ type Topology struct {
 	// decisions counts domain choices (tests check there is one per attempt).
 	decisions int64
 
-	// hints writes ProvisioningRequests for short gangs (nil: off);
+	// requests writes ProvisioningRequests for short gangs (nil: off);
 	// hinted is when each gang's shortfall was last computed.
-	hints         *hints.Writer
+	requests      *provisioning.Writer
 	state         *gangstate.State      // shared with the profile's MusterGang
 	leading       *gangstate.Leadership // whether this replica may write
 	hinted        map[gang.Key]time.Time
@@ -219,7 +219,7 @@ type cycleState struct {
 	domain, required, prefer labelValue
 	placement                *placement
 	// booked lists other gangs' bookings: new nodes kept for them.
-	booked []hints.Booking
+	booked []provisioning.Booking
 	// lone: the pod is no gang's member; it may use what a booked node has
 	// left over after one booked member.
 	lone bool

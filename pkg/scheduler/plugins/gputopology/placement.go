@@ -155,8 +155,8 @@ func (pl *Topology) stateEntries() map[string]int {
 	pl.mu.RLock()
 	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving), "claimed-nodes": len(pl.claimed)}
 	pl.mu.RUnlock()
-	if pl.hints != nil {
-		for k, v := range pl.hints.StateEntries() {
+	if pl.requests != nil {
+		for k, v := range pl.requests.StateEntries() {
 			out[k] = v
 		}
 	}

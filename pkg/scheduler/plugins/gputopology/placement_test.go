@@ -19,8 +19,8 @@ import (
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -286,7 +286,7 @@ func TestHintTimeForgottenWhenGangGone(t *testing.T) {
 
 	// A cycle that began before the last member went fails after podGone
 	// ran: its PostFilter records nothing that nothing would ever forget.
-	pl.hints = hints.NewWriter(nil, nil, nil, func(gang.Key) []*v1.Pod { return nil }, func() bool { return true }, nil, time.Second)
+	pl.requests = provisioning.NewWriter(nil, nil, nil, func(gang.Key) []*v1.Pod { return nil }, func() bool { return true }, nil, time.Second)
 	state := framework.NewCycleState()
 	gangstate.StoreSpec(state, gang.Spec{Key: k, MinMember: 2})
 	if _, st := pl.PostFilter(context.Background(), state, pods[1], nil); st.IsSuccess() {

@@ -1,6 +1,6 @@
 // Reading live requests: fetched in parallel once a sync, read, checked and dropped.
 
-package hints
+package provisioning
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 // The hint writer's metrics: what it asks of the autoscaler, and how each request ends.
 
-package hints
+package provisioning
 
 import (
 	"sync"

@@ -2,7 +2,7 @@
 // best-effort-atomic-scale-up) per gang that is short of capacity, naming
 // exactly the members it lacks, and mirrors what the autoscaler says about it
 // into the gang's status. The scheduler plugins decide what a gang lacks
-// (pkg/hint); the Writer turns those verdicts into API objects off the
+// (pkg/shortfall); the Writer turns those verdicts into API objects off the
 // scheduling path, batched once per period.
 //
 // Lifecycle: a request and the PodTemplate it references are created when a
@@ -15,7 +15,7 @@
 // request has (HoldName). Requests carry Muster's labels and the gang's
 // owner, so a restarted scheduler adopts them and garbage collection removes
 // them with the gang.
-package hints
+package provisioning
 
 import (
 	"context"
@@ -36,8 +36,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/hint"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/shortfall"
 )
 
 // Labels on the requests and templates Muster manages.
@@ -71,7 +71,7 @@ const ReasonNeverFits = "NoNodeGroupCanHold"
 type Want struct {
 	Key     gang.Key
 	Min     int64
-	Verdict hint.Verdict
+	Verdict shortfall.Verdict
 	// Sets are what is short, one per member shape: each becomes a PodSet
 	// of the request, its PodTemplate copying a member of that shape.
 	Sets []Set

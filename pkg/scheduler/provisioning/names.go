@@ -1,6 +1,6 @@
 // Names of requests, their generations, holds and PodTemplates.
 
-package hints
+package provisioning
 
 import (
 	"crypto/sha256"

@@ -1,6 +1,6 @@
 // Creating a request: its PodTemplates, owners and podSets.
 
-package hints
+package provisioning
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 // Pod marks: members consuming a request, held, or left to ordinary scale-up, and the gang's condition mirrored.
 
-package hints
+package provisioning
 
 import (
 	"context"

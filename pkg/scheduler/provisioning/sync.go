@@ -1,6 +1,6 @@
 // The writer's sync: each gang's verdict against its live request, ended requests replaced after a backoff.
 
-package hints
+package provisioning
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/hint"
+	"github.com/muster-project/muster/pkg/shortfall"
 )
 
 func (w *Writer) requests(ns string) dynamic.ResourceInterface {
@@ -162,16 +162,16 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	case !wanted:
 		// Adopted after a restart: keep the request until a verdict comes.
 		return
-	case !want.Verdict.Hint && want.Verdict.NoReason == hint.NoHintFits && w.stillBooked(ctx, k, live):
+	case !want.Verdict.Ask && want.Verdict.NoReason == shortfall.ReasonFits && w.stillBooked(ctx, k, live):
 		// The nodes provisioned for it have come. Until the quorum binds
 		// there, the request and its booking keep other pods off them (and
 		// the autoscaler from removing them as empty); the autoscaler's
 		// booking time bounds the wait.
 		w.leaveToScaleUp(members, false)
 		return
-	case !want.Verdict.Hint:
+	case !want.Verdict.Ask:
 		w.drop(ctx, k, live, want.Verdict.NoReason)
-		if want.Verdict.NoReason == hint.NoHintFits {
+		if want.Verdict.NoReason == shortfall.ReasonFits {
 			// Its GPU members fit in room that exists, and no request is
 			// left for them to consume: they are ordinary pending pods
 			// again. The autoscaler then counts them into that room, so
@@ -182,7 +182,7 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 			// they consumed no live request, counted for nothing, and
 			// the room they fit in was scaled down under them.
 			w.leaveToScaleUp(members, true)
-		} else if want.Verdict.NoReason == hint.NoHintPlaced {
+		} else if want.Verdict.NoReason == shortfall.ReasonPlaced {
 			w.holdExtras(k, members, want.SpotExtras)
 		} else {
 			// Members fit now is a passing state; every other reason

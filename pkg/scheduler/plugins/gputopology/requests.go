@@ -17,11 +17,11 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/hint"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
-	"github.com/muster-project/muster/pkg/scheduler/hints"
 	"github.com/muster-project/muster/pkg/scheduler/nodefit"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/scheduler/served"
+	"github.com/muster-project/muster/pkg/shortfall"
 	"github.com/muster-project/muster/pkg/topology"
 )
 
@@ -62,14 +62,14 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	if err != nil {
 		return err
 	}
-	pl.hints = hints.NewWriter(h.ClientSet(), dyn, marks, hints.Members(pl.pods, gangstate.GangIndex), synced, report, period)
-	pl.hints.SetClock(pl.clock.Now)
-	pl.hints.SetGPUResource(pl.gpu)
-	pl.hints.SetLeading(pl.leading.Leading)
-	pl.hints.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
-	pl.state.ShareBookings(pl.hints.BookedNodes)
-	pl.state.ShareRequests(pl.hints)
-	go pl.hints.Run(ctx)
+	pl.requests = provisioning.NewWriter(h.ClientSet(), dyn, marks, provisioning.Members(pl.pods, gangstate.GangIndex), synced, report, period)
+	pl.requests.SetClock(pl.clock.Now)
+	pl.requests.SetGPUResource(pl.gpu)
+	pl.requests.SetLeading(pl.leading.Leading)
+	pl.requests.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
+	pl.state.ShareBookings(pl.requests.BookedNodes)
+	pl.state.ShareRequests(pl.requests)
+	go pl.requests.Run(ctx)
 	return nil
 }
 
@@ -106,7 +106,7 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 		pl.dropClaims(s.placement)
 		pl.mu.Unlock()
 	}
-	if pl.hints == nil {
+	if pl.requests == nil {
 		return nil, unschedulable
 	}
 	now := pl.clock.Now()
@@ -125,19 +125,19 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 		return nil, unschedulable
 	}
 	want := pl.shortfall(klog.FromContext(ctx), spec, pod, nodes)
-	pl.hints.Set(want)
-	klog.FromContext(ctx).V(3).Info("Gang shortfall", "gang", spec.Key, "hint", want.Verdict.Hint, "short", want.Verdict.Short, "reason", want.Verdict.NoReason, "message", want.Verdict.Message)
+	pl.requests.Set(want)
+	klog.FromContext(ctx).V(3).Info("Gang shortfall", "gang", spec.Key, "ask", want.Verdict.Ask, "short", want.Verdict.Short, "reason", want.Verdict.NoReason, "message", want.Verdict.Message)
 	return nil, unschedulable
 }
 
-// shortfall gathers what hint.Decide needs: the gang's members, and how much
+// shortfall gathers what shortfall.Decide needs: the gang's members, and how much
 // of its quorum (every member shape of it) has room per domain of its
 // required level, leaving out nodes booked for other gangs. The request then
 // lists, per shape, what the best domain is short of. One pass over the
 // nodes, once per gang per hintInterval.
-func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) hints.Want {
-	g := hint.Gang{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
-	members := hints.Members(pl.pods, gangstate.GangIndex)(spec.Key)
+func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) provisioning.Want {
+	g := shortfall.Facts{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
+	members := provisioning.Members(pl.pods, gangstate.GangIndex)(spec.Key)
 	var unplaced []*v1.Pod
 	for _, m := range members {
 		if m.DeletionTimestamp != nil {
@@ -150,11 +150,11 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 			unplaced = append(unplaced, m)
 		}
 	}
-	want := hints.Want{Key: spec.Key, Min: g.Min, Source: spec.Source, SpotExtras: spec.SpotExtras}
+	want := provisioning.Want{Key: spec.Key, Min: g.Min, Source: spec.Source, SpotExtras: spec.SpotExtras}
 	req, err := topology.GangRequest(spec, pl.levels, spec.Object(pod))
 	if err != nil {
 		g.Invalid = err
-		want.Verdict = hint.Decide(g)
+		want.Verdict = shortfall.Decide(g)
 		return want
 	}
 	// Members above min of a gang confined to a domain get no spot nodes
@@ -210,7 +210,7 @@ nodes:
 	quorum := capacity.QuorumOf(need, unplaced, pod, pl.gpu)
 	// Only GPU members are asked for: members without GPUs that find no
 	// room are left to the autoscaler's ordinary scale-up (see
-	// hints.Writer.SetGPUResource), so they count as room here.
+	// provisioning.Writer.SetGPUResource), so they count as room here.
 	shortIn := capacity.ShortByDomain(logger, quorum, domains, all)
 	gpuNeed, _ := quorum.GPUMembers()
 	g.Anywhere = need - gpuNeed
@@ -218,8 +218,8 @@ nodes:
 		gpuShort, _ := short.GPUMembers()
 		g.Room[d] = max(need-gpuShort, 0)
 	}
-	want.Verdict = hint.Decide(g)
-	if want.Verdict.Hint {
+	want.Verdict = shortfall.Decide(g)
+	if want.Verdict.Ask {
 		short, ok := shortIn[want.Verdict.Short.Domain]
 		if !ok {
 			// No domain has room to build on: new nodes form one, so every
@@ -228,11 +228,11 @@ nodes:
 		}
 		for _, w := range short {
 			if w.Shape.GPUs > 0 {
-				want.Sets = append(want.Sets, hints.Set{Member: w.Shape.Example, Count: w.Count, GPUs: w.Shape.GPUs, Shape: w.Shape.String()})
+				want.Sets = append(want.Sets, provisioning.Set{Member: w.Shape.Example, Count: w.Count, GPUs: w.Shape.GPUs, Shape: w.Shape.String()})
 			}
 		}
 	}
-	if want.Verdict.Hint && want.Verdict.Short.Domain != "" {
+	if want.Verdict.Ask && want.Verdict.Short.Domain != "" {
 		want.AffinityLabel, want.AffinityValue = label, want.Verdict.Short.Domain
 	}
 	want.Require, want.TemplateAnnotations = classTerms(req.Class, spec.Annotations)

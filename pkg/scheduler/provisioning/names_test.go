@@ -1,4 +1,4 @@
-package hints
+package provisioning
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/hint"
+	"github.com/muster-project/muster/pkg/shortfall"
 )
 
 // TestNamesAreValid: every gang name a label allows gives request, template
@@ -25,7 +25,7 @@ func TestNamesAreValid(t *testing.T) {
 			t.Fatalf("test input %q is no label value: %v", name, errs)
 		}
 		k := gang.Key{Namespace: "ml", Name: name}
-		x := Want{Key: k, Verdict: hint.Verdict{Hint: true, Short: hint.Shortfall{Members: 3}}}
+		x := Want{Key: k, Verdict: shortfall.Verdict{Ask: true, Short: shortfall.Need{Members: 3}}}
 		req := generationName(requestName(x), 12)
 		for _, obj := range []string{req, templateName(req, 31), HoldName(k)} {
 			if errs := validation.IsDNS1123Subdomain(obj); len(errs) > 0 {
@@ -58,7 +58,7 @@ func TestRequestNameIgnoresMembersIdentity(t *testing.T) {
 		}
 	}
 	want := func(p *v1.Pod) Want {
-		return Want{Key: gang.Key{Namespace: "ml", Name: "llm"}, Verdict: hint.Verdict{Hint: true, Short: hint.Shortfall{Members: 4}},
+		return Want{Key: gang.Key{Namespace: "ml", Name: "llm"}, Verdict: shortfall.Verdict{Ask: true, Short: shortfall.Need{Members: 4}},
 			Sets: []Set{{Member: p, Count: 4, GPUs: 8}}}
 	}
 	first := requestName(want(member(0, "8")))

@@ -1,6 +1,6 @@
 // Bookings: the nodes the autoscaler added for a gang's request, kept for it until its quorum binds.
 
-package hints
+package provisioning
 
 import (
 	"context"

@@ -1,17 +1,18 @@
-// Package hint decides, as plain code, what a gang that cannot be placed is
+// Package shortfall decides, as plain code, what a gang that cannot be placed is
 // short of, so that the cluster-autoscaler adds exactly those nodes: the
 // members that do not fit in the best placement the topology rules allow,
 // never the members that do, never members beyond max, and nothing at all for
 // a gang that new nodes would not help.
-package hint
+package shortfall
 
 import (
 	"fmt"
 	"sort"
 )
 
-// Gang is what the scheduler knows of a gang when it decides on a hint.
-type Gang struct {
+// Facts is what the scheduler knows of a gang when it decides what to ask
+// the autoscaler for.
+type Facts struct {
 	Min, Max int64
 	// Exists counts the members that exist, Placed those bound or holding a
 	// reservation.
@@ -36,45 +37,45 @@ type Gang struct {
 	Unfixable string
 }
 
-// Shortfall is a hint's content: Members more members, in Domain of Level
-// when a level is required.
-type Shortfall struct {
+// Need is what a gang asks the autoscaler for: Members more members, in
+// Domain of Level when a level is required.
+type Need struct {
 	Members int64
 	Level   string
 	Domain  string
 }
 
-// Reasons a gang gets no hint.
+// Reasons a gang asks for nothing.
 const (
-	NoHintInvalid   = "InvalidSpec"
-	NoHintQuorum    = "AwaitingQuorum"
-	NoHintPlaced    = "QuorumPlaced"
-	NoHintFits      = "Fits"
-	NoHintLevel     = "LevelNotProvisionable"
-	NoHintUnfixable = "NotFixableByNodes"
+	ReasonInvalid   = "InvalidSpec"
+	ReasonQuorum    = "AwaitingQuorum"
+	ReasonPlaced    = "QuorumPlaced"
+	ReasonFits      = "Fits"
+	ReasonLevel     = "LevelNotProvisionable"
+	ReasonUnfixable = "NotFixableByNodes"
 )
 
-// Verdict is a hint decision: a Shortfall, or the reason there is none.
+// Verdict is the decision: Ask for a Need, or the reason to ask for nothing.
 type Verdict struct {
-	Hint     bool
-	Short    Shortfall
+	Ask      bool
+	Short    Need
 	NoReason string
 	Message  string
 }
 
 // Decide returns what g lacks.
-func Decide(g Gang) Verdict {
+func Decide(g Facts) Verdict {
 	switch {
 	case g.Invalid != nil:
-		return none(NoHintInvalid, "the gang's spec is invalid (%v); new nodes would not help", g.Invalid)
+		return none(ReasonInvalid, "the gang's spec is invalid (%v); new nodes would not help", g.Invalid)
 	case g.Exists < g.Min:
-		return none(NoHintQuorum, "%d of min %d members exist; no nodes are asked for until the quorum exists", g.Exists, g.Min)
+		return none(ReasonQuorum, "%d of min %d members exist; no nodes are asked for until the quorum exists", g.Exists, g.Min)
 	case g.Placed >= g.Min:
-		return none(NoHintPlaced, "the quorum is placed; members beyond min (max %d) wait for room, no nodes are asked for them", g.Max)
+		return none(ReasonPlaced, "the quorum is placed; members beyond min (max %d) wait for room, no nodes are asked for them", g.Max)
 	case g.Unfixable != "":
-		return none(NoHintUnfixable, "members fit no node for a reason new nodes cannot fix: %s", g.Unfixable)
+		return none(ReasonUnfixable, "members fit no node for a reason new nodes cannot fix: %s", g.Unfixable)
 	case g.Level != "" && !g.Provisionable:
-		return none(NoHintLevel, "the gang requires one %s, and nodes the autoscaler adds cannot join an existing %s", g.Level, g.Level)
+		return none(ReasonLevel, "the gang requires one %s, and nodes the autoscaler adds cannot join an existing %s", g.Level, g.Level)
 	}
 	need := g.Min - g.Placed
 	domain, room, _ := best(g.Room)
@@ -85,14 +86,14 @@ func Decide(g Gang) Verdict {
 		domain = ""
 	}
 	if room >= need {
-		return none(NoHintFits, "%d more members fit now", room)
+		return none(ReasonFits, "%d more members fit now", room)
 	}
-	s := Shortfall{Members: need - room, Level: g.Level, Domain: domain}
+	s := Need{Members: need - room, Level: g.Level, Domain: domain}
 	where := ""
 	if g.Level != "" && domain != "" {
 		where = fmt.Sprintf(" in %s %s", g.Level, domain)
 	}
-	return Verdict{Hint: true, Short: s, Message: fmt.Sprintf("short %d of %d members%s (room for %d)", s.Members, need, where, room)}
+	return Verdict{Ask: true, Short: s, Message: fmt.Sprintf("short %d of %d members%s (room for %d)", s.Members, need, where, room)}
 }
 
 // best returns the domain with the most room, ties broken by name.
