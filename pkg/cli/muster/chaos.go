@@ -1,6 +1,6 @@
 // The chaos command: per seed, a simulated run with faults injected and its invariants checked.
 
-package main
+package muster
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 // Replays on a stepped trace clock: the stepper, gangs' work accrued, settling and catching up.
 
-package main
+package muster
 
 import (
 	"context"

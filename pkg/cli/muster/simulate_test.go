@@ -1,4 +1,4 @@
-package main
+package muster
 
 import (
 	"bytes"
@@ -211,7 +211,7 @@ func TestSimulateSpotSmoke(t *testing.T) {
 // directory.
 func buildAutoscalerBinaries(t *testing.T) string {
 	t.Helper()
-	module := filepath.Join("..", "..", "autoscaler")
+	module := filepath.Join("..", "..", "..", "autoscaler")
 	bin := t.TempDir()
 	env := append(os.Environ(), "GOFLAGS=-mod=mod -tags=kwok")
 	build := exec.Command(goBinary(), "build", "-o", bin+string(os.PathSeparator), "./cmd/armlocal", "./cmd/muster-autoscaler")
@@ -266,7 +266,7 @@ func TestChaosShort(t *testing.T) {
 	}
 	binDir := buildAutoscalerBinaries(t)
 	scheduler := filepath.Join(t.TempDir(), "muster-scheduler")
-	build := exec.Command(goBinary(), "build", "-o", scheduler, "../muster-scheduler")
+	build := exec.Command(goBinary(), "build", "-o", scheduler, "../../../cmd/muster-scheduler")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building muster-scheduler: %v\n%s", err, out)
 	}

@@ -1,6 +1,6 @@
 // The simulate command: options, replays with Muster and the baseline, the cluster, jobs, the watcher.
 
-package main
+package muster
 
 import (
 	"bufio"

@@ -1,6 +1,6 @@
 // The simulator's child processes: armlocal, muster-autoscaler, their flags, the trace clock server.
 
-package main
+package muster
 
 import (
 	"context"

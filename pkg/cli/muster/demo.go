@@ -1,6 +1,6 @@
 // The demo command: the scenario's gangs in a local control plane, progress, results, upstream's run.
 
-package main
+package muster
 
 import (
 	"context"

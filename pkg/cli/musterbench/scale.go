@@ -1,6 +1,6 @@
 // The Scale scenario against muster-scheduler as its own process: its resident memory and CPU time.
 
-package main
+package musterbench
 
 import (
 	"bufio"

@@ -1,6 +1,6 @@
 // The placement-report command: the trace run against each scheduler profile, and its report.
 
-package main
+package muster
 
 import (
 	"context"

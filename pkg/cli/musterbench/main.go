@@ -1,0 +1,306 @@
+// Package musterbench is the muster-bench command: it measures scheduling throughput on an in-process control
+// plane: plain pods under the upstream default scheduler, then the same pods
+// in CRD-free gangs of 8, 64 and 512 and in gangs of 1 to 64 shaped as MPI
+// jobs (a launcher without GPUs plus workers) under muster-scheduler, and
+// (--upstream) the same gangs as upstream v1beta1 PodGroups under the default
+// profile's GangScheduling. It prints a table of medians over --runs and,
+// last, the gang64/plain throughput ratio, that of the worst gang scenario
+// and the worst muster/upstream ratio over the gang scenarios.
+package musterbench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/muster-project/muster/test/bench"
+	"github.com/muster-project/muster/test/harness"
+)
+
+// Main runs muster-bench with the process's flags and returns its exit
+// code, after the deferred clean-up (the CPU profile, the embedded etcd's
+// data) has run.
+func Main() int {
+	defer harness.StopEtcd()
+	nodes := flag.Int("nodes", 1000, "nodes (8 GPUs each)")
+	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
+	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
+	flag.BoolVar(&showWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
+	flag.BoolVar(&withUpstream, "upstream", true, "also schedule every gang scenario's gangs as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
+	flag.StringVar(&only, "only", "", "run only these scenarios (comma separated names, e.g. gang512,upstream512); the ratio lines need plain and the gang scenarios")
+	scale := flag.Bool("scale", false, "instead of the scenarios: gangs of 50 (launcher + 49 workers, two priorities) scheduled by a muster-scheduler process (--scheduler-binary); print its RSS and CPU per pod (e.g. --nodes 5000 --pods 10000)")
+	schedulerBinary := flag.String("scheduler-binary", "bin/muster-scheduler", "the muster-scheduler binary --scale runs")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
+	logFile := flag.String("log", "", "write the control plane's and schedulers' logs to this file (with --log-v), to see why a run was slow")
+	verbosity := flag.Int("log-v", 2, "log verbosity for --log (2 shows each failed gang attempt and its reason)")
+	flag.Parse()
+	if *nodes < 1 || *pods < 64 || *runs < 1 {
+		fmt.Fprintln(os.Stderr, "muster-bench: need --nodes >= 1, --pods >= 64, --runs >= 1")
+		return 2
+	}
+	logTo(*logFile, *verbosity)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *scale {
+		if err := runScale(*nodes, *pods, *schedulerBinary); err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench:", err)
+			return 1
+		}
+		return 0
+	}
+	if err := run(*nodes, *pods, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "muster-bench:", err)
+		return 1
+	}
+	return 0
+}
+
+// logTo keeps the embedded control plane's logging off stderr: it logs
+// harmless errors as its components start and stop ("The manifest file is
+// empty"), which drowned the results. The bench's own failures come back as
+// errors and are printed. With path set the logs go there, at verbosity v.
+func logTo(path string, v int) {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for k, val := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL", "v": "0"} {
+		_ = fs.Set(k, val)
+	}
+	var out io.Writer = io.Discard
+	if path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench: --log:", err)
+		} else {
+			out = f
+			_ = fs.Set("v", fmt.Sprint(v))
+		}
+	}
+	klog.SetOutput(out)
+}
+
+// showWrites: --writes; withUpstream: --upstream; only: --only.
+var (
+	showWrites, withUpstream bool
+	only                     string
+)
+
+// writeTable prints the API writes per pod of each scenario, by verb and
+// resource: where a scenario's extra API server load comes from.
+func writeTable(rows []row) error {
+	keys := map[string]bool{}
+	for _, r := range rows {
+		for k := range r.writes {
+			if k != "POST pods" {
+				keys[k] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(w, "writes per pod\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t", r.name)
+	}
+	fmt.Fprintln(w)
+	for _, k := range sorted {
+		fmt.Fprintf(w, "%s\t", k)
+		for _, r := range rows {
+			fmt.Fprintf(w, "%.2f\t", r.writes[k])
+		}
+		fmt.Fprintln(w)
+	}
+	return w.Flush()
+}
+
+type row struct {
+	name                     string
+	pods                     int
+	podsPerSec, p50Ms, p99Ms float64
+	writesPerPod             float64
+	writes                   map[string]float64 // per pod, by verb and resource
+}
+
+func run(nodes, pods, runs int) error {
+	tb := harness.NewProcessTB("muster-bench")
+	defer tb.Close()
+	ctx := context.Background()
+	start := time.Now()
+	env, err := startEnv(tb, harness.Options{WorkloadAPI: withUpstream})
+	if err != nil {
+		return err
+	}
+	cfg := bench.Config{Nodes: nodes, Pods: pods}
+	if err := bench.EnsureNodes(ctx, env.Client, nodes); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "control plane and %d nodes ready in %v\n", nodes, time.Since(start).Round(time.Millisecond))
+
+	// Runs go round the scenarios in turn, so that a slow spell of the
+	// machine touches every scenario alike; each figure is the median of
+	// the runs.
+	scenarios, err := selected(bench.Scenarios(withUpstream), only)
+	if err != nil {
+		return err
+	}
+	results := make([][]bench.Result, len(scenarios))
+	for i := 0; i < runs; i++ {
+		for j, sc := range scenarios {
+			res, err := bench.Run(ctx, env, cfg, sc)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "%s run %d: %d pods in %v (created in %v), %.1f pods/s\n", sc.Name, i+1, res.Pods,
+				res.Elapsed.Round(time.Millisecond), res.Creating.Round(time.Millisecond), res.PodsPerSec)
+			results[j] = append(results[j], res)
+		}
+	}
+	var rows []row
+	byName := map[string]row{}
+	for j, sc := range scenarios {
+		rs := results[j]
+		r := row{name: sc.Name, pods: rs[0].Pods, writes: map[string]float64{},
+			podsPerSec:   median(rs, func(r bench.Result) float64 { return r.PodsPerSec }),
+			p50Ms:        median(rs, func(r bench.Result) float64 { return bench.Ms(r.P50) }),
+			p99Ms:        median(rs, func(r bench.Result) float64 { return bench.Ms(r.P99) }),
+			writesPerPod: median(rs, bench.Result.WritesPerPod),
+		}
+		for _, res := range rs {
+			for k := range res.Writes {
+				r.writes[k] = 0 // every key some run wrote
+			}
+		}
+		for k := range r.writes {
+			r.writes[k] = median(rs, func(r bench.Result) float64 { return r.Writes[k] / float64(r.Pods) })
+		}
+		rows = append(rows, r)
+		byName[sc.Name] = r
+	}
+
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "scenario\tpods\tpods/s\tp50 ms\tp99 ms\tAPI writes/pod\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.2f\t\n", r.name, r.pods, r.podsPerSec, r.p50Ms, r.p99Ms, r.writesPerPod)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if showWrites {
+		if err := writeTable(rows); err != nil {
+			return err
+		}
+	}
+	plain, ok := byName[bench.Plain.Name]
+	if !ok {
+		return nil
+	}
+	if g, ok := byName[bench.Gang64.Name]; ok {
+		fmt.Printf("gang64/plain throughput ratio: %.2f\n", g.podsPerSec/plain.podsPerSec)
+	}
+	worst, vsUpstream := 0.0, 0.0
+	for j, sc := range scenarios {
+		if sc.Upstream || sc == bench.Plain {
+			continue
+		}
+		if worst == 0 || rows[j].podsPerSec < worst {
+			worst = rows[j].podsPerSec
+		}
+		if u, ok := bench.UpstreamOf(sc); ok {
+			if ur, ok := byName[u.Name]; ok {
+				if r := rows[j].podsPerSec / ur.podsPerSec; vsUpstream == 0 || r < vsUpstream {
+					vsUpstream = r
+				}
+			}
+		}
+	}
+	if worst > 0 {
+		fmt.Printf("gang/plain throughput ratio: %.2f\n", worst/plain.podsPerSec) // the worst gang scenario
+	}
+	if vsUpstream > 0 {
+		fmt.Printf("muster/upstream gang throughput ratio: %.2f\n", vsUpstream) // the worst gang scenario
+	}
+	return nil
+}
+
+// selected is the scenarios named in list (all of them if it is empty),
+// in report order.
+func selected(all []bench.Scenario, list string) ([]bench.Scenario, error) {
+	if list == "" {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []bench.Scenario
+	for _, sc := range all {
+		if want[sc.Name] {
+			out = append(out, sc)
+			delete(want, sc.Name)
+		}
+	}
+	if len(want) > 0 {
+		var names []string
+		for _, sc := range all {
+			names = append(names, sc.Name)
+		}
+		return nil, fmt.Errorf("--only: unknown scenario(s) %v; the scenarios are %s", sortedKeys(want), strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// median is the median of f over the runs (the mean of the middle two
+// for an even count).
+func median(rs []bench.Result, f func(bench.Result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// startEnv starts the control plane; the upstream test servers report fatal
+// setup errors by panicking through the TB.
+func startEnv(tb *harness.ProcessTB, o harness.Options) (env *harness.Env, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("control plane: %v", r)
+		}
+	}()
+	return harness.StartWith(tb, o)
+}
