@@ -1,0 +1,97 @@
+package gang
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/simulate"
+)
+
+// The quorum gate: a member of a gang with fewer than min members waits
+// gated (UnschedulableAndUnresolvable, so no autoscaler scales for it), and
+// is shown so once the mark has stood a period; the min-th member's arrival
+// admits them, and a member admitted before its mark was written gets none.
+func TestPreEnqueueGatesUntilMinMembersExist(t *testing.T) {
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, _, k := wakePlugin(t, clk, time.Second, "llm", 3)
+	pl.status = newStatusWriter(pl.handle, pl, podpatch.NewForClient(nil), time.Second) // never run: nothing here is written
+	obj, _, _ := pl.pods.GetByKey("ns/llm-2")
+	last := obj.(*v1.Pod)
+	if err := pl.pods.Delete(last); err != nil {
+		t.Fatal(err)
+	}
+	obj, _, _ = pl.pods.GetByKey("ns/llm-0")
+	first := obj.(*v1.Pod)
+
+	st := pl.PreEnqueue(t.Context(), first)
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "gang "+k.String()+" waits for quorum: fewer than 3 members exist") {
+		t.Fatalf("two of min 3 members: %v %q, want gated for quorum", st.Code(), st.Message())
+	}
+	if len(pl.status.gate) != 1 {
+		t.Fatalf("%d gated marks pending, want llm-0's", len(pl.status.gate))
+	}
+	if err := pl.pods.Add(last); err != nil {
+		t.Fatal(err)
+	}
+	if st := pl.PreEnqueue(t.Context(), first); !st.IsSuccess() {
+		t.Fatalf("with all 3 members: %v %q, want admitted", st.Code(), st.Message())
+	}
+	if len(pl.status.gate) != 0 {
+		t.Error("an admitted member's gated mark is still due")
+	}
+	// Not a gang member: not this plugin's to gate.
+	lone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "lone", UID: "u-lone"}}
+	if st := pl.PreEnqueue(t.Context(), lone); !st.IsSuccess() {
+		t.Errorf("a pod outside any gang: %v %q", st.Code(), st.Message())
+	}
+}
+
+// The queue goes by priority, then by gang age (when the gang was first
+// seen, not when each member was queued), so a gang's members stay
+// together ahead of younger gangs and of pods queued after the gang began.
+func TestLessOrdersByPriorityThenGangAge(t *testing.T) {
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, _, _ := wakePlugin(t, clk, time.Second, "old", 2)
+	t0 := time.Unix(2000, 0)
+	pl.gangSince.Store(gang.Key{Namespace: "ns", Name: "old"}, t0)
+	pl.gangSince.Store(gang.Key{Namespace: "ns", Name: "young"}, t0.Add(time.Minute))
+	queued := func(name, group string, priority int32, at time.Time) fwk.QueuedEntityInfo {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("u-" + name)}, Spec: v1.PodSpec{Priority: &priority}}
+		if group != "" {
+			p.Labels = map[string]string{gang.GroupLabel: group}
+			p.Annotations = map[string]string{gang.MinMemberAnnotation: "2"}
+		}
+		return &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: p}, QueueingParams: framework.QueueingParams{Timestamp: at}}
+	}
+	old0 := queued("old-0", "old", 0, t0.Add(3*time.Minute))
+	old1 := queued("old-1", "old", 0, t0.Add(5*time.Minute))
+	young0 := queued("young-0", "young", 0, t0.Add(2*time.Minute))
+	lone := queued("lone", "", 0, t0.Add(4*time.Minute))
+	urgent := queued("urgent", "", 10, t0.Add(6*time.Minute))
+	for _, tc := range []struct {
+		name string
+		a, b fwk.QueuedEntityInfo
+		want bool
+	}{
+		{"higher priority first, however late", urgent, old0, true},
+		{"lower priority after", old0, urgent, false},
+		{"the older gang before a younger one queued earlier", old1, young0, true},
+		{"the younger gang after", young0, old1, false},
+		{"a gang's late member before a pod queued after the gang began", old1, lone, true},
+		{"that pod after the gang's members", lone, old0, false},
+		{"the younger gang before a pod queued after it began", young0, lone, true},
+	} {
+		if got := pl.Less(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: Less = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
