@@ -18,6 +18,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -74,6 +75,53 @@ func TestOnlyTheLeaderWrites(t *testing.T) {
 	}
 	waitBound(t, env, gang.GroupLabel, "llm", 2)
 	waitPod(t, ctx, env, "llm-0", "the new leader's safe-to-evict mark", func(p *v1.Pod) bool { return p.Annotations[gang.SafeToEvictAnnotation] == "false" })
+}
+
+// A standby that takes over when nothing is left to schedule writes all the
+// same: it learns that it leads from the lease, not from a scheduling cycle
+// it may never run. The gang binds under the first leader; once the second
+// holds the lease, a member's safe-to-evict mark, taken off, comes back.
+// Before, the new leader read the leader-election gauge by the lease's name
+// (the gauge names the elector, "kube-scheduler") and wrote nothing until
+// it scheduled a pod (TestOnlyTheLeaderWrites in stress, when the old
+// leader bound the gang as it stopped).
+func TestNewLeaderWithNothingToScheduleWrites(t *testing.T) {
+	ctx, env := controlPlane(t)
+	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	args := harness.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}
+	first := startElected(t, ctx, env, "", args)
+	waitLeaseHeld(t, ctx, env)
+	holder := func() string {
+		l, err := env.Client.CoordinationV1().Leases("kube-system").Get(ctx, "muster-test", metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return ""
+		}
+		return *l.Spec.HolderIdentity
+	}
+	old := holder()
+	startElected(t, ctx, env, "", args)
+
+	topoGang(t, ctx, env, "llm", 2, 8, 2, 2)
+	waitBound(t, env, gang.GroupLabel, "llm", 2)
+	protected := func(p *v1.Pod) bool { return p.Annotations[gang.SafeToEvictAnnotation] == "false" }
+	waitPod(t, ctx, env, "llm-0", "the first leader's safe-to-evict mark", protected)
+
+	if err := first.Process.Signal(syscall.SIGTERM); err != nil { // it gives up the lease as it goes
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		h := holder()
+		return h != "" && h != old, nil
+	}); err != nil {
+		t.Fatalf("the standby did not take the lease over from %s: %v", old, err)
+	}
+	patch := []byte(`{"metadata":{"annotations":{"` + gang.SafeToEvictAnnotation + `":null}}}`)
+	if _, err := env.Client.CoreV1().Pods(ns).Patch(ctx, "llm-0", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitPod(t, ctx, env, "llm-0", "the new leader's safe-to-evict mark, with nothing to schedule", protected)
 }
 
 // startElected runs the muster-scheduler binary, leader election on, acting

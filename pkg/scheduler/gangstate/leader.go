@@ -42,8 +42,8 @@ func (l *Leadership) Leading() bool {
 	if l == nil || l.leading.Load() {
 		return true
 	}
-	elect, lease, known := leaderElection()
-	if known && (!elect || holdsLease(lease)) {
+	elect, known := leaderElection()
+	if known && (!elect || holdsLease()) {
 		l.leading.Store(true)
 	}
 	return l.leading.Load()
@@ -52,7 +52,7 @@ func (l *Leadership) Leading() bool {
 // leaderElection reads the scheduler's leader election settings from
 // /configz, where kube-scheduler publishes its configuration before it
 // runs for the lease; known is false until then.
-func leaderElection() (elect bool, lease string, known bool) {
+func leaderElection() (elect bool, known bool) {
 	mux := http.NewServeMux()
 	configz.InstallHandler(mux)
 	rec := httptest.NewRecorder()
@@ -60,20 +60,25 @@ func leaderElection() (elect bool, lease string, known bool) {
 	var all struct {
 		Config *struct {
 			LeaderElection struct {
-				LeaderElect  *bool  `json:"leaderElect"`
-				ResourceName string `json:"resourceName"`
+				LeaderElect *bool `json:"leaderElect"`
 			} `json:"leaderElection"`
 		} `json:"componentconfig"`
 	}
 	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &all) != nil || all.Config == nil || all.Config.LeaderElection.LeaderElect == nil {
-		return false, "", false
+		return false, false
 	}
-	return *all.Config.LeaderElection.LeaderElect, all.Config.LeaderElection.ResourceName, true
+	return *all.Config.LeaderElection.LeaderElect, true
 }
 
 // holdsLease says whether client-go's leader-election gauge shows this
-// process holding the lease.
-func holdsLease(lease string) bool {
+// process holding a lease: the scheduler's, the only leader election in a
+// muster-scheduler. The gauge's name label is not the lease's name but
+// the elector's (kube-scheduler's options set it to "kube-scheduler"
+// whatever the lease is called): matched against the lease's name, as it
+// once was, a replica with a lease of its own name (the chart's) learned
+// that it led only from its first scheduling cycle, and a new leader with
+// nothing left to schedule wrote nothing.
+func holdsLease() bool {
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		return false
@@ -83,10 +88,8 @@ func holdsLease(lease string) bool {
 			continue
 		}
 		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "name" && l.GetValue() == lease && m.GetGauge().GetValue() == 1 {
-					return true
-				}
+			if m.GetGauge().GetValue() == 1 {
+				return true
 			}
 		}
 	}
