@@ -69,3 +69,50 @@ func TestPlanHoldsRoomThatAppearsByANodeUpdate(t *testing.T) {
 		t.Fatal("a heartbeat made the plan again")
 	}
 }
+
+// Filter keeps a member off room the capacity plan holds for gangs served
+// before its own (ReasonHeld, Unschedulable: it may free), lets it onto a
+// node whose room is held only for its own gang or not at all, and keeps a
+// member the spot rule bars off spot nodes (UnschedulableAndUnresolvable:
+// no change of room lets it on).
+func TestFilterKeepsMembersOffHeldRoomAndSpotNodes(t *testing.T) {
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	waiting := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "plain-0", UID: "u-plain-0", CreationTimestamp: metav1.Unix(100, 0),
+		Labels: map[string]string{gang.GroupLabel: "plain"}, Annotations: map[string]string{gang.MinMemberAnnotation: "1"}},
+		Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}}}}}}
+	if err := pods.Add(waiting); err != nil {
+		t.Fatal(err)
+	}
+	pl := &Gang{tracker: gang.NewTracker(time.Now), clock: clock.RealClock{}, pods: pods, shapes: capacity.NewShapes("nvidia.com/gpu")}
+	free, other := planNode("free-0"), planNode("busy-0")
+	other.AddPod(st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("busy-0").Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj())
+	spot := planNode("spot-0")
+	spot.Node().Labels = map[string]string{capacity.SpotLabel: capacity.SpotValue}
+	plan := pl.plan(t.Context(), []fwk.NodeInfo{free, other, spot})
+	extra := st.MakePod().Namespace("ns").Name("elastic-3").Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj()
+	filter := func(key string, spotRule string, ni fwk.NodeInfo) *fwk.Status {
+		state := framework.NewCycleState()
+		state.Write(gangstate.HeldKey, &gangstate.Held{Held: plan.Ahead(key), Shape: capacity.DemandShape(extra, "nvidia.com/gpu"), Spot: spotRule})
+		return pl.Filter(t.Context(), state, extra, ni)
+	}
+
+	if st := filter("ns/elastic", "", free); st.Code() != fwk.Unschedulable || st.Message() != ReasonHeld {
+		t.Errorf("a younger gang's member on room held for plain's quorum: %v %q, want Unschedulable %q", st.Code(), st.Message(), ReasonHeld)
+	}
+	if st := filter("ns/plain", "", free); !st.IsSuccess() {
+		t.Errorf("plain's own member on the room held for it: %v %q", st.Code(), st.Message())
+	}
+	if st := filter("ns/elastic", "", other); !st.IsSuccess() {
+		t.Errorf("a node with nothing held: %v %q", st.Code(), st.Message())
+	}
+	if st := filter("ns/elastic", capacity.SpotDeniedNotOptedIn, spot); st.Code() != fwk.UnschedulableAndUnresolvable || st.Message() != capacity.SpotDeniedNotOptedIn {
+		t.Errorf("an extra of a gang that did not opt in, on a spot node: %v %q", st.Code(), st.Message())
+	}
+	if st := filter("ns/elastic", "", spot); !st.IsSuccess() {
+		t.Errorf("an opted-in extra on a spot node: %v %q", st.Code(), st.Message())
+	}
+	// No plan and no spot rule: PreFilter wrote nothing, every node passes.
+	if st := pl.Filter(t.Context(), framework.NewCycleState(), extra, free); !st.IsSuccess() {
+		t.Errorf("without held state: %v %q", st.Code(), st.Message())
+	}
+}
