@@ -151,6 +151,12 @@ func TestPodWriterMarksOverAWriteInFlight(t *testing.T) {
 	hold.Store(&release)
 	mark(a, "r1")
 	consume("r1") // applied; the writer is still waiting for the answer
+	if w.Pending() != 0 || w.Unwritten() != 1 {
+		// Counted as written while in flight, the writer looked settled
+		// to the tests' caught-up check before the pod showed the mark
+		// (TestNoHintWhenNodesWouldNotHelp).
+		t.Errorf("with r1's answer held: %d pending, %d unwritten; want 0 and 1", w.Pending(), w.Unwritten())
+	}
 	marked := a.DeepCopy()
 	marked.Annotations[autoscalingv1.ConsumeAnnotation] = "held" // a copy from before r1
 	mark(marked, "held")

@@ -54,7 +54,10 @@ type Writer struct {
 	// inflight holds the annotations a worker is writing: the API server
 	// may have them before written does.
 	inflight map[types.NamespacedName]map[string]*string
-	swept    time.Time
+	// sending counts the changes a worker has taken off pending and not yet
+	// had answered: unwritten, though no longer pending.
+	sending int
+	swept   time.Time
 
 	writes atomic.Int64
 }
@@ -214,6 +217,17 @@ func (w *Writer) Pending() int {
 	return len(w.pending)
 }
 
+// Unwritten counts the pods with a change pending or being sent: zero once
+// everything asked for has been answered. A write in flight is not pending
+// any more, but its pod does not show it yet, so a caller waiting for the
+// writer to settle (muster simulate's quiet step, the tests' caught-up
+// check) must wait for it too.
+func (w *Writer) Unwritten() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending) + w.sending
+}
+
 // Writes is how many patches the writer has sent.
 func (w *Writer) Writes() int64 { return w.writes.Load() }
 
@@ -247,6 +261,9 @@ func (w *Writer) next(ctx context.Context) bool {
 	if c != nil && len(c.annotations) > 0 {
 		w.inflight[key] = c.annotations
 	}
+	if c != nil {
+		w.sending++
+	}
 	w.mu.Unlock()
 	if c == nil {
 		w.queue.Forget(key)
@@ -255,6 +272,7 @@ func (w *Writer) next(ctx context.Context) bool {
 	err := w.write(ctx, key, c)
 	giveUp := err != nil && w.queue.NumRequeues(key) >= maxRetries
 	w.mu.Lock()
+	w.sending--
 	delete(w.inflight, key) // remembered, or restored below (the queue writes one pod at a time)
 	if err != nil && !giveUp {
 		w.restoreLocked(key, c)

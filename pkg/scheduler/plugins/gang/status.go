@@ -255,7 +255,7 @@ func (w *statusWriter) Settled() bool {
 			return false
 		}
 	}
-	return w.marks == nil || w.marks.Pending() == 0
+	return w.marks == nil || w.marks.Unwritten() == 0
 }
 
 func (w *statusWriter) run(ctx context.Context) {
