@@ -5,14 +5,16 @@ package capacity
 import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/muster-project/muster/pkg/contract"
 )
 
 // Spot nodes (Azure Spot VMs) can be reclaimed at any time. AKS labels them
 // and taints them NoSchedule with this key and value; Muster's autoscaler
-// provider puts the same on spot pools' template nodes.
+// provider puts the same on spot pools' template nodes (see contract).
 const (
-	SpotLabel = "kubernetes.azure.com/scalesetpriority"
-	SpotValue = "spot"
+	SpotLabel = contract.SpotLabel
+	SpotValue = contract.SpotValue
 )
 
 // IsSpot says the node is a spot node.
