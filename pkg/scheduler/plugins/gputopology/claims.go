@@ -25,7 +25,7 @@ func (pl *Topology) claimsFor(p *placement, req topology.Request, quorum capacit
 	free := make(map[string]int64, len(p.inDomain))
 	for _, ni := range nodes {
 		n := ni.Node()
-		if n == nil || !p.inDomain.Has(n.Name) || !req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel])) {
+		if n == nil || !p.inDomain.Has(n.Name) || !req.Class.MatchesLabels(n.Labels) {
 			continue
 		}
 		if v, ok := pl.index.Node(n.Name); ok {

@@ -26,7 +26,7 @@ func (pl *Topology) Filter(_ context.Context, state fwk.CycleState, _ *v1.Pod, n
 		return nil
 	}
 	node := ni.Node()
-	if !s.class.IsZero() && !s.class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+	if !s.class.IsZero() && !s.class.MatchesLabels(node.Labels) {
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ReasonGPUClass)
 	}
 	if freeGPUs(ni, pl.gpu) < s.gpus {

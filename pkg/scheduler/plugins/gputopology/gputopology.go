@@ -249,7 +249,7 @@ type heldIn struct {
 }
 
 func (h heldIn) holds(n *v1.Node) bool {
-	return h.domain.holds(n) && h.class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
+	return h.domain.holds(n) && h.class.MatchesLabels(n.Labels)
 }
 
 // Clone shares the state: it is not modified after PreFilter.

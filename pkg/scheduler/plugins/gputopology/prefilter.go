@@ -250,7 +250,7 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 			rooms = roomsLess(nodes, taken, pl.gpu)
 		}
 		packing := capacity.Pack(logger, quorum, rooms, func(n *v1.Node) bool {
-			return lv.holds(n) && req.Class.Matches(n.Labels[topology.ProductLabel], topology.ParseMemoryMiB(n.Labels[topology.MemoryLabel]))
+			return lv.holds(n) && req.Class.MatchesLabels(n.Labels)
 		})
 		if packing.Fits() {
 			return choice, "", true

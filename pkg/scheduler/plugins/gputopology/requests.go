@@ -194,7 +194,7 @@ nodes:
 		}
 		room := nodefit.Room(ni)
 		all = append(all, room)
-		if !req.Class.Matches(node.Labels[topology.ProductLabel], topology.ParseMemoryMiB(node.Labels[topology.MemoryLabel])) {
+		if !req.Class.MatchesLabels(node.Labels) {
 			continue
 		}
 		domain := ""
