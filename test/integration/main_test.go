@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +22,15 @@ import (
 
 const ns = "team-a"
 
-// TestMain removes the embedded etcd's data when the tests are done.
-func TestMain(m *testing.M) { os.Exit(harness.RunTests(m)) }
+// TestMain removes the embedded etcd's data, and the muster-scheduler
+// binary the leader tests build (schedulerBinary), when the tests are done.
+func TestMain(m *testing.M) {
+	code := harness.RunTests(m)
+	if schedulerBin != "" {
+		_ = os.RemoveAll(filepath.Dir(schedulerBin))
+	}
+	os.Exit(code)
+}
 
 // setup starts a control plane and muster-scheduler with args, and a namespace.
 func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {
