@@ -1,6 +1,6 @@
 // Package manifests carries the CRDs Muster installs, embedded so that the
-// in-process test harness and demo install exactly what `kubectl apply -k`
-// would.
+// in-process control plane (pkg/controlplane: the tests, the demo) installs
+// exactly what `kubectl apply -k` would.
 package manifests
 
 import (

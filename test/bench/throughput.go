@@ -1,5 +1,5 @@
 // Package bench measures muster-scheduler's throughput against the upstream
-// default scheduler on the in-process control plane of test/harness. The Go
+// default scheduler on the in-process control plane of test/controlplane. The Go
 // benchmark (BenchmarkThroughput) and the muster-bench command share it.
 package bench
 
@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/muster-project/muster/test/harness"
+	"github.com/muster-project/muster/pkg/controlplane"
 )
 
 const (
@@ -46,7 +46,7 @@ type Scenario struct {
 	// Upstream: the gangs are upstream's scheduling.k8s.io/v1beta1
 	// PodGroups (gang policy, minCount GangSize) under the default
 	// profile, which schedules them with its GangScheduling plugin; the
-	// control plane must serve the Workload API (harness.Options).
+	// control plane must serve the Workload API (controlplane.Options).
 	Upstream bool
 	// Priorities: every other gang runs at PriorityClass HighPriority, so
 	// gangs of two priorities are queued and planned together.
@@ -113,15 +113,15 @@ func gangOf(ns string, sc Scenario, g, n int) (*schedulingv1beta1.PodGroup, []*v
 		name = fmt.Sprintf("m-%d", g)
 	}
 	var pg *schedulingv1beta1.PodGroup
-	var ms []harness.Member
+	var ms []controlplane.Member
 	if sc.Upstream {
 		name = "u-" + name
-		pg = harness.WorkloadPodGroup(ns, name, int32(n))
+		pg = controlplane.WorkloadPodGroup(ns, name, int32(n))
 		for i := 0; i < n; i++ {
-			ms = append(ms, harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1, SchedulingGroup: name})
+			ms = append(ms, controlplane.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), Scheduler: DefaultProfile, GPUs: 1, SchedulingGroup: name})
 		}
 	} else {
-		ms = harness.LabelMembers(ns, name, n, 1, n, n)
+		ms = controlplane.LabelMembers(ns, name, n, 1, n, n)
 	}
 	pods := make([]*v1.Pod, 0, n)
 	for i, m := range ms {
@@ -228,7 +228,7 @@ func EnsureNodes(ctx context.Context, c kubernetes.Interface, n int) error {
 		go func() {
 			defer wg.Done()
 			for name := range names {
-				if err := harness.CreateNode(ctx, c, harness.GPUNode(name, GPUsPerNode)); err != nil && !apierrors.IsAlreadyExists(err) {
+				if err := controlplane.CreateNode(ctx, c, controlplane.GPUNode(name, GPUsPerNode)); err != nil && !apierrors.IsAlreadyExists(err) {
 					select {
 					case errc <- fmt.Errorf("creating node %s: %w", name, err):
 					default:
@@ -318,7 +318,7 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		}
 	case sc.GangSize <= 0:
 		for i := 0; i < n; i++ {
-			add(harness.Member{Namespace: ns, Name: fmt.Sprintf("p-%d", i), Scheduler: DefaultProfile, GPUs: 1}.Pod(), -1)
+			add(controlplane.Member{Namespace: ns, Name: fmt.Sprintf("p-%d", i), Scheduler: DefaultProfile, GPUs: 1}.Pod(), -1)
 		}
 	default:
 		for g := 0; g < n/sc.GangSize; g++ {
@@ -366,7 +366,7 @@ func (s *podSet) observe(obj any) {
 // waits for every bind, then stops the scheduler and deletes the pods, so
 // runs can follow each other in one process. It returns the figures it got
 // with any error (a timeout leaves a partial Result).
-func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Result, err error) {
+func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (res Result, err error) {
 	cfg = cfg.withDefaults()
 	res.Scenario = sc.Name
 	if err := EnsureNodes(ctx, env.Client, cfg.Nodes); err != nil {
@@ -410,9 +410,9 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	if err != nil {
 		return res, err
 	}
-	profile, config := DefaultProfile, harness.DefaultConfig(kc)
+	profile, config := DefaultProfile, controlplane.DefaultConfig(kc)
 	if (sc.GangSize > 0 || sc.Mixed) && !sc.Upstream {
-		profile, config = harness.MusterProfile, harness.MusterConfig(kc, harness.GangArgs{StatusSyncMillis: cfg.StatusSyncMillis})
+		profile, config = controlplane.MusterProfile, controlplane.MusterConfig(kc, controlplane.GangArgs{StatusSyncMillis: cfg.StatusSyncMillis})
 	}
 	// Each scheduler runs as it ships: upstream's gang scheduling with
 	// kube-scheduler's feature gates (GenericWorkload on), Muster with
@@ -428,7 +428,7 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 		}
 		return s.Stop, nil
 	}
-	if cfg.StartMuster != nil && profile == harness.MusterProfile {
+	if cfg.StartMuster != nil && profile == controlplane.MusterProfile {
 		startScheduler = cfg.StartMuster
 	}
 	stopScheduler, err := startScheduler(ctx, config)
@@ -439,7 +439,7 @@ func Run(ctx context.Context, env *harness.Env, cfg Config, sc Scenario) (res Re
 	stopSched := func() { stopOnce.Do(stopScheduler) }
 	defer stopSched()
 	if sc.Priorities {
-		if err := harness.CreatePriorityClass(ctx, env.Client, HighPriority, 1000); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := controlplane.CreatePriorityClass(ctx, env.Client, HighPriority, 1000); err != nil && !apierrors.IsAlreadyExists(err) {
 			return res, err
 		}
 	}
@@ -585,7 +585,7 @@ func (r Result) GangsAtMin() int {
 // warmUp creates one ungrouped pod for profile and waits until it is bound,
 // then deletes it.
 func warmUp(ctx context.Context, c kubernetes.Interface, ns, profile string) error {
-	p := harness.Member{Namespace: ns, Name: "warm-up", Scheduler: profile}.Pod()
+	p := controlplane.Member{Namespace: ns, Name: "warm-up", Scheduler: profile}.Pod()
 	if _, err := c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating warm-up pod: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/muster-project/muster/test/harness"
+	"github.com/muster-project/muster/pkg/controlplane"
 )
 
 var (
@@ -24,7 +24,7 @@ var (
 //	go test ./test/bench -run '^$' -bench Throughput -benchtime=1x -timeout 30m
 func BenchmarkThroughput(b *testing.B) {
 	ctx := context.Background()
-	env, err := harness.StartWith(b, harness.Options{WorkloadAPI: true})
+	env, err := controlplane.StartWith(b, controlplane.Options{WorkloadAPI: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func BenchmarkThroughput(b *testing.B) {
 func TestThroughputScenarioSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	env, err := harness.Start(t)
+	env, err := controlplane.Start(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestThroughputScenarioSmall(t *testing.T) {
 	t.Logf("%s: %d pods in %v (%.1f pods/s), gang latency p50 %v p99 %v", res.Scenario, res.Pods, res.Elapsed, res.PodsPerSec, res.P50, res.P99)
 
 	// The pods are gone afterwards, so another scenario can follow.
-	if n, err := harness.Bound(ctx, env.Client, res.Namespace, ""); err != nil || n != 0 {
+	if n, err := controlplane.Bound(ctx, env.Client, res.Namespace, ""); err != nil || n != 0 {
 		t.Errorf("after the run: %d pods still bound in %s (err %v)", n, res.Namespace, err)
 	}
 }
@@ -90,7 +90,7 @@ func TestThroughputScenarioSmall(t *testing.T) {
 func TestThroughputScenarioMixed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	env, err := harness.Start(t)
+	env, err := controlplane.Start(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestThroughputScenarioMixed(t *testing.T) {
 func TestThroughputScenarioUpstream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	env, err := harness.StartWith(t, harness.Options{WorkloadAPI: true})
+	env, err := controlplane.StartWith(t, controlplane.Options{WorkloadAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestUpstreamOf(t *testing.T) {
 func TestThroughputScenarioScale(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	env, err := harness.Start(t)
+	env, err := controlplane.Start(t)
 	if err != nil {
 		t.Fatal(err)
 	}

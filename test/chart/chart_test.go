@@ -38,8 +38,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 const (
@@ -365,11 +365,11 @@ func TestBadValues(t *testing.T) {
 func TestRenderedObjectsInstall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	env, err := harness.Start(t)
+	env, err := controlplane.Start(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, namespace); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, namespace); err != nil {
 		t.Fatal(err)
 	}
 	dyn, err := dynamic.NewForConfig(env.Config)
@@ -443,9 +443,9 @@ func TestRenderedObjectsInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The policy has to be loaded before the scheduler patches anything.
-	probe := harness.LabelMembers(namespace, "probe", 1, 0, 1, 1)[0]
+	probe := controlplane.LabelMembers(namespace, "probe", 1, 0, 1, 1)[0]
 	probe.Scheduler = "nobody"
-	if err := harness.CreatePods(ctx, env.Client, probe); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, probe); err != nil {
 		t.Fatal(err)
 	}
 	saConfig := rest.CopyConfig(env.Config)
@@ -471,13 +471,13 @@ func TestRenderedObjectsInstall(t *testing.T) {
 	}
 	t.Cleanup(s.Stop)
 
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
 		t.Fatal(err)
 	}
-	launcher := harness.LabelMembers(namespace, "mpi", 1, 0, 3, 3)[0]
+	launcher := controlplane.LabelMembers(namespace, "mpi", 1, 0, 3, 3)[0]
 	launcher.Name = "mpi-launcher"
-	workers := harness.LabelMembers(namespace, "mpi", 2, 8, 3, 3)
-	if err := harness.CreatePods(ctx, env.Client, append(workers, launcher)...); err != nil {
+	workers := controlplane.LabelMembers(namespace, "mpi", 2, 8, 3, 3)
+	if err := controlplane.CreatePods(ctx, env.Client, append(workers, launcher)...); err != nil {
 		t.Fatal(err)
 	}
 	// One 8-GPU node short: the scheduler asks for it and marks the member
@@ -500,10 +500,10 @@ func TestRenderedObjectsInstall(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("no ProvisioningRequest and consume mark for the short gang: %v", err)
 	}
-	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WaitBound(ctx, env.Client, namespace, harness.Selector(gang.GroupLabel, "mpi"), 3, 60*time.Second); err != nil {
+	if err := controlplane.WaitBound(ctx, env.Client, namespace, controlplane.Selector(gang.GroupLabel, "mpi"), 3, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	nodes := map[string]bool{}

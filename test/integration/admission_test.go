@@ -18,8 +18,8 @@ import (
 
 	"github.com/muster-project/muster/manifests"
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // TestSchedulerPodPatchesAreLimited: with the shipped admission policy, the
@@ -28,7 +28,7 @@ import (
 func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 	ctx, env := controlPlane(t)
 	installAdmissionPolicy(t, ctx, env)
-	pod := harness.LabelMembers(ns, "vap", 1, 8, 1, 1)[0].Pod()
+	pod := controlplane.LabelMembers(ns, "vap", 1, 8, 1, 1)[0].Pod()
 	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,19 +89,19 @@ func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := env.StartScheduler(ctx, harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}))
+	s, err := env.StartScheduler(ctx, controlplane.MusterConfig(kc, controlplane.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Stop)
 	// One node for the pod patched above (a gang of one), one for the gang.
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	topoGang(t, ctx, env, "llm", 2, 8, 2, 2)
 	waitProvReqs(t, ctx, env, "llm", "a request for the gang", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })
 	waitPod(t, ctx, env, "llm-0", "consume mark", func(p *v1.Pod) bool { return p.Annotations[autoscalingv1.ConsumeAnnotation] != "" })
-	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "llm", 2)
@@ -109,7 +109,7 @@ func TestSchedulerPodPatchesAreLimited(t *testing.T) {
 }
 
 // installAdmissionPolicy creates the shipped policy and its binding.
-func installAdmissionPolicy(t *testing.T, ctx context.Context, env *harness.Env) {
+func installAdmissionPolicy(t *testing.T, ctx context.Context, env *controlplane.Env) {
 	t.Helper()
 	for _, doc := range bytes.Split(manifests.SchedulerAdmission, []byte("\n---\n")) {
 		var meta metav1.TypeMeta

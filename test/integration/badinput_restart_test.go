@@ -11,15 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // Bad gang input is reported on the object, naming the field, and never
 // stops other gangs.
 func TestBadInputIsReportedAndIsolated(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	// PodGroup whose max is below its min.
@@ -27,29 +27,29 @@ func TestBadInputIsReportedAndIsolated(t *testing.T) {
 	// PodGroup asking for a huge min.
 	createPodGroup(t, env, 100000, 0, 0, "huge")
 	// PodGroup with a negative timeout.
-	neg := harness.PodGroup(ns, "negtimeout", 1, 0, -5)
+	neg := controlplane.PodGroup(ns, "negtimeout", 1, 0, -5)
 	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Create(ctx, neg, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	bad := []harness.Member{
-		harness.PodGroupMembers(ns, "minmax", 1, 1)[0],
-		harness.PodGroupMembers(ns, "huge", 1, 1)[0],
-		harness.PodGroupMembers(ns, "negtimeout", 1, 1)[0],
-		harness.PodGroupMembers(ns, "missing", 1, 1)[0],
-		harness.LabelMembers(ns, "zero", 1, 1, 0, 0)[0],
+	bad := []controlplane.Member{
+		controlplane.PodGroupMembers(ns, "minmax", 1, 1)[0],
+		controlplane.PodGroupMembers(ns, "huge", 1, 1)[0],
+		controlplane.PodGroupMembers(ns, "negtimeout", 1, 1)[0],
+		controlplane.PodGroupMembers(ns, "missing", 1, 1)[0],
+		controlplane.LabelMembers(ns, "zero", 1, 1, 0, 0)[0],
 	}
 	// Two CRD-free members that disagree on min: the older one sets the gang.
-	disagree := harness.LabelMembers(ns, "split", 2, 1, 2, 2)
+	disagree := controlplane.LabelMembers(ns, "split", 2, 1, 2, 2)
 	disagree[1].Annotations = map[string]string{gang.MinMemberAnnotation: "3", gang.MaxMemberAnnotation: "3"}
-	if err := harness.CreatePods(ctx, env.Client, append(bad, disagree[0])...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, append(bad, disagree[0])...); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1100 * time.Millisecond) // make split-0 strictly older
-	if err := harness.CreatePods(ctx, env.Client, disagree[1]); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, disagree[1]); err != nil {
 		t.Fatal(err)
 	}
-	good := harness.LabelMembers(ns, "good", 2, 8, 2, 2)
-	if err := harness.CreatePods(ctx, env.Client, good...); err != nil {
+	good := controlplane.LabelMembers(ns, "good", 2, 8, 2, 2)
+	if err := controlplane.CreatePods(ctx, env.Client, good...); err != nil {
 		t.Fatal(err)
 	}
 
@@ -90,35 +90,35 @@ func TestBadInputIsReportedAndIsolated(t *testing.T) {
 // count toward min, reservations it held are simply gone (never bound), and
 // no gang ends up partly bound.
 func TestRestartMidGang(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
 		t.Fatal(err)
 	}
 
 	// Gang "held": three of four members exist and hold reservations at Permit,
 	// the fourth is gated by another controller.
 	createPodGroup(t, env, 4, 0, 0, "held")
-	held := harness.PodGroupMembers(ns, "held", 4, 8)
+	held := controlplane.PodGroupMembers(ns, "held", 4, 8)
 	held[3].Gated = true
-	if err := harness.CreatePods(ctx, env.Client, held...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, held...); err != nil {
 		t.Fatal(err)
 	}
 	waitCondition(t, ctx, env, "held", gang.ReasonWaitingForRoom, "3 holding reservations")
 
 	// Gang "elastic" reached min before the restart: two members bound.
-	elastic := harness.LabelMembers(ns, "elastic", 2, 8, 2, 3)
-	if err := harness.CreatePods(ctx, env.Client, elastic...); err != nil {
+	elastic := controlplane.LabelMembers(ns, "elastic", 2, 8, 2, 3)
+	if err := controlplane.CreatePods(ctx, env.Client, elastic...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 2)
 
 	sched.Stop()
 	boundNow(t, env, gang.PodGroupLabel, "held", 0)
-	sched = startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
+	sched = startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 60})
 
 	// A third elastic member binds at once: the bound two count toward min.
-	extra := harness.LabelMembers(ns, "elastic", 3, 8, 2, 3)[2]
-	if err := harness.CreatePods(ctx, env.Client, extra); err != nil {
+	extra := controlplane.LabelMembers(ns, "elastic", 3, 8, 2, 3)[2]
+	if err := controlplane.CreatePods(ctx, env.Client, extra); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 3)
@@ -137,7 +137,7 @@ func TestRestartMidGang(t *testing.T) {
 	waitCondition(t, ctx, env, "held", gang.ReasonAtMax, "4 of max 4")
 }
 
-func ungate(t *testing.T, ctx context.Context, env *harness.Env, name string) {
+func ungate(t *testing.T, ctx context.Context, env *controlplane.Env, name string) {
 	t.Helper()
 	p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -151,15 +151,15 @@ func ungate(t *testing.T, ctx context.Context, env *harness.Env, name string) {
 
 // CRD-free gangs work with no PodGroup object at all.
 func TestLabelGangWithoutCRDObject(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
-	members := harness.LabelMembers(ns, "plain", 4, 4, 4, 4)
+	members := controlplane.LabelMembers(ns, "plain", 4, 4, 4, 4)
 	for i := range members {
 		members[i].Annotations[gang.ScheduleTimeoutAnnotation] = strconv.Itoa(30)
 	}
-	if err := harness.CreatePods(ctx, env.Client, members[:3]...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members[:3]...); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "plain-0", "quorum gate", hasScheduledReason(v1.PodReasonSchedulingGated, "fewer than 4 members exist"))
@@ -168,7 +168,7 @@ func TestLabelGangWithoutCRDObject(t *testing.T) {
 	// creations (a loaded machine) makes it "1 of 4" or "2 of 4", not
 	// "3 of 4", whatever the gang's status says now.
 	waitEvent(t, ctx, env, "Pod", "plain-0", gang.ReasonAwaitingQuorum, "members exist")
-	if err := harness.CreatePods(ctx, env.Client, members[3]); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members[3]); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "plain", 4)
@@ -177,14 +177,14 @@ func TestLabelGangWithoutCRDObject(t *testing.T) {
 
 // Bad plugin args stop the scheduler from starting, naming the field.
 func TestBadPluginArgsFailStartup(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{})
+	ctx, env, _ := setup(t, controlplane.GangArgs{})
 	kc, err := env.Kubeconfig()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, config, want string }{
-		{"negative backoff", harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: -3}), "pluginConfig.MusterGang.args.backoffSeconds: Invalid value: -3"},
-		{"misspelt field", strings.Replace(harness.MusterConfig(kc, harness.GangArgs{BackoffSeconds: 3}), "backoffSeconds", "backofSeconds", 1), `unknown field "backofSeconds"`},
+		{"negative backoff", controlplane.MusterConfig(kc, controlplane.GangArgs{BackoffSeconds: -3}), "pluginConfig.MusterGang.args.backoffSeconds: Invalid value: -3"},
+		{"misspelt field", strings.Replace(controlplane.MusterConfig(kc, controlplane.GangArgs{BackoffSeconds: 3}), "backoffSeconds", "backofSeconds", 1), `unknown field "backofSeconds"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := env.StartScheduler(ctx, tc.config)

@@ -12,25 +12,25 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // mpiJob returns an MPIJob's pods as a PodGroup's members: a launcher
 // asking for 2 CPUs and no GPU, and workers of 8 GPUs each.
 func mpiJob(name string, workers int) (launcher *v1.Pod, pods []*v1.Pod) {
-	launcher = harness.Member{Namespace: ns, Name: name + "-launcher", Labels: map[string]string{gang.PodGroupLabel: name}}.Pod()
+	launcher = controlplane.Member{Namespace: ns, Name: name + "-launcher", Labels: map[string]string{gang.PodGroupLabel: name}}.Pod()
 	launcher.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("2")
-	for _, m := range harness.PodGroupMembers(ns, name+"-worker", workers, 8) {
+	for _, m := range controlplane.PodGroupMembers(ns, name+"-worker", workers, 8) {
 		m.Labels = map[string]string{gang.PodGroupLabel: name}
 		pods = append(pods, m.Pod())
 	}
 	return launcher, pods
 }
 
-func createPods(t *testing.T, ctx context.Context, env *harness.Env, pods ...*v1.Pod) {
+func createPods(t *testing.T, ctx context.Context, env *controlplane.Env, pods ...*v1.Pod) {
 	t.Helper()
 	for _, p := range pods {
 		if _, err := env.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
@@ -41,9 +41,9 @@ func createPods(t *testing.T, ctx context.Context, env *harness.Env, pods ...*v1
 
 // cpuNode is a node without GPUs, labelled as the CPU pool.
 func cpuNode(name string) *v1.Node {
-	n := harness.GPUNode(name, 0, "pool", "cpu")
-	delete(n.Status.Capacity, harness.GPU)
-	delete(n.Status.Allocatable, harness.GPU)
+	n := controlplane.GPUNode(name, 0, "pool", "cpu")
+	delete(n.Status.Capacity, controlplane.GPU)
+	delete(n.Status.Allocatable, controlplane.GPU)
 	return n
 }
 
@@ -52,11 +52,11 @@ func cpuNode(name string) *v1.Node {
 func TestMixedGangBindsOnExactlyEnoughNodes(t *testing.T) {
 	for _, order := range []string{"launcher first", "workers first"} {
 		t.Run(order, func(t *testing.T) {
-			ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-			if err := harness.CreateNodes(ctx, env.Client, "gpu", 8, 8); err != nil {
+			ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+			if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 8, 8); err != nil {
 				t.Fatal(err)
 			}
-			if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+			if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 				t.Fatal(err)
 			}
 			createPodGroup(t, env, 9, 0, 0, "mpi")
@@ -89,11 +89,11 @@ func TestMixedGangBindsOnExactlyEnoughNodes(t *testing.T) {
 // One GPU node short: the gang binds nothing, asks for exactly one 8-GPU
 // node (not one for the launcher, which has room), and binds once it comes.
 func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 7, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 9, 0, 0, "mpi")
@@ -105,12 +105,12 @@ func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]; q.Value() != 8 {
+	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[controlplane.GPU]; q.Value() != 8 {
 		t.Errorf("template asks for %s GPUs, want a worker's 8", q.String())
 	}
 	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "mpi", 0)
 
-	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 9)
@@ -123,14 +123,14 @@ func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
 // annotation): an atomic request adds all its nodes to one pool, and a
 // launcher does not fit a GPU pool's nodes.
 func TestMixedGangRequestListsEachShortShape(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 8, 0, 0, "mpi")
 	launcher, workers := mpiJob("mpi", 6)
 	launcher.Spec.NodeSelector = map[string]string{"pool": "cpu"}
-	evaluator := harness.Member{Namespace: ns, Name: "mpi-evaluator", GPUs: 4, Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod()
+	evaluator := controlplane.Member{Namespace: ns, Name: "mpi-evaluator", GPUs: 4, Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod()
 	createPods(t, ctx, env, append(workers, evaluator, launcher)...)
 	prs := waitProvReqs(t, ctx, env, "mpi", "with two PodSets", func(prs []autoscalingv1.ProvisioningRequest) bool {
 		return len(prs) == 1 && len(prs[0].Spec.PodSets) == 2
@@ -141,7 +141,7 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]
+		q := tmpl.Template.Spec.Containers[0].Resources.Requests[controlplane.GPU]
 		got[fmt.Sprintf("gpus=%d", q.Value())] = ps.Count
 	}
 	if want := map[string]int32{"gpus=8": 1, "gpus=4": 1}; fmt.Sprint(got) != fmt.Sprint(want) {
@@ -163,10 +163,10 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == ""
 	})
 
-	if err := harness.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 8)
@@ -192,19 +192,19 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 // (whose pool could never hold a worker). The request asks for the workers
 // and pins no domain. In simulate such a request failed for good.
 func TestMixedGangRequestPinsNoDomainForItsLauncher(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("light-0", 1, topology.PlacementGroupLabel, "light")); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("light-0", 1, topology.PlacementGroupLabel, "light")); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
-	members := harness.LabelMembers(ns, "mpi", 3, 8, 3, 3)
+	members := controlplane.LabelMembers(ns, "mpi", 3, 8, 3, 3)
 	members[2].Name, members[2].GPUs = "mpi-launcher", 0
 	for i := range members {
 		members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
 	}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	pr := waitProvReqs(t, ctx, env, "mpi", "for the 2 workers", oneRequestFor(2))[0]
@@ -230,8 +230,8 @@ func TestMixedGangRequestPinsNoDomainForItsLauncher(t *testing.T) {
 // gang held nothing and could wait for ever (found by make chaos, seeds 4
 // and 5, where the CPU pool had scaled to zero).
 func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
@@ -253,7 +253,7 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 	boundNow(t, env, gang.GroupLabel, "young", 0)
 
 	free("gpu-1")
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 3)
@@ -271,8 +271,8 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 // was scaled down, and the gang waited for ever while younger gangs took
 // its GPUs (found by make chaos, seed 5, with the CPU pool at zero).
 func TestFittingGangConsumesNoRequest(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"gpu-0", "gpu-1"} {
@@ -296,7 +296,7 @@ func TestFittingGangConsumesNoRequest(t *testing.T) {
 			return !marked
 		})
 	}
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 3)
@@ -309,17 +309,17 @@ func TestFittingGangConsumesNoRequest(t *testing.T) {
 // are fewer than the older gang needs or all of it, and the older gang binds
 // once its CPU node comes.
 func TestStarvingMixedGangInARequiredDomainKeepsItsGPUs(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	var gpuNodes []string
 	for i := range 6 {
 		name := fmt.Sprintf("pg-a-%d", i)
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(name, 8, topology.PlacementGroupLabel, "pg-a")); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode(name, 8, topology.PlacementGroupLabel, "pg-a")); err != nil {
 			t.Fatal(err)
 		}
 		holdGPUs(t, ctx, env, name, 8)
 		gpuNodes = append(gpuNodes, name)
 	}
-	members := harness.LabelMembers(ns, "mpi", 7, 8, 7, 7)
+	members := controlplane.LabelMembers(ns, "mpi", 7, 8, 7, 7)
 	members[6].Name, members[6].GPUs = "mpi-launcher", 0
 	for i := range members {
 		members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
@@ -348,7 +348,7 @@ func TestStarvingMixedGangInARequiredDomainKeepsItsGPUs(t *testing.T) {
 	caughtUp(t, ctx, env, sched)
 	boundNow(t, env, gang.GroupLabel, "young", 0)
 
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "mpi", 7)

@@ -8,25 +8,27 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
-func createPodGroup(t *testing.T, env *harness.Env, min, max, timeout int32, name string) {
+func createPodGroup(t *testing.T, env *controlplane.Env, min, max, timeout int32, name string) {
 	t.Helper()
-	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Create(t.Context(), harness.PodGroup(ns, name, min, max, timeout), metav1.CreateOptions{}); err != nil {
+	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Create(t.Context(), controlplane.PodGroup(ns, name, min, max, timeout), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func boundCount(t *testing.T, env *harness.Env, label, value string) func() (int, error) {
-	return func() (int, error) { return harness.Bound(t.Context(), env.Client, ns, harness.Selector(label, value)) }
+func boundCount(t *testing.T, env *controlplane.Env, label, value string) func() (int, error) {
+	return func() (int, error) {
+		return controlplane.Bound(t.Context(), env.Client, ns, controlplane.Selector(label, value))
+	}
 }
 
-func waitBound(t *testing.T, env *harness.Env, label, value string, want int) {
+func waitBound(t *testing.T, env *controlplane.Env, label, value string, want int) {
 	t.Helper()
-	if err := harness.WaitBound(t.Context(), env.Client, ns, harness.Selector(label, value), want, 30*time.Second); err != nil {
-		pods, _ := env.Client.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: harness.Selector(label, value)})
+	if err := controlplane.WaitBound(t.Context(), env.Client, ns, controlplane.Selector(label, value), want, 30*time.Second); err != nil {
+		pods, _ := env.Client.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: controlplane.Selector(label, value)})
 		for _, p := range pods.Items {
 			t.Logf("pod %s node %q conditions %+v", p.Name, p.Spec.NodeName, p.Status.Conditions)
 		}
@@ -35,7 +37,7 @@ func waitBound(t *testing.T, env *harness.Env, label, value string, want int) {
 }
 
 // boundNow fails the test unless want of the pods with label=value are bound.
-func boundNow(t *testing.T, env *harness.Env, label, value string, want int) {
+func boundNow(t *testing.T, env *controlplane.Env, label, value string, want int) {
 	t.Helper()
 	n, err := boundCount(t, env, label, value)()
 	if err != nil {
@@ -50,7 +52,7 @@ func boundNow(t *testing.T, env *harness.Env, label, value string, want int) {
 // and holds nothing in hand (caughtUp), then requires want pods of the gang
 // bound: whatever the scheduler was to do with the cluster as it stands, it
 // has done, so the verdict does not hang on how long the test looks.
-func settledBound(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler, label, value string, want int) {
+func settledBound(t *testing.T, ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler, label, value string, want int) {
 	t.Helper()
 	caughtUp(t, ctx, env, sched)
 	boundNow(t, env, label, value, want)
@@ -58,13 +60,13 @@ func settledBound(t *testing.T, ctx context.Context, env *harness.Env, sched *ha
 
 // Members wait gated, not Unschedulable, until min of them exist; then all bind.
 func TestQuorumGate(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 4, 0, 0, "train")
-	members := harness.PodGroupMembers(ns, "train", 4, 8)
-	if err := harness.CreatePods(ctx, env.Client, members[:3]...); err != nil {
+	members := controlplane.PodGroupMembers(ns, "train", 4, 8)
+	if err := controlplane.CreatePods(ctx, env.Client, members[:3]...); err != nil {
 		t.Fatal(err)
 	}
 	p := waitPod(t, ctx, env, "train-0", "gated condition", hasScheduledReason(v1.PodReasonSchedulingGated, "fewer than 4 members exist"))
@@ -74,7 +76,7 @@ func TestQuorumGate(t *testing.T) {
 	waitCondition(t, ctx, env, "train", gang.ReasonAwaitingQuorum, "3 of 4 members exist")
 	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "train", 0)
 
-	if err := harness.CreatePods(ctx, env.Client, members[3]); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members[3]); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "train", 4)
@@ -88,12 +90,12 @@ func TestQuorumGate(t *testing.T) {
 // A gang whose min does not fit binds nothing, says why once, and completes
 // when a node is added.
 func TestAllOrNothing(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "big")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "big", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "big", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	waitCondition(t, ctx, env, "big", gang.ReasonUnschedulable, "room for 2 members")
@@ -102,7 +104,7 @@ func TestAllOrNothing(t *testing.T) {
 	}
 	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "big", 0)
 
-	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "big", 3)
@@ -111,16 +113,16 @@ func TestAllOrNothing(t *testing.T) {
 // Two gangs that each need most of the cluster: one completes, the other
 // binds nothing and completes once the first is gone.
 func TestCompetingGangsDoNotDeadlock(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "a")
 	createPodGroup(t, env, 3, 0, 0, "b")
-	a, b := harness.PodGroupMembers(ns, "a", 3, 8), harness.PodGroupMembers(ns, "b", 3, 8)
+	a, b := controlplane.PodGroupMembers(ns, "a", 3, 8), controlplane.PodGroupMembers(ns, "b", 3, 8)
 	// Interleave creation so neither gang arrives whole first.
 	for i := range a {
-		if err := harness.CreatePods(ctx, env.Client, b[i], a[i]); err != nil {
+		if err := controlplane.CreatePods(ctx, env.Client, b[i], a[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +145,7 @@ func TestCompetingGangsDoNotDeadlock(t *testing.T) {
 	}
 	settledBound(t, ctx, env, sched, gang.PodGroupLabel, loser, 0)
 	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)},
-		metav1.ListOptions{LabelSelector: harness.Selector(gang.PodGroupLabel, winner)}); err != nil {
+		metav1.ListOptions{LabelSelector: controlplane.Selector(gang.PodGroupLabel, winner)}); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, loser, 3)
@@ -152,17 +154,17 @@ func TestCompetingGangsDoNotDeadlock(t *testing.T) {
 // An elastic gang places up to max; members beyond wait gated with a reason,
 // and one moves in when a placed member leaves.
 func TestElasticUpToMax(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 8, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 8, 8); err != nil {
 		t.Fatal(err)
 	}
-	members := harness.LabelMembers(ns, "elastic", 6, 8, 2, 4)
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	members := controlplane.LabelMembers(ns, "elastic", 6, 8, 2, 4)
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
 	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 4)
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "elastic")})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, "elastic")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +184,14 @@ func TestElasticUpToMax(t *testing.T) {
 
 // Members that hold reservations past the gang's timeout release them and back off.
 func TestTimeoutReleasesReservations(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 2, "slow")
-	members := harness.PodGroupMembers(ns, "slow", 3, 8)
+	members := controlplane.PodGroupMembers(ns, "slow", 3, 8)
 	members[2].Gated = true // exists (quorum met) but cannot be scheduled yet
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	waitCondition(t, ctx, env, "slow", gang.ReasonUnschedulable, "within its 2s timeout")
@@ -202,28 +204,28 @@ func TestTimeoutReleasesReservations(t *testing.T) {
 
 // Higher priority gangs go first; among equals, the older gang.
 func TestQueueOrderPriorityThenAge(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 60})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 60})
 	sched.Stop() // queue everything first, then let one scheduler decide
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
-	old := harness.LabelMembers(ns, "old", 2, 8, 2, 2)
-	young := harness.LabelMembers(ns, "young", 2, 8, 2, 2)
-	urgent := harness.LabelMembers(ns, "urgent", 2, 8, 2, 2)
-	if err := harness.CreatePriorityClass(ctx, env.Client, "urgent", 1000); err != nil {
+	old := controlplane.LabelMembers(ns, "old", 2, 8, 2, 2)
+	young := controlplane.LabelMembers(ns, "young", 2, 8, 2, 2)
+	urgent := controlplane.LabelMembers(ns, "urgent", 2, 8, 2, 2)
+	if err := controlplane.CreatePriorityClass(ctx, env.Client, "urgent", 1000); err != nil {
 		t.Fatal(err)
 	}
 	for i := range urgent {
 		urgent[i].PriorityClass = "urgent"
 	}
-	if err := harness.CreatePods(ctx, env.Client, old...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, old...); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
-	if err := harness.CreatePods(ctx, env.Client, append(young, urgent...)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, append(young, urgent...)...); err != nil {
 		t.Fatal(err)
 	}
-	second := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 60})
+	second := startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 60})
 	waitBound(t, env, gang.GroupLabel, "urgent", 2)
 	settledBound(t, ctx, env, second, gang.GroupLabel, "old", 0)
 
@@ -232,25 +234,25 @@ func TestQueueOrderPriorityThenAge(t *testing.T) {
 	// per-pod backoff, which would decide instead of the queue order).
 	second.Stop()
 	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)},
-		metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "urgent")}); err != nil {
+		metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, "urgent")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WaitBound(ctx, env.Client, ns, harness.Selector(gang.GroupLabel, "urgent"), 0, 30*time.Second); err != nil {
+	if err := controlplane.WaitBound(ctx, env.Client, ns, controlplane.Selector(gang.GroupLabel, "urgent"), 0, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	third := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 60})
+	third := startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 60})
 	waitBound(t, env, gang.GroupLabel, "old", 2)
 	settledBound(t, ctx, env, third, gang.GroupLabel, "young", 0)
 }
 
 // Losing placed members below min shows on the gang's status.
 func TestMembersLostIsReported(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "job")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "job", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "job", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "job", 3)

@@ -20,16 +20,16 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/shortfall"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // provReqs lists the ProvisioningRequests in the test namespace, by name.
-func provReqs(t *testing.T, ctx context.Context, env *harness.Env) map[string]autoscalingv1.ProvisioningRequest {
+func provReqs(t *testing.T, ctx context.Context, env *controlplane.Env) map[string]autoscalingv1.ProvisioningRequest {
 	t.Helper()
 	dc, err := dynamic.NewForConfig(env.Config)
 	if err != nil {
@@ -51,7 +51,7 @@ func provReqs(t *testing.T, ctx context.Context, env *harness.Env) map[string]au
 }
 
 // waitProvReqs waits until the gang's requests satisfy cond.
-func waitProvReqs(t *testing.T, ctx context.Context, env *harness.Env, gangName, what string, cond func([]autoscalingv1.ProvisioningRequest) bool) []autoscalingv1.ProvisioningRequest {
+func waitProvReqs(t *testing.T, ctx context.Context, env *controlplane.Env, gangName, what string, cond func([]autoscalingv1.ProvisioningRequest) bool) []autoscalingv1.ProvisioningRequest {
 	t.Helper()
 	var mine []autoscalingv1.ProvisioningRequest
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -79,7 +79,7 @@ func oneRequestFor(count int32) func([]autoscalingv1.ProvisioningRequest) bool {
 func noRequest(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 0 }
 
 // setProvReqCondition stands in for the autoscaler writing the request's status.
-func setProvReqCondition(t *testing.T, ctx context.Context, env *harness.Env, name string, c metav1.Condition) {
+func setProvReqCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name string, c metav1.Condition) {
 	t.Helper()
 	dc, err := dynamic.NewForConfig(env.Config)
 	if err != nil {
@@ -109,14 +109,14 @@ func providerID(name string) string {
 // bookedGPUNode is an 8-GPU node with a provider ID, as one the autoscaler
 // adds.
 func bookedGPUNode(name string) *v1.Node {
-	n := harness.GPUNode(name, 8)
+	n := controlplane.GPUNode(name, 8)
 	n.Spec.ProviderID = providerID(name)
 	return n
 }
 
 // setProvisioned marks the request Provisioned with the instances Muster's
 // autoscaler records adding for it (pkg/apis/autoscaling/v1 details).
-func setProvisioned(t *testing.T, ctx context.Context, env *harness.Env, name, msg string, nodes ...string) {
+func setProvisioned(t *testing.T, ctx context.Context, env *controlplane.Env, name, msg string, nodes ...string) {
 	t.Helper()
 	setProvReqCondition(t, ctx, env, name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "CapacityIsProvisioned", Message: msg})
 	prefix := strings.TrimSuffix(providerID("x"), "x")
@@ -137,12 +137,12 @@ func setProvisioned(t *testing.T, ctx context.Context, env *harness.Env, name, m
 // fit, its members consume it, the autoscaler's answer shows in the gang's
 // status, and the request goes once the gang is placed.
 func TestShortGangGetsExactHint(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 5, 0, 0, "llm")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "llm", 5, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "llm", 5, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	prs := waitProvReqs(t, ctx, env, "llm", "for 3 members", oneRequestFor(3))
@@ -157,7 +157,7 @@ func TestShortGangGetsExactHint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PodTemplate of the request: %v", err)
 	}
-	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[harness.GPU]; q.Value() != 8 {
+	if q := tmpl.Template.Spec.Containers[0].Resources.Requests[controlplane.GPU]; q.Value() != 8 {
 		t.Errorf("template asks for %s GPUs, want 8", q.String())
 	}
 	waitPod(t, ctx, env, "llm-0", "consume annotation", func(p *v1.Pod) bool {
@@ -170,7 +170,7 @@ func TestShortGangGetsExactHint(t *testing.T) {
 
 	// The autoscaler's nodes arrive one by one: the shortfall shrinks, but the
 	// provisioned request stays, or nodes would be added twice.
-	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	settles(t, ctx, env, sched, "the provisioned request stays while its nodes arrive", func() (bool, error) {
@@ -178,7 +178,7 @@ func TestShortGangGetsExactHint(t *testing.T) {
 		_, ok := prs[pr.Name]
 		return ok && len(prs) == 1, nil
 	})
-	if err := harness.CreateNodes(ctx, env.Client, "more", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "llm", 5)
@@ -193,7 +193,7 @@ func TestShortGangGetsExactHint(t *testing.T) {
 }
 
 // waitExtraCondition waits for a PodGroup condition of type typ.
-func waitExtraCondition(t *testing.T, ctx context.Context, env *harness.Env, name, typ, reason, msgPart string) {
+func waitExtraCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name, typ, reason, msgPart string) {
 	t.Helper()
 	var got string
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -220,21 +220,21 @@ func waitExtraCondition(t *testing.T, ctx context.Context, env *harness.Env, nam
 // confined to a level new nodes cannot join, or members pinned to a node.
 // Members beyond max are never counted.
 func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1")
 
 	// Incomplete: 3 of min 4 exist.
 	createPodGroup(t, env, 4, 0, 0, "partial")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "partial", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "partial", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	// Confined to one clique, bigger than any clique.
-	pg := harness.PodGroup(ns, "cliquey", 3, 0, 0)
+	pg := controlplane.PodGroup(ns, "cliquey", 3, 0, 0)
 	pg.Annotations = map[string]string{topology.RequiredLevelAnnotation: "clique"}
 	if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "cliquey", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "cliquey", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	waitExtraCondition(t, ctx, env, "cliquey", provisioning.ConditionCapacity, provisioning.ReasonNoRequest, "nodes the autoscaler adds cannot join an existing clique")
@@ -246,7 +246,7 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 	})
 
 	// Pinned to a node that does not exist.
-	pinned := harness.PodGroupMembers(ns, "pinned", 2, 8)
+	pinned := controlplane.PodGroupMembers(ns, "pinned", 2, 8)
 	createPodGroup(t, env, 2, 0, 0, "pinned")
 	for i := range pinned {
 		p := pinned[i].Pod()
@@ -258,7 +258,7 @@ func TestNoHintWhenNodesWouldNotHelp(t *testing.T) {
 	waitExtraCondition(t, ctx, env, "pinned", provisioning.ConditionCapacity, provisioning.ReasonNoRequest, "new nodes cannot fix")
 
 	// Elastic: min 1 placed, max 4: the members waiting beyond the quorum ask for nothing.
-	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "elastic", 4, 8, 1, 4)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.LabelMembers(ns, "elastic", 4, 8, 1, 4)...); err != nil {
 		t.Fatal(err)
 	}
 	settles(t, ctx, env, sched, "no ProvisioningRequest at all", func() (bool, error) {
@@ -306,15 +306,15 @@ func hasPodCondition(p *v1.Pod, t v1.PodConditionType, reason string) bool {
 // A gang's request follows its shortfall: when another gang leaves and frees
 // a node, the request is replaced by one for fewer members.
 func TestHintFollowsShortfall(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "small", 1, 8, 1, 1)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.LabelMembers(ns, "small", 1, 8, 1, 1)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "small", 1)
-	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "big", 5, 8, 5, 5)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.LabelMembers(ns, "big", 5, 8, 5, 5)...); err != nil {
 		t.Fatal(err)
 	}
 	first := waitProvReqs(t, ctx, env, "big", "for 3 members", oneRequestFor(3))[0]
@@ -336,17 +336,17 @@ func TestHintFollowsShortfall(t *testing.T) {
 // A restarted scheduler adopts its live request rather than adding another,
 // and withdraws it when the gang is placed.
 func TestHintSurvivesRestart(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "job")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "job", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "job", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	before := waitProvReqs(t, ctx, env, "job", "for 2 members", oneRequestFor(2))[0]
 	sched.Stop()
-	sched = startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	sched = startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
 	settles(t, ctx, env, sched, "the same single request", func() (bool, error) {
 		var mine []string
 		for name, pr := range provReqs(t, ctx, env) {
@@ -356,7 +356,7 @@ func TestHintSurvivesRestart(t *testing.T) {
 		}
 		return len(mine) == 1 && mine[0] == before.Name, nil
 	})
-	if err := harness.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "job", 3)
@@ -366,13 +366,13 @@ func TestHintSurvivesRestart(t *testing.T) {
 // Bound members tell the cluster-autoscaler which nodes it must not empty:
 // the quorum's members are not safe to evict, members beyond min are.
 func TestScaleDownProtection(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
-	members := harness.LabelMembers(ns, "ddp", 4, 8, 2, 4)
+	members := controlplane.LabelMembers(ns, "ddp", 4, 8, 2, 4)
 	for _, m := range members {
-		if err := harness.CreatePods(ctx, env.Client, m); err != nil {
+		if err := controlplane.CreatePods(ctx, env.Client, m); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(1100 * time.Millisecond) // distinct creation seconds: age orders the members
@@ -400,7 +400,7 @@ func TestScaleDownProtection(t *testing.T) {
 // The request states the gang's GPU class: exact products as a node
 // requirement, the class annotations on the template.
 func TestHintCarriesGPUClass(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "a100:"+a100+":x:r1:z1")
 	topoGang(t, ctx, env, "hopper", 2, 8, 2, 2, topology.GPUProductAnnotation, h100, topology.GPUMemoryAnnotation, "80Gi")
 	pr := waitProvReqs(t, ctx, env, "hopper", "for both members (the A100 node is not of the class)", oneRequestFor(2))[0]
@@ -433,12 +433,12 @@ func TestHintCarriesGPUClass(t *testing.T) {
 // counts them as room, so its own request stays as it is; an elastic gang
 // does not grow onto them; a node the booking does not name is anyone's.
 func TestBookedNodesKeptForTheirGang(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "first")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "first", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "first", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	pr := waitProvReqs(t, ctx, env, "first", "for 3 members", oneRequestFor(3))[0]
@@ -448,10 +448,10 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	// A younger gang that would fit on two of the new nodes, and a lone
 	// 1-GPU pod that would take a GPU from the first of them.
 	createPodGroup(t, env, 2, 0, 0, "second")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "second", 2, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "second", 2, 8)...); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePods(ctx, env.Client, harness.Member{Namespace: ns, Name: "lone", GPUs: 1}); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.Member{Namespace: ns, Name: "lone", GPUs: 1}); err != nil {
 		t.Fatal(err)
 	}
 	second := waitProvReqs(t, ctx, env, "second", "for 2 members", oneRequestFor(2))[0]
@@ -470,7 +470,7 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	// Two of the booked nodes arrive: room for the younger gang, were
 	// they not booked. Its request is neither dropped nor replaced.
 	for i := range 2 {
-		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(fmt.Sprintf("booked-%d", i))); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, bookedGPUNode(fmt.Sprintf("booked-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(300 * time.Millisecond)
@@ -481,22 +481,22 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 	// is anyone's, though it came up after the booking began. It has five
 	// GPUs: the booked gang's 8-GPU members, older and waiting, would
 	// otherwise race the lone pod for it, and win at times.
-	unbooked := harness.GPUNode("unbooked", 5)
+	unbooked := controlplane.GPUNode("unbooked", 5)
 	unbooked.Spec.ProviderID = providerID("unbooked")
-	if err := harness.CreateNode(ctx, env.Client, unbooked); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, unbooked); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "lone", "bound to the node no booking names", func(p *v1.Pod) bool { return p.Spec.NodeName == "unbooked" })
 	// An elastic gang beside it: its min member takes what the lone pod
 	// left; its members above min do not grow onto the booked nodes.
 	createPodGroup(t, env, 1, 3, 0, "grow")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "grow", 3, 4)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "grow", 3, 4)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "grow", 1)
 	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "grow", 1)
 	// The last booked node arrives.
-	if err := harness.CreateNode(ctx, env.Client, bookedGPUNode("booked-2")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, bookedGPUNode("booked-2")); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "first", 3)
@@ -514,14 +514,14 @@ func TestBookedNodesKeptForTheirGang(t *testing.T) {
 // each gang binds on exactly those, whatever order the nodes register in.
 // The younger gang's nodes come first; the older gang does not take them.
 func TestTwoBookingsBothBind(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	provision := func(name string, nodes ...string) {
 		t.Helper()
 		createPodGroup(t, env, 2, 0, 0, name)
-		if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, name, 2, 8)...); err != nil {
+		if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, name, 2, 8)...); err != nil {
 			t.Fatal(err)
 		}
 		pr := waitProvReqs(t, ctx, env, name, "for 2 members", oneRequestFor(2))[0]
@@ -531,13 +531,13 @@ func TestTwoBookingsBothBind(t *testing.T) {
 	provision("older", "older-a", "older-b")
 	provision("younger", "younger-a", "younger-b")
 	for _, n := range []string{"younger-a", "younger-b"} {
-		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitBound(t, env, gang.PodGroupLabel, "younger", 2)
 	for _, n := range []string{"older-a", "older-b"} {
-		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -770,7 +770,7 @@ func TestRequestCountIsCapped(t *testing.T) {
 }
 
 // podWriter is a running writer of member marks on the test's client.
-func podWriter(ctx context.Context, env *harness.Env) *podpatch.Writer {
+func podWriter(ctx context.Context, env *controlplane.Env) *podpatch.Writer {
 	w := podpatch.NewForClient(env.Client)
 	go w.Run(ctx, 1)
 	return w
@@ -840,10 +840,10 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 // scheduler serves (they stay pending), for tests that drive the hint writer
 // alone; it returns a function reading the members afresh, and a dynamic
 // client for the writer.
-func unservedPair(t *testing.T, ctx context.Context, env *harness.Env) (func() []*v1.Pod, dynamic.Interface) {
+func unservedPair(t *testing.T, ctx context.Context, env *controlplane.Env) (func() []*v1.Pod, dynamic.Interface) {
 	t.Helper()
-	members := []harness.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	members := []controlplane.Member{{Namespace: ns, Name: "llm-0", Scheduler: "nobody", GPUs: 8}, {Namespace: ns, Name: "llm-1", Scheduler: "nobody", GPUs: 8}}
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	dyn, err := dynamic.NewForConfig(env.Config)

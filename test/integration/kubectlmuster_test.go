@@ -9,14 +9,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/muster-project/muster/cmd/kubectl-muster/app"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // kubectlMuster runs kubectl muster with args against the test API server
 // and returns what it printed.
-func kubectlMuster(t *testing.T, env *harness.Env, args ...string) string {
+func kubectlMuster(t *testing.T, env *controlplane.Env, args ...string) string {
 	t.Helper()
 	kc, err := env.Kubeconfig()
 	if err != nil {
@@ -36,14 +36,14 @@ func kubectlMuster(t *testing.T, env *harness.Env, args ...string) string {
 // large for the cluster, with its request for nodes; describe shows a
 // gang's pods and events.
 func TestKubectlMusterGangs(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	for _, n := range []string{"a0", "a1"} {
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n, 8, topology.PlacementGroupLabel, "pg-a")); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode(n, 8, topology.PlacementGroupLabel, "pg-a")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	createPodGroup(t, env, 2, 0, 0, "train")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "train", 2, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "train", 2, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "train", 2)

@@ -25,8 +25,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // TestOnlyTheLeaderWrites: two replicas on one API server, leader election
@@ -40,19 +40,19 @@ func TestOnlyTheLeaderWrites(t *testing.T) {
 	ctx, env := controlPlane(t)
 	const standby = "muster-standby"
 	denyWritesBy(t, ctx, env, standby)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
 		t.Fatal(err)
 	}
-	args := harness.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}
+	args := controlplane.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}
 
 	leader := startElected(t, ctx, env, "", args)
 	waitLeaseHeld(t, ctx, env)
 	startElected(t, ctx, env, standby, args)
 
 	topoGang(t, ctx, env, "llm", 2, 8, 2, 2)
-	bad := harness.LabelMembers(ns, "bad", 1, 1, 1, 1)
+	bad := controlplane.LabelMembers(ns, "bad", 1, 1, 1, 1)
 	bad[0].Annotations[gang.MinMemberAnnotation] = "many"
-	if err := harness.CreatePods(ctx, env.Client, bad...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, bad...); err != nil {
 		t.Fatal(err)
 	}
 	waitProvReqs(t, ctx, env, "llm", "the leader's request", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })
@@ -70,7 +70,7 @@ func TestOnlyTheLeaderWrites(t *testing.T) {
 	if err := leader.Process.Signal(syscall.SIGTERM); err != nil { // it gives up the lease as it goes
 		t.Fatal(err)
 	}
-	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "llm", 2)
@@ -87,10 +87,10 @@ func TestOnlyTheLeaderWrites(t *testing.T) {
 // leader bound the gang as it stopped).
 func TestNewLeaderWithNothingToScheduleWrites(t *testing.T) {
 	ctx, env := controlPlane(t)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
-	args := harness.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}
+	args := controlplane.GangArgs{BackoffSeconds: 1, StatusSyncMillis: 100}
 	first := startElected(t, ctx, env, "", args)
 	waitLeaseHeld(t, ctx, env)
 	holder := func() string {
@@ -127,7 +127,7 @@ func TestNewLeaderWithNothingToScheduleWrites(t *testing.T) {
 // startElected runs the muster-scheduler binary, leader election on, acting
 // as user ("" the test's admin). In-process schedulers cannot be used here:
 // kube-scheduler exits the process when a leader-elected scheduler stops.
-func startElected(t *testing.T, ctx context.Context, env *harness.Env, user string, args harness.GangArgs) *exec.Cmd {
+func startElected(t *testing.T, ctx context.Context, env *controlplane.Env, user string, args controlplane.GangArgs) *exec.Cmd {
 	t.Helper()
 	kc, err := env.Kubeconfig()
 	if user != "" {
@@ -138,7 +138,7 @@ func startElected(t *testing.T, ctx context.Context, env *harness.Env, user stri
 	}
 	dir := t.TempDir()
 	config := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(config, []byte(harness.LeaderElected(harness.MusterConfig(kc, args), "muster-test")), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(controlplane.LeaderElected(controlplane.MusterConfig(kc, args), "muster-test")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	log, err := os.Create(filepath.Join(dir, "scheduler.log"))
@@ -196,7 +196,7 @@ func schedulerBinary(t *testing.T) string {
 	return schedulerBin
 }
 
-func waitLeaseHeld(t *testing.T, ctx context.Context, env *harness.Env) {
+func waitLeaseHeld(t *testing.T, ctx context.Context, env *controlplane.Env) {
 	t.Helper()
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		l, err := env.Client.CoordinationV1().Leases("kube-system").Get(ctx, "muster-test", metav1.GetOptions{})
@@ -208,7 +208,7 @@ func waitLeaseHeld(t *testing.T, ctx context.Context, env *harness.Env) {
 
 // denyWritesBy denies every write of user except to Leases (leader
 // election); denied counts the denials.
-func denyWritesBy(t *testing.T, ctx context.Context, env *harness.Env, user string) {
+func denyWritesBy(t *testing.T, ctx context.Context, env *controlplane.Env, user string) {
 	t.Helper()
 	policy := &admissionv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-deny-writes"},
@@ -227,7 +227,7 @@ func denyWritesBy(t *testing.T, ctx context.Context, env *harness.Env, user stri
 	}
 	denyWith(t, ctx, env, policy)
 	// In force once a write of the user is refused by it.
-	probe := harness.LabelMembers(ns, "probe", 1, 0, 1, 1)[0].Pod()
+	probe := controlplane.LabelMembers(ns, "probe", 1, 0, 1, 1)[0].Pod()
 	c := impersonating(t, env, user)
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
@@ -241,7 +241,7 @@ func denyWritesBy(t *testing.T, ctx context.Context, env *harness.Env, user stri
 var baseDenied float64
 
 // impersonating is a client acting as user.
-func impersonating(t *testing.T, env *harness.Env, user string) kubernetes.Interface {
+func impersonating(t *testing.T, env *controlplane.Env, user string) kubernetes.Interface {
 	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
@@ -254,7 +254,7 @@ func impersonating(t *testing.T, env *harness.Env, user string) kubernetes.Inter
 
 // denied is how many requests the deny policy refused since it was in
 // force (the probe's own denials before that are not counted).
-func denied(t *testing.T, ctx context.Context, env *harness.Env) float64 {
+func denied(t *testing.T, ctx context.Context, env *controlplane.Env) float64 {
 	t.Helper()
 	raw, err := env.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/test/harness"
 )
 
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 // setup starts a control plane and muster-scheduler with args, and a namespace.
-func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {
+func setup(t *testing.T, args controlplane.GangArgs) (context.Context, *controlplane.Env, *controlplane.Scheduler) {
 	t.Helper()
 	ctx, env := controlPlane(t)
 	sched := startScheduler(t, ctx, env, args)
@@ -42,15 +43,15 @@ func setup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, 
 
 // controlPlane starts a control plane with the test namespace, and no
 // scheduler.
-func controlPlane(t *testing.T) (context.Context, *harness.Env) {
+func controlPlane(t *testing.T) (context.Context, *controlplane.Env) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	env, err := harness.Start(t)
+	env, err := controlplane.Start(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, ns); err != nil {
 		t.Fatal(err)
 	}
 	return ctx, env
@@ -58,7 +59,7 @@ func controlPlane(t *testing.T) (context.Context, *harness.Env) {
 
 // musterConfig is Muster's scheduler configuration for the tests: args,
 // and status written every 100 ms unless args say otherwise.
-func musterConfig(t *testing.T, env *harness.Env, args harness.GangArgs) string {
+func musterConfig(t *testing.T, env *controlplane.Env, args controlplane.GangArgs) string {
 	t.Helper()
 	kc, err := env.Kubeconfig()
 	if err != nil {
@@ -67,10 +68,10 @@ func musterConfig(t *testing.T, env *harness.Env, args harness.GangArgs) string 
 	if args.StatusSyncMillis == 0 {
 		args.StatusSyncMillis = 100
 	}
-	return harness.MusterConfig(kc, args)
+	return controlplane.MusterConfig(kc, args)
 }
 
-func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) *harness.Scheduler {
+func startScheduler(t *testing.T, ctx context.Context, env *controlplane.Env, args controlplane.GangArgs) *controlplane.Scheduler {
 	t.Helper()
 	s, err := env.StartScheduler(ctx, musterConfig(t, env, args))
 	if err != nil {
@@ -81,7 +82,7 @@ func startScheduler(t *testing.T, ctx context.Context, env *harness.Env, args ha
 }
 
 // waitPod polls a pod until cond holds.
-func waitPod(t *testing.T, ctx context.Context, env *harness.Env, name string, what string, cond func(*v1.Pod) bool) *v1.Pod {
+func waitPod(t *testing.T, ctx context.Context, env *controlplane.Env, name string, what string, cond func(*v1.Pod) bool) *v1.Pod {
 	t.Helper()
 	var last *v1.Pod
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -119,7 +120,7 @@ var podGroupGVR = schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Vers
 
 // podGroupStatus reads a PodGroup's status as the API stores it, Muster's
 // extra fields included.
-func podGroupStatus(ctx context.Context, env *harness.Env, name string) (map[string]any, error) {
+func podGroupStatus(ctx context.Context, env *controlplane.Env, name string) (map[string]any, error) {
 	dc, err := dynamic.NewForConfig(env.Config)
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func podGroupStatus(ctx context.Context, env *harness.Env, name string) (map[str
 
 // waitCondition waits until the PodGroup's Scheduled condition has reason and
 // its message contains msgPart, and returns the status.
-func waitCondition(t *testing.T, ctx context.Context, env *harness.Env, name, reason, msgPart string) map[string]any {
+func waitCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name, reason, msgPart string) map[string]any {
 	t.Helper()
 	var st map[string]any
 	var msg, got string
@@ -160,7 +161,7 @@ func waitCondition(t *testing.T, ctx context.Context, env *harness.Env, name, re
 }
 
 // events lists the events about an object with the given reason.
-func eventsFor(ctx context.Context, env *harness.Env, kind, name, reason string) []string {
+func eventsFor(ctx context.Context, env *controlplane.Env, kind, name, reason string) []string {
 	list, err := env.Client.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil
@@ -174,7 +175,7 @@ func eventsFor(ctx context.Context, env *harness.Env, kind, name, reason string)
 	return out
 }
 
-func waitEvent(t *testing.T, ctx context.Context, env *harness.Env, kind, name, reason, part string) {
+func waitEvent(t *testing.T, ctx context.Context, env *controlplane.Env, kind, name, reason, part string) {
 	t.Helper()
 	var seen []string
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -205,7 +206,7 @@ func waitEvent(t *testing.T, ctx context.Context, env *harness.Env, kind, name, 
 // holds nothing in hand, its writers included (caughtUp), then requires cond:
 // what the scheduler was to do with the cluster as it stands it has done,
 // so the verdict does not hang on how long the test looks.
-func settles(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler, what string, cond func() (bool, error)) {
+func settles(t *testing.T, ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler, what string, cond func() (bool, error)) {
 	t.Helper()
 	caughtUp(t, ctx, env, sched)
 	ok, err := cond()
@@ -220,15 +221,15 @@ func settles(t *testing.T, ctx context.Context, env *harness.Env, sched *harness
 // createPriorityClasses creates PriorityClasses and waits until priority
 // admission, which reads them from a cache, accepts a pod naming each (a
 // dry run), so the test's pods can be created at once.
-func createPriorityClasses(t *testing.T, ctx context.Context, env *harness.Env, classes map[string]int32) {
+func createPriorityClasses(t *testing.T, ctx context.Context, env *controlplane.Env, classes map[string]int32) {
 	t.Helper()
 	for name, value := range classes {
-		if err := harness.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
+		if err := controlplane.CreatePriorityClass(ctx, env.Client, name, value); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for name := range classes {
-		probe := harness.Member{Namespace: ns, Name: "priority-probe", PriorityClass: name}.Pod()
+		probe := controlplane.Member{Namespace: ns, Name: "priority-probe", PriorityClass: name}.Pod()
 		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			_, err := env.Client.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			if err != nil && strings.Contains(err.Error(), "no PriorityClass") {
@@ -242,12 +243,12 @@ func createPriorityClasses(t *testing.T, ctx context.Context, env *harness.Env, 
 }
 
 // caughtUp waits until the scheduler has seen every node and pod the API
-// server lists (harness Caught) and has nothing left to do with them: no pod
+// server lists (controlplane Caught) and has nothing left to do with them: no pod
 // active, backing off, in flight or waiting at Permit, nothing owed to the
 // API (Quiet), twice in a row, so that an event it saw between the two
 // checks has had its consequences too. A test then asserts what must not
 // have happened after a change, without a wall-clock window.
-func caughtUp(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler) {
+func caughtUp(t *testing.T, ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler) {
 	t.Helper()
 	quietTwice(t, ctx, env, sched)
 	// The ProvisioningRequest writer also acts on its period, from the
@@ -266,7 +267,7 @@ func caughtUp(t *testing.T, ctx context.Context, env *harness.Env, sched *harnes
 
 // quietTwice waits until the scheduler has seen every node and pod the API
 // lists (Caught) and holds nothing in hand (Quiet), on two looks in a row.
-func quietTwice(t *testing.T, ctx context.Context, env *harness.Env, sched *harness.Scheduler) {
+func quietTwice(t *testing.T, ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler) {
 	t.Helper()
 	twice(t, ctx, "the scheduler did not catch up with the API server", func(ctx context.Context) (bool, string) {
 		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})

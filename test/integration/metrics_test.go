@@ -14,9 +14,9 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/provisioning"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // metric sums a metric's series whose labels include want, as the
@@ -74,18 +74,18 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // quorum wait timed) and the gang shows as Running... or Scheduling until
 // its pods run; an elastic gang shed for an older one counts its evictions.
 func TestGangMetricsMove(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	created := metric(t, "muster_provisioning_requests_written_total", map[string]string{"action": "created"})
 	withdrawn := metric(t, "muster_provisioning_requests_written_total", map[string]string{"action": "withdrawn"})
 	asked := metric(t, "muster_provisioning_requests_members_total", nil)
 	bound := metric(t, "muster_provisioning_requests_outcomes_total", map[string]string{"outcome": "bound"})
 	waits := metric(t, "muster_gang_quorum_wait_seconds", map[string]string{"source": "podgroup"})
 
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "llm")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "llm", 3, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "llm", 3, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	pr := waitProvReqs(t, ctx, env, "llm", "for 1 member", oneRequestFor(1))[0]
@@ -101,7 +101,7 @@ func TestGangMetricsMove(t *testing.T) {
 
 	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "gpu pool adding 1 node"})
 	waitExtraCondition(t, ctx, env, "llm", provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "gpu pool adding 1 node")
-	if err := harness.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "new", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "llm", 3)
@@ -123,14 +123,14 @@ func TestGangMetricsMove(t *testing.T) {
 	// Shedding counts each member evicted, by reason.
 	shed := metric(t, "muster_gang_evictions_total", map[string]string{"reason": gang.ReasonShed})
 	startKubelet(t, ctx, env)
-	if err := harness.CreateNodes(ctx, env.Client, "more", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 1, 0, 0, "rigid") // older than elastic
 	time.Sleep(1100 * time.Millisecond)      // creation timestamps have second resolution
 	createPodGroupWithPriority(t, ctx, env, "elastic", 1, 2, 2, "")
 	waitBound(t, env, gang.PodGroupLabel, "elastic", 2)
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "rigid", 1, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "rigid", 1, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "rigid", 1)

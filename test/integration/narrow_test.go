@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // A gang placing its quorum tries its own nodes first (MusterTopology
@@ -25,35 +25,35 @@ import (
 // lower priority then grows to its max beside it, on its own nodes first
 // too (a gang's members above min are not narrowed).
 func TestGangTriesItsOwnNodesFirst(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	// Eight GPUs but CPU for four members (100m each) per node.
 	for i := 0; i < 6; i++ {
-		n := harness.GPUNode(fmt.Sprintf("tight-%d", i), 8)
+		n := controlplane.GPUNode(fmt.Sprintf("tight-%d", i), 8)
 		for _, rl := range []v1.ResourceList{n.Status.Capacity, n.Status.Allocatable} {
 			rl[v1.ResourceCPU] = resource.MustParse("450m")
 		}
-		if err := harness.CreateNode(ctx, env.Client, n); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, n); err != nil {
 			t.Fatal(err)
 		}
 	}
 	createPriorityClasses(t, ctx, env, map[string]int32{"low": 10, "high": 1000})
 	createPodGroup(t, env, 13, 0, 0, "mpi")
 	var pods []*v1.Pod
-	pods = append(pods, harness.Member{Namespace: ns, Name: "mpi-launcher", PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
+	pods = append(pods, controlplane.Member{Namespace: ns, Name: "mpi-launcher", PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
 	for i := 0; i < 12; i++ {
 		gpus := int64(1)
 		if i%3 == 2 {
 			gpus = 2
 		}
-		pods = append(pods, harness.Member{Namespace: ns, Name: fmt.Sprintf("mpi-worker-%d", i), GPUs: gpus, PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
+		pods = append(pods, controlplane.Member{Namespace: ns, Name: fmt.Sprintf("mpi-worker-%d", i), GPUs: gpus, PriorityClass: "high", Labels: map[string]string{gang.PodGroupLabel: "mpi"}}.Pod())
 	}
-	elastic := harness.LabelMembers(ns, "elastic", 4, 2, 2, 4)
+	elastic := controlplane.LabelMembers(ns, "elastic", 4, 2, 2, 4)
 	for i := range elastic {
 		elastic[i].PriorityClass = "low"
 	}
 	createPods(t, ctx, env, pods...)
 	waitBound(t, env, gang.PodGroupLabel, "mpi", 13)
-	if err := harness.CreatePods(ctx, env.Client, elastic...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, elastic...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
@@ -86,7 +86,7 @@ func TestGangTriesItsOwnNodesFirst(t *testing.T) {
 	}
 	// Members packed: no node holds more than its CPU allows, and the GPU
 	// workers share nodes rather than spreading one per node.
-	list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.PodGroupLabel, "mpi")})
+	list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.PodGroupLabel, "mpi")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,8 @@ import (
 	schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // The real Kubeflow training-operator runs against the test's API server:
@@ -82,7 +82,7 @@ func trainingOperator(t *testing.T) (bin, src string) {
 // startTrainingOperator installs the operator's CRDs and runs it with gang
 // scheduling through scheduler-plugins PodGroups for muster-scheduler, as
 // its docs deploy it (--gang-scheduler-name=<the scheduler's name>).
-func startTrainingOperator(t *testing.T, ctx context.Context, env *harness.Env, schemes ...string) {
+func startTrainingOperator(t *testing.T, ctx context.Context, env *controlplane.Env, schemes ...string) {
 	t.Helper()
 	bin, src := trainingOperator(t)
 	for _, s := range schemes {
@@ -99,7 +99,7 @@ func startTrainingOperator(t *testing.T, ctx context.Context, env *harness.Env, 
 	// ValidatingWebhookConfiguration. That configuration is created here with
 	// no webhooks, since the API server could not reach them: the operator's
 	// validation is skipped, its controllers run as shipped.
-	if err := harness.CreateNamespace(ctx, env.Client, "kubeflow"); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := controlplane.CreateNamespace(ctx, env.Client, "kubeflow"); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	if _, err := env.Client.CoreV1().Secrets("kubeflow").Create(ctx, &v1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "training-operator-webhook-cert"}}, metav1.CreateOptions{}); err != nil {
@@ -113,7 +113,7 @@ func startTrainingOperator(t *testing.T, ctx context.Context, env *harness.Env, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--kubeconfig=" + kc, "--gang-scheduler-name=" + harness.MusterProfile,
+	args := []string{"--kubeconfig=" + kc, "--gang-scheduler-name=" + controlplane.MusterProfile,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0", fmt.Sprintf("--webhook-server-port=%d", freePort(t))}
 	for _, s := range schemes {
 		args = append(args, "--enable-scheme="+s)
@@ -182,7 +182,7 @@ func freePort(t *testing.T) int {
 }
 
 // createFromYAML creates a custom object from its manifest, as kubectl would.
-func createFromYAML(t *testing.T, ctx context.Context, env *harness.Env, gvr schema.GroupVersionResource, manifest string) {
+func createFromYAML(t *testing.T, ctx context.Context, env *controlplane.Env, gvr schema.GroupVersionResource, manifest string) {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(manifest), &u.Object); err != nil {
@@ -249,8 +249,8 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 		t.Skip("builds and runs the training-operator")
 	}
 	trainingOperator(t) // before the control plane: the build takes a while
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	startTrainingOperator(t, ctx, env, "pytorchjob")
@@ -273,13 +273,13 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 	}
 	waitBound(t, env, gang.PodGroupLabel, "bert", 4)
 	waitCondition(t, ctx, env, "bert", gang.ReasonAtMax, "4 of max 4 members placed")
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.PodGroupLabel, "bert")})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.PodGroupLabel, "bert")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	roles := map[string]int{}
 	for _, p := range pods.Items {
-		if p.Spec.SchedulerName != harness.MusterProfile {
+		if p.Spec.SchedulerName != controlplane.MusterProfile {
 			t.Errorf("pod %s has schedulerName %q", p.Name, p.Spec.SchedulerName)
 		}
 		roles[p.Labels["training.kubeflow.org/replica-type"]]++
@@ -307,7 +307,7 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 // the operator's labels, named <job>-worker-<index>, owned by the job,
 // restartPolicy Never and a sleeping command when the template has none.
 func etWorker(job string, index, minReplicas, maxReplicas int, scaleOut string) *v1.Pod {
-	p := harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-worker-%d", job, index), GPUs: 8,
+	p := controlplane.Member{Namespace: ns, Name: fmt.Sprintf("%s-worker-%d", job, index), GPUs: 8,
 		Labels:      map[string]string{gang.GroupLabel: job},
 		Annotations: map[string]string{gang.MinMemberAnnotation: fmt.Sprint(minReplicas), gang.MaxMemberAnnotation: fmt.Sprint(maxReplicas)},
 	}.Pod()
@@ -331,8 +331,8 @@ func etWorker(job string, index, minReplicas, maxReplicas int, scaleOut string) 
 // deleted workers leave the gang placed while it stays at or above min, and
 // it says so when it drops below.
 func TestETOperatorTrainingJobScales(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 600})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 600})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
 	const job = "horovod"
@@ -340,7 +340,7 @@ func TestETOperatorTrainingJobScales(t *testing.T) {
 	waitBound(t, env, gang.GroupLabel, job, 2)
 	// The launcher comes once the workers run (createLauncher after
 	// WorkersReady), outside the gang: the template names no gang.
-	launcher := harness.Member{Namespace: ns, Name: job + "-launcher", Labels: map[string]string{
+	launcher := controlplane.Member{Namespace: ns, Name: job + "-launcher", Labels: map[string]string{
 		"group-name": "kai.alibabacloud.com", "training-job-name": job, "training-job-role": "launcher"}}.Pod()
 	createPods(t, ctx, env, launcher)
 	waitPod(t, ctx, env, launcher.Name, "bound", func(p *v1.Pod) bool { return p.Spec.NodeName != "" })
@@ -349,14 +349,14 @@ func TestETOperatorTrainingJobScales(t *testing.T) {
 	createPods(t, ctx, env, etWorker(job, 2, 2, 4, "scaleout-a"), etWorker(job, 3, 2, 4, "scaleout-a"))
 	waitBound(t, env, gang.GroupLabel, job, 3)
 	settledBound(t, ctx, env, sched, gang.GroupLabel, job, 3)
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-extra", 8)); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("gpu-extra", 8)); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, job, 4)
 	waitEvent(t, ctx, env, "Pod", job+"-worker-0", gang.ReasonAtMax, "4 of max 4 members placed")
 	// A fifth worker (ScaleOut past maxReplicas) waits: the gang is at max.
 	createPods(t, ctx, env, etWorker(job, 4, 2, 4, "scaleout-b"))
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-extra-2", 8)); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("gpu-extra-2", 8)); err != nil {
 		t.Fatal(err)
 	}
 	settledBound(t, ctx, env, sched, gang.GroupLabel, job, 4)
@@ -397,7 +397,7 @@ func mpiOperatorJob(name string, workers int, workerGPUs int64) (*schedv1alpha1.
 			"training.kubeflow.org/job-role": role, schedv1alpha1.PodGroupLabel: name}
 	}
 	var pods []*v1.Pod
-	launcher := harness.Member{Namespace: ns, Name: name + "-launcher-x7k2p", Labels: labels("launcher")}.Pod()
+	launcher := controlplane.Member{Namespace: ns, Name: name + "-launcher-x7k2p", Labels: labels("launcher")}.Pod()
 	launcher.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("2")
 	launcher.Labels["batch.kubernetes.io/job-name"] = name + "-launcher"
 	launcher.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: name + "-launcher",
@@ -415,7 +415,7 @@ func mpiOperatorJob(name string, workers int, workerGPUs int64) (*schedv1alpha1.
 	}
 	add(launcher.Spec.Containers[0].Resources.Requests)
 	for i := range workers {
-		w := harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-worker-%d", name, i), GPUs: workerGPUs, Labels: labels("worker")}.Pod()
+		w := controlplane.Member{Namespace: ns, Name: fmt.Sprintf("%s-worker-%d", name, i), GPUs: workerGPUs, Labels: labels("worker")}.Pod()
 		w.Labels["training.kubeflow.org/replica-index"] = fmt.Sprint(i)
 		w.OwnerReferences = []metav1.OwnerReference{mpiJobRef}
 		w.Spec.Hostname, w.Spec.Subdomain = w.Name, name
@@ -436,11 +436,11 @@ func mpiOperatorJob(name string, workers int, workerGPUs int64) (*schedv1alpha1.
 // workers) binds whole on exactly enough nodes, a second one that does not
 // fit binds nothing.
 func TestMPIOperatorV2Objects(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	pg, pods := mpiOperatorJob("allreduce", 4, 8)
@@ -474,7 +474,7 @@ func TestMPIOperatorV2Objects(t *testing.T) {
 // <job>-<completion index>-<suffix> and adds its own labels and owner.
 func jobSetPod(jobSet, rjob string, rjobReplicas, jobIdx, globalIdx, podIdx int, gpus int64, min int, globalReplicas int) *v1.Pod {
 	jobName := fmt.Sprintf("%s-%s-%d", jobSet, rjob, jobIdx)
-	p := harness.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d-q8z2x", jobName, podIdx), GPUs: gpus,
+	p := controlplane.Member{Namespace: ns, Name: fmt.Sprintf("%s-%d-q8z2x", jobName, podIdx), GPUs: gpus,
 		Labels:      map[string]string{gang.GroupLabel: jobSet},
 		Annotations: map[string]string{gang.MinMemberAnnotation: fmt.Sprint(min)},
 	}.Pod()
@@ -508,8 +508,8 @@ func jobSetPod(jobSet, rjob string, rjobReplicas, jobIdx, globalIdx, podIdx int,
 // one gang across its replicated jobs (min = every pod): it binds whole on
 // four GPU nodes, and a second JobSet that does not fit binds nothing.
 func TestJobSetPods(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
 		t.Fatal(err)
 	}
 	pods := func(name string) []*v1.Pod {

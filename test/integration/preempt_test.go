@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // kubelet stands in for the kubelets: it finishes terminating pods, as a
@@ -24,7 +24,7 @@ type kubelet struct {
 	disrupted map[string]string // pod name -> DisruptionTarget message
 }
 
-func startKubelet(t *testing.T, ctx context.Context, env *harness.Env) *kubelet {
+func startKubelet(t *testing.T, ctx context.Context, env *controlplane.Env) *kubelet {
 	k := &kubelet{disrupted: map[string]string{}}
 	go func() {
 		_ = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
@@ -66,14 +66,14 @@ func (k *kubelet) evicted() map[string]string {
 	return out
 }
 
-func createPodGroupWithPriority(t *testing.T, ctx context.Context, env *harness.Env, name string, min, max int32, n int, priorityClass string) {
+func createPodGroupWithPriority(t *testing.T, ctx context.Context, env *controlplane.Env, name string, min, max int32, n int, priorityClass string) {
 	t.Helper()
 	createPodGroup(t, env, min, max, 0, name)
-	members := harness.PodGroupMembers(ns, name, n, 8)
+	members := controlplane.PodGroupMembers(ns, name, n, 8)
 	for i := range members {
 		members[i].PriorityClass = priorityClass
 	}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -81,9 +81,9 @@ func createPodGroupWithPriority(t *testing.T, ctx context.Context, env *harness.
 // An elastic gang at max sheds members above its min, newest first, for an
 // older rigid gang of the same priority; it keeps running at min.
 func TestElasticGangShedsForOlderRigidGang(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	k := startKubelet(t, ctx, env)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 2, 0, 0, "rigid") // the older gang: its PodGroup came first
@@ -91,7 +91,7 @@ func TestElasticGangShedsForOlderRigidGang(t *testing.T) {
 	createPodGroupWithPriority(t, ctx, env, "elastic", 2, 4, 4, "")
 	waitBound(t, env, gang.PodGroupLabel, "elastic", 4)
 
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "rigid", 2, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "rigid", 2, 8)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "rigid", 2)
@@ -116,9 +116,9 @@ func TestElasticGangShedsForOlderRigidGang(t *testing.T) {
 
 // A younger gang of equal priority never sheds an older one's members.
 func TestYoungerGangDoesNotShedOlder(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	startKubelet(t, ctx, env)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroupWithPriority(t, ctx, env, "elastic", 2, 4, 4, "")
@@ -134,12 +134,12 @@ func TestYoungerGangDoesNotShedOlder(t *testing.T) {
 // coscheduling integration test, where it waited forever): never leaving
 // the lower gang with fewer than min members bound.
 func TestHigherPriorityGangPreemptsLowerWhole(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
 	k := startKubelet(t, ctx, env)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
+	if err := controlplane.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroupWithPriority(t, ctx, env, "low", 3, 0, 3, "")
@@ -164,12 +164,12 @@ func TestProvisionOrPreempt(t *testing.T) {
 		{name: "policy Never", rules: "[{minPriority: 0, policy: Never}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: tc.rules})
+			ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, Preemption: tc.rules})
 			k := startKubelet(t, ctx, env)
-			if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+			if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 				t.Fatal(err)
 			}
-			if err := harness.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
+			if err := controlplane.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
 				t.Fatal(err)
 			}
 			createPodGroupWithPriority(t, ctx, env, "low", 3, 0, 3, "")
@@ -189,21 +189,21 @@ func TestProvisionOrPreempt(t *testing.T) {
 // A PodGroup deleted while members hold reservations releases them at once:
 // another gang gets the nodes without waiting out the timeout.
 func TestPodGroupDeletedReleasesReservations(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "gone")
-	members := harness.PodGroupMembers(ns, "gone", 3, 8)
+	members := controlplane.PodGroupMembers(ns, "gone", 3, 8)
 	members[2].Gated = true // never scheduled: the other two wait at Permit, holding nodes
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	waitCondition(t, ctx, env, "gone", gang.ReasonWaitingForRoom, "")
 	if err := env.PodGroups.SchedulingV1alpha1().PodGroups(ns).Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "next", 3, 8, 3, 3)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.LabelMembers(ns, "next", 3, 8, 3, 3)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "next", 3)
@@ -212,14 +212,14 @@ func TestPodGroupDeletedReleasesReservations(t *testing.T) {
 // A PodGroup whose minMember drops while members hold reservations releases
 // them and places the new, smaller quorum at once.
 func TestMinMemberChangedReleasesReservations(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 3, 0, 0, "shrink")
-	members := harness.PodGroupMembers(ns, "shrink", 3, 8)
+	members := controlplane.PodGroupMembers(ns, "shrink", 3, 8)
 	members[2].Gated = true
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	waitCondition(t, ctx, env, "shrink", gang.ReasonWaitingForRoom, "")
@@ -240,8 +240,8 @@ func TestMinMemberChangedReleasesReservations(t *testing.T) {
 // up one at a time, so the rigid gang relies on the starvation bound (0
 // here): the room it can use is held for it before its quorum fits.
 func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"gpu-1", "gpu-2", "gpu-3"} {
@@ -274,8 +274,8 @@ func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
 // free node, then the emptied one (stress, 1 run in 20). A finalizer keeps
 // the pod terminating for as long as the test needs.
 func TestStarvingQuorumKeepsRoomWhileAPodTerminates(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"gpu-1", "gpu-2", "gpu-3"} {
@@ -305,7 +305,7 @@ func TestStarvingQuorumKeepsRoomWhileAPodTerminates(t *testing.T) {
 		hasScheduledReason(v1.PodReasonUnschedulable, "the cluster has room for 1"))
 	// A node without GPUs requeues the elastic extras, which wait in the
 	// unschedulable pool: the free node is held for rigid, so they stay.
-	if err := harness.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "cpu", 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)

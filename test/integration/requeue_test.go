@@ -16,9 +16,9 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/utils/clock"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // countAttempts counts each pod's scheduling cycles, in PreFilter.
@@ -54,7 +54,7 @@ func (c *countAttempts) of(pod string) int {
 // countingScheduler starts Muster's scheduler with args and CountAttempts
 // before MusterGang's PreFilter, so a test can wait for a pod's next
 // scheduling cycle instead of for time.
-func countingScheduler(t *testing.T, ctx context.Context, env *harness.Env, args harness.GangArgs) (*harness.Scheduler, *countAttempts) {
+func countingScheduler(t *testing.T, ctx context.Context, env *controlplane.Env, args controlplane.GangArgs) (*controlplane.Scheduler, *countAttempts) {
 	t.Helper()
 	config := musterConfig(t, env, args)
 	const preFilter = "preFilter:\n      enabled: [{name: MusterGang}"
@@ -94,31 +94,31 @@ func attemptsAfter(t *testing.T, ctx context.Context, counts *countAttempts, pod
 func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 	ctx, env := controlPlane(t)
 	// A long backoff: only cluster events retry a gang here.
-	sched, counts := countingScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 600})
+	sched, counts := countingScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 600})
 
 	for _, n := range []string{"gpu-0", "gpu-1"} {
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n, 8, topology.PlacementGroupLabel, "ppg")); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode(n, 8, topology.PlacementGroupLabel, "ppg")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	filler := harness.Member{Namespace: ns, Name: "filler", GPUs: 8, Labels: map[string]string{"app": "filler"}}
-	if err := harness.CreatePods(ctx, env.Client, filler); err != nil {
+	filler := controlplane.Member{Namespace: ns, Name: "filler", GPUs: 8, Labels: map[string]string{"app": "filler"}}
+	if err := controlplane.CreatePods(ctx, env.Client, filler); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, "app", "filler", 1)
 
-	required := func(members []harness.Member) []harness.Member {
+	required := func(members []controlplane.Member) []controlplane.Member {
 		for i := range members {
 			members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
 		}
 		return members
 	}
 	// mpi: a launcher and two 8-GPU workers, short of one node's room.
-	mpi := required(harness.LabelMembers(ns, "mpi", 3, 8, 3, 3))
+	mpi := required(controlplane.LabelMembers(ns, "mpi", 3, 8, 3, 3))
 	mpi[0].Name, mpi[0].GPUs = "mpi-launcher", 0
 	// moe: three 8-GPU workers in a cluster of two 8-GPU nodes.
-	moe := required(harness.LabelMembers(ns, "moe", 3, 8, 3, 3))
-	if err := harness.CreatePods(ctx, env.Client, append(mpi, moe...)...); err != nil {
+	moe := required(controlplane.LabelMembers(ns, "moe", 3, 8, 3, 3))
+	if err := controlplane.CreatePods(ctx, env.Client, append(mpi, moe...)...); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range append(mpi, moe...) {
@@ -140,7 +140,7 @@ func TestRoomFreedRequeuesGangLeads(t *testing.T) {
 		}
 	}
 
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-2", 8, topology.PlacementGroupLabel, "ppg")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("gpu-2", 8, topology.PlacementGroupLabel, "ppg")); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -17,9 +17,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // soakGangs is how many gangs TestStateIsPrunedWhenGangsGo creates and
@@ -47,8 +47,8 @@ func TestStateIsPrunedWhenGangsGo(t *testing.T) {
 	total := soakGangs(t)
 	wave := min(40, total)
 	const nodes = 12
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", nodes, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", nodes, 8); err != nil {
 		t.Fatal(err)
 	}
 	dyn, err := dynamic.NewForConfig(env.Config)
@@ -68,19 +68,19 @@ func TestStateIsPrunedWhenGangsGo(t *testing.T) {
 		binding := 0
 		for i := range n {
 			name := fmt.Sprintf("soak-%d", done+i)
-			var members []harness.Member
+			var members []controlplane.Member
 			switch i % 4 {
 			case 0: // CRD-free, binds
-				members = harness.LabelMembers(ns, name, 2, 1, 2, 2)
+				members = controlplane.LabelMembers(ns, name, 2, 1, 2, 2)
 				binding += 2
 			case 1: // PodGroup, binds
 				createPodGroup(t, env, 2, 2, 0, name)
-				members = harness.PodGroupMembers(ns, name, 2, 1)
+				members = controlplane.PodGroupMembers(ns, name, 2, 1)
 				binding += 2
 			case 2: // never reaches quorum: min 3, two members
-				members = harness.LabelMembers(ns, name, 2, 1, 3, 3)
+				members = controlplane.LabelMembers(ns, name, 2, 1, 3, 3)
 			case 3: // asks for a GPU the cluster lacks: short, hinted
-				members = harness.LabelMembers(ns, name, 2, 8, 2, 2)
+				members = controlplane.LabelMembers(ns, name, 2, 8, 2, 2)
 				for j := range members {
 					members[j].Annotations[topology.GPUProductAnnotation] = "NVIDIA-B200"
 				}
@@ -88,11 +88,11 @@ func TestStateIsPrunedWhenGangsGo(t *testing.T) {
 			for j := range members {
 				members[j].Labels["muster.test/soak"] = "true"
 			}
-			if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+			if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := harness.WaitBound(ctx, env.Client, ns, "muster.test/soak=true", binding, time.Minute); err != nil {
+		if err := controlplane.WaitBound(ctx, env.Client, ns, "muster.test/soak=true", binding, time.Minute); err != nil {
 			t.Fatalf("wave at gang %d: %v", done, err)
 		}
 		if n > 3 {

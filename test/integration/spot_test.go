@@ -13,22 +13,22 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // spotNode is a GPU node of a spot pool, labelled and tainted as AKS does.
 func spotNode(name string, gpus int64) *v1.Node {
-	n := harness.GPUNode(name, gpus, capacity.SpotLabel, capacity.SpotValue)
+	n := controlplane.GPUNode(name, gpus, capacity.SpotLabel, capacity.SpotValue)
 	n.Spec.Taints = []v1.Taint{{Key: capacity.SpotLabel, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule}}
 	return n
 }
 
 // tolerantMembers are a CRD-free gang's members that tolerate spot nodes.
-func tolerantMembers(name string, n int, gpus int64, min, max int, spotExtras string) []harness.Member {
-	members := harness.LabelMembers(ns, name, n, gpus, min, max)
+func tolerantMembers(name string, n int, gpus int64, min, max int, spotExtras string) []controlplane.Member {
+	members := controlplane.LabelMembers(ns, name, n, gpus, min, max)
 	for i := range members {
 		members[i].Tolerations = []v1.Toleration{{Key: capacity.SpotLabel, Operator: v1.TolerationOpEqual, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule}}
 		if spotExtras != "" {
@@ -39,13 +39,13 @@ func tolerantMembers(name string, n int, gpus int64, min, max int, spotExtras st
 }
 
 // spotCluster registers regular 8-GPU nodes gpu-0.. and spot ones spot-0..
-func spotCluster(t *testing.T, ctx context.Context, env *harness.Env, regular, spot int) {
+func spotCluster(t *testing.T, ctx context.Context, env *controlplane.Env, regular, spot int) {
 	t.Helper()
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", regular, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", regular, 8); err != nil {
 		t.Fatal(err)
 	}
 	for i := range spot {
-		if err := harness.CreateNode(ctx, env.Client, spotNode(fmt.Sprintf("spot-%d", i), 8)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, spotNode(fmt.Sprintf("spot-%d", i), 8)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,9 +54,9 @@ func spotCluster(t *testing.T, ctx context.Context, env *harness.Env, regular, s
 // placeElasticOnSpot creates gang "elastic" (4 members of 8 GPUs, min 2,
 // max 4, tolerating spot, opted in) and checks its quorum lands on regular
 // nodes and its two extras on spot ones.
-func placeElasticOnSpot(t *testing.T, ctx context.Context, env *harness.Env) {
+func placeElasticOnSpot(t *testing.T, ctx context.Context, env *controlplane.Env) {
 	t.Helper()
-	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, tolerantMembers("elastic", 4, 8, 2, 4, "true")...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
@@ -66,7 +66,7 @@ func placeElasticOnSpot(t *testing.T, ctx context.Context, env *harness.Env) {
 }
 
 // onSpot counts a gang's bound members on spot and on regular nodes.
-func onSpot(t *testing.T, ctx context.Context, env *harness.Env, name string) (spot, regular int) {
+func onSpot(t *testing.T, ctx context.Context, env *controlplane.Env, name string) (spot, regular int) {
 	t.Helper()
 	for _, n := range nodesOf(t, ctx, env, name) {
 		if strings.HasPrefix(n, "spot-") {
@@ -86,7 +86,7 @@ func onSpot(t *testing.T, ctx context.Context, env *harness.Env, name string) (s
 // node, saying why.
 func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 	ctx, env := controlPlane(t)
-	sched := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	sched := startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
 	spotCluster(t, ctx, env, 3, 3)
 
 	// min 2, max 4, opted in: two on regular nodes, two on spot, with a
@@ -95,14 +95,14 @@ func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 
 	// A rigid gang of two tolerating spot: one regular and one spot node are
 	// free, it waits for a second regular one.
-	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("rigid", 2, 8, 2, 2, "true")...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, tolerantMembers("rigid", 2, 8, 2, 2, "true")...); err != nil {
 		t.Fatal(err)
 	}
 	settles(t, ctx, env, sched, "the rigid gang stays unbound", func() (bool, error) {
 		spot, regular := onSpot(t, ctx, env, "rigid")
 		return spot+regular == 0, nil
 	})
-	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "rigid", 2)
@@ -112,17 +112,17 @@ func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 
 	// An elastic gang that did not opt in: its quorum gets the new regular
 	// node, its extra stays off the free spot node.
-	if err := harness.CreateNodes(ctx, env.Client, "last", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "last", 1, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePods(ctx, env.Client, tolerantMembers("plain", 2, 8, 1, 2, "")...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, tolerantMembers("plain", 2, 8, 1, 2, "")...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "plain", 1)
 	if spot, _ := onSpot(t, ctx, env, "plain"); spot != 0 {
 		t.Fatalf("plain gang on %v: on a spot node without opting in", nodesOf(t, ctx, env, "plain"))
 	}
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "plain")})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, "plain")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestSpotOnlyForExtrasThatOptIn(t *testing.T) {
 // its quorum and says in words that it shrank.
 func TestSpotReclaimShrinksTheGang(t *testing.T) {
 	ctx, env := controlPlane(t)
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
 	kubelet := startKubelet(t, ctx, env)
 	spotCluster(t, ctx, env, 2, 2)
 	placeElasticOnSpot(t, ctx, env)
@@ -197,14 +197,14 @@ func TestSpotReclaimShrinksTheGang(t *testing.T) {
 // and when a spot node comes mpi's extra takes it and plain's keep off.
 func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 	ctx, env := controlPlane(t)
-	sched := startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
+	sched := startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
 	createPriorityClasses(t, ctx, env, map[string]int32{"low": 10, "high": 1000})
 	mpi := tolerantMembers("mpi", 5, 8, 3, 5, "true")
 	mpi[4].GPUs = 0 // the launcher
 	for i := range mpi {
 		mpi[i].PriorityClass = "high"
 	}
-	if err := harness.CreatePods(ctx, env.Client, mpi...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, mpi...); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "mpi-0", "waiting for nodes", func(p *v1.Pod) bool {
@@ -218,20 +218,20 @@ func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 	for i := range plain {
 		plain[i].PriorityClass = "low"
 	}
-	if err := harness.CreatePods(ctx, env.Client, plain...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, plain...); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, env, "plain-0", "waiting for room", func(p *v1.Pod) bool {
 		c := scheduledCondition(p)
 		return c != nil && c.Reason == v1.PodReasonUnschedulable
 	})
-	if err := harness.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "more", 1, 8); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "plain", 1)
 
 	waiting := func(name string) []v1.Pod {
-		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, name)})
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, name)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 		return true, nil
 	})
 
-	if err := harness.CreateNode(ctx, env.Client, spotNode("spot-0", 8)); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, spotNode("spot-0", 8)); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "mpi", 5)
@@ -288,27 +288,27 @@ func TestSpotExtrasAskForSpotNodes(t *testing.T) {
 // not join its domain.
 func TestRequiredDomainRulesSpotOut(t *testing.T) {
 	ctx, env := controlPlane(t)
-	startScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-0", 8, topology.PlacementGroupLabel, "ppg-a")); err != nil {
+	startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("gpu-0", 8, topology.PlacementGroupLabel, "ppg-a")); err != nil {
 		t.Fatal(err)
 	}
 	spot := spotNode("spot-0", 8)
 	spot.Labels[topology.PlacementGroupLabel] = "ppg-spot"
-	if err := harness.CreateNode(ctx, env.Client, spot); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, spot); err != nil {
 		t.Fatal(err)
 	}
 	members := tolerantMembers("confined", 2, 8, 1, 2, "true")
 	for i := range members {
 		members[i].Annotations[topology.RequiredLevelAnnotation] = "placement-group"
 	}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.GroupLabel, "confined", 1)
 	if nodes := nodesOf(t, ctx, env, "confined"); len(nodes) != 1 || nodes[0] != "gpu-0" {
 		t.Fatalf("confined gang on %v, want its quorum on gpu-0", nodes)
 	}
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "confined")})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, "confined")})
 	if err != nil {
 		t.Fatal(err)
 	}

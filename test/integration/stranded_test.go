@@ -12,15 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/simulate"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // failBinds makes the API server refuse to bind the named pods: a
 // ValidatingAdmissionPolicy on pods/binding, the way a webhook or an
 // apiserver hiccup fails a bind in a real cluster.
-func failBinds(t *testing.T, ctx context.Context, env *harness.Env, pods ...string) {
+func failBinds(t *testing.T, ctx context.Context, env *controlplane.Env, pods ...string) {
 	t.Helper()
 	names := `["` + strings.Join(pods, `","`) + `"]`
 	policy := &admissionv1.ValidatingAdmissionPolicy{
@@ -47,7 +47,7 @@ func failBinds(t *testing.T, ctx context.Context, env *harness.Env, pods ...stri
 }
 
 // denyWith creates a test's admission policy and binds it to deny.
-func denyWith(t *testing.T, ctx context.Context, env *harness.Env, policy *admissionv1.ValidatingAdmissionPolicy) {
+func denyWith(t *testing.T, ctx context.Context, env *controlplane.Env, policy *admissionv1.ValidatingAdmissionPolicy) {
 	t.Helper()
 	if _, err := env.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -73,8 +73,8 @@ func TestStrandedMembersAreEvicted(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			ctx, env := controlPlane(t)
 			failBinds(t, ctx, env, "llm-1")
-			args := harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 3, StrandedMembers: policy}
-			var sched *harness.Scheduler
+			args := controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 3, StrandedMembers: policy}
+			var sched *controlplane.Scheduler
 			var clk *simulate.StepClock
 			if policy == "Keep" {
 				clk = simulate.NewStepClock(time.Now())
@@ -87,7 +87,7 @@ func TestStrandedMembersAreEvicted(t *testing.T) {
 				startScheduler(t, ctx, env, args)
 			}
 			kubelet := startKubelet(t, ctx, env)
-			if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+			if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 				t.Fatal(err)
 			}
 			topoGang(t, ctx, env, "llm", 2, 8, 2, 2)
@@ -126,7 +126,7 @@ func TestStrandedMembersAreEvicted(t *testing.T) {
 
 // written waits until Muster's writers have written all they owe on two
 // looks in a row.
-func written(t *testing.T, ctx context.Context, sched *harness.Scheduler) {
+func written(t *testing.T, ctx context.Context, sched *controlplane.Scheduler) {
 	t.Helper()
 	twice(t, ctx, "the scheduler's writers did not settle", func(context.Context) (bool, string) { return sched.Written() })
 }
@@ -139,10 +139,10 @@ func written(t *testing.T, ctx context.Context, sched *harness.Scheduler) {
 func TestStrandedTimeoutSurvivesAFailover(t *testing.T) {
 	ctx, env := controlPlane(t)
 	failBinds(t, ctx, env, "llm-1")
-	args := harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 6, StrandedMembers: "Evict"}
+	args := controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 6, StrandedMembers: "Evict"}
 	first := startScheduler(t, ctx, env, args)
 	kubelet := startKubelet(t, ctx, env)
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 	topoGang(t, ctx, env, "llm", 2, 8, 2, 2)

@@ -13,10 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/plugins/gputopology"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 const (
@@ -26,7 +26,7 @@ const (
 
 // gpuNodes creates 8-GPU nodes: each spec is "name:product:clique:rack:zone",
 // an empty field leaving that label off.
-func gpuNodes(t *testing.T, ctx context.Context, env *harness.Env, specs ...string) {
+func gpuNodes(t *testing.T, ctx context.Context, env *controlplane.Env, specs ...string) {
 	t.Helper()
 	for _, s := range specs {
 		f := strings.Split(s, ":")
@@ -44,7 +44,7 @@ func gpuNodes(t *testing.T, ctx context.Context, env *harness.Env, specs ...stri
 				kv = append(kv, l[0], l[1])
 			}
 		}
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(f[0], 8, kv...)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode(f[0], 8, kv...)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,24 +52,24 @@ func gpuNodes(t *testing.T, ctx context.Context, env *harness.Env, specs ...stri
 
 // topoGang creates a CRD-free gang of n members of gpus GPUs with min/max and
 // the given topology annotations (key=value pairs).
-func topoGang(t *testing.T, ctx context.Context, env *harness.Env, name string, n int, gpus int64, min, max int, ann ...string) {
+func topoGang(t *testing.T, ctx context.Context, env *controlplane.Env, name string, n int, gpus int64, min, max int, ann ...string) {
 	t.Helper()
-	members := harness.LabelMembers(ns, name, n, gpus, min, max)
+	members := controlplane.LabelMembers(ns, name, n, gpus, min, max)
 	for i := range members {
 		for j := 0; j+1 < len(ann); j += 2 {
 			members[i].Annotations[ann[j]] = ann[j+1]
 		}
 	}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // nodesOf returns the sorted node names a gang's bound members sit on, one
 // entry per member.
-func nodesOf(t *testing.T, ctx context.Context, env *harness.Env, name string) []string {
+func nodesOf(t *testing.T, ctx context.Context, env *controlplane.Env, name string) []string {
 	t.Helper()
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, name)})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, name)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +84,9 @@ func nodesOf(t *testing.T, ctx context.Context, env *harness.Env, name string) [
 }
 
 // holdGPUs binds a pod using gpus GPUs straight to node, as if placed earlier.
-func holdGPUs(t *testing.T, ctx context.Context, env *harness.Env, node string, gpus int64) {
+func holdGPUs(t *testing.T, ctx context.Context, env *controlplane.Env, node string, gpus int64) {
 	t.Helper()
-	p := harness.Member{Namespace: ns, Name: "hold-" + node + "-" + strconv.FormatInt(gpus, 10), GPUs: gpus, Scheduler: "none"}.Pod()
+	p := controlplane.Member{Namespace: ns, Name: "hold-" + node + "-" + strconv.FormatInt(gpus, 10), GPUs: gpus, Scheduler: "none"}.Pod()
 	p.Spec.NodeName = node
 	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func holdGPUs(t *testing.T, ctx context.Context, env *harness.Env, node string, 
 }
 
 // unholdGPUs deletes the pods holdGPUs bound with gpus GPUs to nodes.
-func unholdGPUs(t *testing.T, ctx context.Context, env *harness.Env, gpus int64, nodes ...string) {
+func unholdGPUs(t *testing.T, ctx context.Context, env *controlplane.Env, gpus int64, nodes ...string) {
 	t.Helper()
 	zero := int64(0)
 	for _, node := range nodes {
@@ -115,7 +115,7 @@ func expectNodes(t *testing.T, got []string, want ...string) {
 // Members go only to GPUs of the class the gang names; a class no node has
 // binds nothing and says so.
 func TestGPUClassMatching(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "a100-0:"+a100+":x:r1:z1", "a100-1:"+a100+":x:r1:z1", "h100-0:"+h100+":y:r1:z1", "h100-1:"+h100+":y:r1:z1")
 
 	topoGang(t, ctx, env, "hopper", 2, 8, 2, 2, topology.GPUProductAnnotation, "NVIDIA-H100*")
@@ -138,7 +138,7 @@ func TestGPUClassMatching(t *testing.T) {
 // The narrowest preferred level that holds the gang wins, and among its
 // domains the fullest that still fits, so big free domains stay whole.
 func TestBestFitDomain(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "a2:"+h100+":a:r1:z1", "a3:"+h100+":a:r1:z1",
 		"b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1")
@@ -156,7 +156,7 @@ func TestBestFitDomain(t *testing.T) {
 // level as far as that, lands in one domain of it, and if no domain can hold
 // it, nothing binds and the reason names the level and the best domain.
 func TestRequiredLevel(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "a2:"+h100+":a:r1:z1", "a3:"+h100+":a:r1:z1",
 		"b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1",
@@ -180,14 +180,14 @@ func TestRequiredLevel(t *testing.T) {
 // gang whose required level it does carry, never one confined to the level
 // it lacks.
 func TestMissingLabels(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "u0:"+h100+"::r1:z1", "u1:"+h100+"::r1:z1", "u2:"+h100+":::z1", "k0:"+h100+":k:r1:z1")
 
 	topoGang(t, ctx, env, "cliquey", 2, 8, 2, 2, topology.RequiredLevelAnnotation, "clique")
 	waitPod(t, ctx, env, "cliquey-0", "unschedulable with the topology reason",
 		hasScheduledReason(v1.PodReasonUnschedulable, "in one clique; the roomiest clique (k) has room for 1"))
 	settledBound(t, ctx, env, sched, gang.GroupLabel, "cliquey", 0)
-	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "cliquey")}); err != nil {
+	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, "cliquey")}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -203,7 +203,7 @@ func TestMissingLabels(t *testing.T) {
 // Elastic members beyond min prefer the gang's domain and spill only within
 // the required one.
 func TestElasticSpill(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1",
 		"c0:"+h100+":c:r2:z1", "c1:"+h100+":c:r2:z1", "c2:"+h100+":c:r2:z1", "c3:"+h100+":c:r2:z1")
@@ -212,7 +212,7 @@ func TestElasticSpill(t *testing.T) {
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
 	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "a0", "a1", "b0", "b1")
 	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 4)
-	p, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, "elastic")})
+	p, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, "elastic")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,13 +226,13 @@ func TestElasticSpill(t *testing.T) {
 // Score packs: an exact fit first, then a partly used node before a whole
 // free one, and a gang's members together.
 func TestScoringOrder(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env, "free0:"+h100+":p:r1:z1", "half:"+h100+":q:r1:z1", "six:"+h100+":s:r1:z1", "free1:"+h100+":t:r1:z1")
 	holdGPUs(t, ctx, env, "half", 4)
 	holdGPUs(t, ctx, env, "six", 6)
 
 	single := func(name string, gpus int64) {
-		if err := harness.CreatePods(ctx, env.Client, harness.Member{Namespace: ns, Name: name, GPUs: gpus}); err != nil {
+		if err := controlplane.CreatePods(ctx, env.Client, controlplane.Member{Namespace: ns, Name: name, GPUs: gpus}); err != nil {
 			t.Fatal(err)
 		}
 		waitPod(t, ctx, env, name, "bound", func(p *v1.Pod) bool { return p.Spec.NodeName != "" })
@@ -268,7 +268,7 @@ func TestScoringOrder(t *testing.T) {
 // for it stays theirs. Without this a required-domain gang held nothing and
 // could wait for ever behind younger gangs (found by make chaos, seed 5).
 func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
-	ctx, env, sched := setup(t, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	gpuNodes(t, ctx, env, "a0:"+h100+":x:r1:z1", "a1:"+h100+":x:r1:z1", "a2:"+h100+":x:r1:z1", "b0:"+h100+":y:r2:z1", "b1:"+h100+":y:r2:z1")
 	for _, n := range []string{"a0", "a1", "a2", "b0", "b1"} {
 		holdGPUs(t, ctx, env, n, 8)
@@ -331,15 +331,15 @@ func TestStarvingGangKeepsRoomInItsRequiredDomain(t *testing.T) {
 // free for it).
 func TestStarvingGangWhoseWorkersKeepApartKeepsItsRack(t *testing.T) {
 	ctx, env := controlPlane(t)
-	sched, counts := countingScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	sched, counts := countingScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	gpuNodes(t, ctx, env, "a0:"+h100+":x:r1:z1", "a1:"+h100+":x:r1:z1")
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	holdGPUs(t, ctx, env, "a0", 8)
 	holdGPUs(t, ctx, env, "a1", 8)
 
-	members := harness.LabelMembers(ns, "big", 3, 4, 3, 3)
+	members := controlplane.LabelMembers(ns, "big", 3, 4, 3, 3)
 	members[0].Name, members[0].GPUs = "big-launcher", 0
 	var pods []*v1.Pod
 	for i := range members {

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // jobLabel marks the pods of one upstream PodGroup, for counting them.
@@ -25,15 +25,15 @@ const jobLabel = "example.com/job"
 // workloadSetup starts a control plane serving upstream's Workload API
 // (GenericWorkload and TopologyAwareWorkloadScheduling on, as a 1.37 cluster
 // that uses it runs) and muster-scheduler, which runs with them off.
-func workloadSetup(t *testing.T, args harness.GangArgs) (context.Context, *harness.Env, *harness.Scheduler) {
+func workloadSetup(t *testing.T, args controlplane.GangArgs) (context.Context, *controlplane.Env, *controlplane.Scheduler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	env, err := harness.StartWith(t, harness.Options{WorkloadAPI: true})
+	env, err := controlplane.StartWith(t, controlplane.Options{WorkloadAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, ns); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, ns); err != nil {
 		t.Fatal(err)
 	}
 	return ctx, env, startScheduler(t, ctx, env, args)
@@ -41,7 +41,7 @@ func workloadSetup(t *testing.T, args harness.GangArgs) (context.Context, *harne
 
 // workload creates a Workload with one gang template and its PodGroup, as a
 // workload controller does (the Workload first, the PodGroup pointing at it).
-func workload(t *testing.T, ctx context.Context, env *harness.Env, name string, minCount int32, workloadAnnotations map[string]string, edit func(*schedv1beta1.PodGroup)) {
+func workload(t *testing.T, ctx context.Context, env *controlplane.Env, name string, minCount int32, workloadAnnotations map[string]string, edit func(*schedv1beta1.PodGroup)) {
 	t.Helper()
 	policy := schedv1beta1.PodGroupSchedulingPolicy{Gang: &schedv1beta1.GangSchedulingPolicy{MinCount: minCount}}
 	wl := &schedv1beta1.Workload{
@@ -51,7 +51,7 @@ func workload(t *testing.T, ctx context.Context, env *harness.Env, name string, 
 	if _, err := env.Client.SchedulingV1beta1().Workloads(ns).Create(ctx, wl, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pg := harness.WorkloadPodGroup(ns, name, minCount)
+	pg := controlplane.WorkloadPodGroup(ns, name, minCount)
 	pg.Spec.WorkloadRef = &schedv1beta1.WorkloadReference{WorkloadName: name, TemplateName: "workers"}
 	if edit != nil {
 		edit(pg)
@@ -66,14 +66,14 @@ func workload(t *testing.T, ctx context.Context, env *harness.Env, name string, 
 func groupMembers(group, prefix string, n int, gpus int64, priorityClass string) []*v1.Pod {
 	var pods []*v1.Pod
 	for i := range n {
-		pods = append(pods, harness.Member{Namespace: ns, Name: prefix + "-" + strconv.Itoa(i), GPUs: gpus, PriorityClass: priorityClass,
+		pods = append(pods, controlplane.Member{Namespace: ns, Name: prefix + "-" + strconv.Itoa(i), GPUs: gpus, PriorityClass: priorityClass,
 			Labels: map[string]string{jobLabel: group}, SchedulingGroup: group}.Pod())
 	}
 	return pods
 }
 
 // waitWorkloadCondition waits for a condition of an upstream PodGroup.
-func waitWorkloadCondition(t *testing.T, ctx context.Context, env *harness.Env, name, typ string, status metav1.ConditionStatus, reason, msgPart string) metav1.Condition {
+func waitWorkloadCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name, typ string, status metav1.ConditionStatus, reason, msgPart string) metav1.Condition {
 	t.Helper()
 	var last []metav1.Condition
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -97,11 +97,11 @@ func waitWorkloadCondition(t *testing.T, ctx context.Context, env *harness.Env, 
 // nothing, an elastic worker above min joins, and the PodGroup carries
 // upstream's PodGroupInitiallyScheduled condition and Muster's own.
 func TestWorkloadPodGroupIsAGang(t *testing.T) {
-	ctx, env, sched := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, sched := workloadSetup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}
 	workload(t, ctx, env, "mpi", 4, map[string]string{gang.MaxMemberAnnotation: "5", gang.ScheduleTimeoutAnnotation: "120"}, nil)
@@ -113,7 +113,7 @@ func TestWorkloadPodGroupIsAGang(t *testing.T) {
 	createPods(t, ctx, env, workers[:2]...)
 	waitWorkloadCondition(t, ctx, env, "mpi", gang.ConditionScheduled, metav1.ConditionFalse, gang.ReasonAwaitingQuorum, "2 of 4 members exist")
 	settles(t, ctx, env, sched, "no member binds before the quorum exists", func() (bool, error) {
-		n, err := harness.Bound(ctx, env.Client, ns, harness.Selector(jobLabel, "mpi"))
+		n, err := controlplane.Bound(ctx, env.Client, ns, controlplane.Selector(jobLabel, "mpi"))
 		return n == 0, err
 	})
 	createPods(t, ctx, env, launcher)
@@ -129,7 +129,7 @@ func TestWorkloadPodGroupIsAGang(t *testing.T) {
 	// worker takes the freed room (the gang is below max), and after a
 	// second deletion the gang stays placed at its min and says so.
 	bound := func() []v1.Pod {
-		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(jobLabel, "mpi")})
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(jobLabel, "mpi")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,8 +159,8 @@ func TestWorkloadPodGroupIsAGang(t *testing.T) {
 // dropped silently), a PodGroup that does not exist yet
 // (its members wait, and bind once it is created).
 func TestWorkloadPodGroupSaysWhyItWaits(t *testing.T) {
-	ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+	ctx, env, _ := workloadSetup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
 	}
 
@@ -186,7 +186,7 @@ func TestWorkloadPodGroupSaysWhyItWaits(t *testing.T) {
 // schedulingConstraints.topology[].key is the node label of one of Muster's
 // levels: the gang lands within one domain of it, and the one with room.
 func TestWorkloadTopologyKeyIsALevel(t *testing.T) {
-	ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
+	ctx, env, _ := workloadSetup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a1:"+h100+":c1:r1:zone-a", "a2:"+h100+":c1:r1:zone-a", "a3:"+h100+":c2:r2:zone-a",
 		"b1:"+h100+":c3:r3:zone-b", "b2:"+h100+":c3:r3:zone-b", "b3:"+h100+":c4:r4:zone-b", "b4:"+h100+":c4:r4:zone-b")
@@ -195,7 +195,7 @@ func TestWorkloadTopologyKeyIsALevel(t *testing.T) {
 	})
 	createPods(t, ctx, env, groupMembers("zonal", "zonal", 4, 8, "")...)
 	waitBound(t, env, jobLabel, "zonal", 4)
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(jobLabel, "zonal")})
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(jobLabel, "zonal")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,9 +224,9 @@ func TestWorkloadDisruptionMode(t *testing.T) {
 			disruption: "preempted all 4 members for team-a/urgent (priority 1000)", reason: gang.ReasonPreempted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
+			ctx, env, _ := workloadSetup(t, controlplane.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 0}]"})
 			k := startKubelet(t, ctx, env)
-			if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+			if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 				t.Fatal(err)
 			}
 			createPriorityClasses(t, ctx, env, map[string]int32{"high": 1000})
@@ -263,8 +263,8 @@ func TestWorkloadDisruptionMode(t *testing.T) {
 // its pods exist (the API server's PodGroupProtection finalizer): marked for
 // deletion is gone for Muster.
 func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
-	ctx, env, _ := workloadSetup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+	ctx, env, _ := workloadSetup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
 	holdTwo := func(name string) {
@@ -286,7 +286,7 @@ func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
 	waitBound(t, env, jobLabel, "shrink", 2)
 	waitWorkloadCondition(t, ctx, env, "shrink", schedv1beta1.PodGroupInitiallyScheduled, metav1.ConditionTrue, "Scheduled", "")
 
-	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: harness.Selector(jobLabel, "shrink")}); err != nil {
+	if err := env.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: controlplane.Selector(jobLabel, "shrink")}); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, jobLabel, "shrink", 0)
@@ -296,7 +296,7 @@ func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
 	}
 	workload(t, ctx, env, "next", 3, nil, nil)
 	createPods(t, ctx, env, groupMembers("next", "next", 3, 8, "")...)
-	if err := harness.WaitBound(ctx, env.Client, ns, harness.Selector(jobLabel, "next"), 3, 30*time.Second); err != nil {
+	if err := controlplane.WaitBound(ctx, env.Client, ns, controlplane.Selector(jobLabel, "next"), 3, 30*time.Second); err != nil {
 		pods, _ := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		for _, p := range pods.Items {
 			t.Logf("pod %s node %q deleting %v conditions %+v", p.Name, p.Spec.NodeName, p.DeletionTimestamp != nil, p.Status.Conditions)
@@ -305,20 +305,20 @@ func TestWorkloadPodGroupChangeReleasesReservations(t *testing.T) {
 	}
 }
 
-// A cluster without upstream's Workload API (the harness's default, as most
-// tests run) keeps scheduling the other two gang sources: muster-scheduler
+// A cluster without upstream's Workload API (the control plane's default,
+// as most tests run) keeps scheduling the other two gang sources: muster-scheduler
 // starts without it and binds a scheduler-plugins PodGroup gang and a
 // CRD-free one.
 func TestWithoutWorkloadAPI(t *testing.T) {
-	ctx, env, _ := setup(t, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
 	createPodGroup(t, env, 2, 0, 0, "pg")
-	if err := harness.CreatePods(ctx, env.Client, harness.PodGroupMembers(ns, "pg", 2, 8)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "pg", 2, 8)...); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreatePods(ctx, env.Client, harness.LabelMembers(ns, "free", 2, 8, 2, 2)...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.LabelMembers(ns, "free", 2, 8, 2, 2)...); err != nil {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "pg", 2)

@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // TestPodWriterCoalesces: marks made for one pod before its turn go out as
@@ -27,7 +27,7 @@ import (
 // winning; a nil annotation removes it; a pod that is gone costs no retry.
 func TestPodWriterCoalesces(t *testing.T) {
 	ctx, env := controlPlane(t)
-	a, b := harness.LabelMembers(ns, "w", 2, 1, 2, 2)[0].Pod(), harness.LabelMembers(ns, "w", 2, 1, 2, 2)[1].Pod()
+	a, b := controlplane.LabelMembers(ns, "w", 2, 1, 2, 2)[0].Pod(), controlplane.LabelMembers(ns, "w", 2, 1, 2, 2)[1].Pod()
 	b.Annotations["muster.test/old"] = "x"
 	for _, p := range []*v1.Pod{a, b} {
 		if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
@@ -101,7 +101,7 @@ func TestPodWriterCoalesces(t *testing.T) {
 // value has it written too.
 func TestPodWriterMarksOverAWriteInFlight(t *testing.T) {
 	ctx, env := controlPlane(t)
-	a := harness.LabelMembers(ns, "w", 1, 1, 1, 1)[0].Pod()
+	a := controlplane.LabelMembers(ns, "w", 1, 1, 1, 1)[0].Pod()
 	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, a, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +189,12 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestWriteLoadOfABigGang(t *testing.T) {
 	const members, gpus = 512, 8 // 8 members per 8-GPU node when 1 GPU each
 	ctx, env := controlPlane(t)
-	sched, counts := countingScheduler(t, ctx, env, harness.GangArgs{BackoffSeconds: 1})
-	if err := harness.CreateNodes(ctx, env.Client, "gpu", members/gpus-8, gpus); err != nil {
+	sched, counts := countingScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", members/gpus-8, gpus); err != nil {
 		t.Fatal(err)
 	}
 	before := apiWrites(t, ctx, env)
-	for i, m := range harness.LabelMembers(ns, "big", members, 1, members, members) {
+	for i, m := range controlplane.LabelMembers(ns, "big", members, 1, members, members) {
 		p := m.Pod()
 		p.Spec.Hostname, p.Spec.Subdomain = p.Name, "big"
 		p.Spec.Containers[0].Env = []v1.EnvVar{{Name: "RANK", Value: strconv.Itoa(i)}}
@@ -202,7 +202,7 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sel := harness.Selector(gang.GroupLabel, "big")
+	sel := controlplane.Selector(gang.GroupLabel, "big")
 	consumers := func(context.Context) (bool, error) {
 		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
 		if err != nil {
@@ -243,7 +243,7 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 	}
 	setProvisioned(t, ctx, env, prs[0].Name, "gpu pool adding 8 nodes", more...)
 	for _, n := range more {
-		if err := harness.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -294,7 +294,7 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 
 // apiWrites reads the API server's write counters. Tests run one at a time,
 // so the change over a test is that test's writes.
-func apiWrites(t *testing.T, ctx context.Context, env *harness.Env) map[string]float64 {
+func apiWrites(t *testing.T, ctx context.Context, env *controlplane.Env) map[string]float64 {
 	t.Helper()
 	w, err := env.APIWrites(ctx)
 	if err != nil {

@@ -27,9 +27,9 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/simulate"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // Trace-time bounds of a chaos run's invariants and faults.
@@ -148,7 +148,7 @@ func runChaos(ctx context.Context, out, progress io.Writer, o chaosOptions) ([]s
 // faults it injects and what it sees.
 type chaos struct {
 	o          chaosOptions
-	env        *harness.Env
+	env        *controlplane.Env
 	kubeconfig string
 	dir        string
 	procCtx    context.Context
@@ -182,9 +182,9 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	tb := harness.NewProcessTB(fmt.Sprintf("muster-chaos-%d", seed))
+	tb := controlplane.NewProcessTB(fmt.Sprintf("muster-chaos-%d", seed))
 	defer endControlPlane(tb, &err)
-	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, harness.MusterProfile)
+	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, controlplane.MusterProfile)
 	if err != nil {
 		return run, err
 	}
@@ -464,7 +464,7 @@ func (c *chaos) collectLostPods(ctx context.Context, lost map[string]bool) {
 func (c *chaos) startScheduler(i int) error {
 	timeout := int64(max(1, c.wall(chaosGangTimeout).Seconds()))
 	bound := int64(max(1, c.wall(starvationBound).Seconds()))
-	config := harness.LeaderElected(harness.MusterConfig(c.kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250,
+	config := controlplane.LeaderElected(controlplane.MusterConfig(c.kubeconfig, controlplane.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250,
 		ScheduleTimeoutSeconds: timeout, StarvationBoundSeconds: &bound, Preemption: tracePreemption(c.o.sim.minute)}), chaosLease)
 	path := filepath.Join(c.dir, "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
@@ -700,7 +700,7 @@ func (c *chaos) gpuNode(rng *rand.Rand) string {
 	}
 	var names []string
 	for _, n := range nodes {
-		if _, ok := n.Status.Allocatable[harness.GPU]; ok && n.Labels[topology.LegacyAgentPoolLabel] != "system" {
+		if _, ok := n.Status.Allocatable[controlplane.GPU]; ok && n.Labels[topology.LegacyAgentPoolLabel] != "system" {
 			names = append(names, n.Name)
 		}
 	}

@@ -33,11 +33,11 @@ import (
 
 	kubectlmuster "github.com/muster-project/muster/cmd/kubectl-muster/app"
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/demo"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 const (
@@ -110,13 +110,13 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	p := &printer{out: out}
 	begin := time.Now()
 
-	tb := harness.NewProcessTB("muster-demo")
+	tb := controlplane.NewProcessTB("muster-demo")
 	defer endControlPlane(tb, &err)
 
 	p.printf("Starting etcd, kube-apiserver and muster-scheduler in-process...\n")
 	// The control plane serves upstream's Workload API, as a 1.37 cluster
 	// using it does; muster-scheduler runs with GenericWorkload off.
-	env, err := harness.StartWith(tb, harness.Options{WorkloadAPI: true})
+	env, err := controlplane.StartWith(tb, controlplane.Options{WorkloadAPI: true})
 	if err != nil {
 		return err
 	}
@@ -124,13 +124,13 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, demo.Namespace); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, demo.Namespace); err != nil {
 		return err
 	}
 	if err := createNodes(ctx, env, scen); err != nil {
 		return err
 	}
-	sched, err := env.StartScheduler(ctx, harness.MusterConfig(kubeconfig, harness.GangArgs{
+	sched, err := env.StartScheduler(ctx, controlplane.MusterConfig(kubeconfig, controlplane.GangArgs{
 		BackoffSeconds: demoBackoff, StatusSyncMillis: demoStatusMillis}))
 	if err != nil {
 		return fmt.Errorf("starting muster-scheduler: %w", err)
@@ -277,9 +277,9 @@ const upstreamCap = 30 * time.Second
 // order.
 func runUpstreamDemo(ctx context.Context, scen demo.Scenario, p *printer) (results []demo.Result, err error) {
 	p.printf("\nThe same gangs under kube-scheduler's own gang scheduling (upstream PodGroups, GenericWorkload on), in a second control plane...\n")
-	tb := harness.NewProcessTB("muster-demo-upstream")
+	tb := controlplane.NewProcessTB("muster-demo-upstream")
 	defer endControlPlane(tb, &err)
-	env, err := harness.StartWith(tb, harness.Options{WorkloadAPI: true})
+	env, err := controlplane.StartWith(tb, controlplane.Options{WorkloadAPI: true})
 	if err != nil {
 		return nil, err
 	}
@@ -287,13 +287,13 @@ func runUpstreamDemo(ctx context.Context, scen demo.Scenario, p *printer) (resul
 	if err != nil {
 		return nil, err
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, demo.Namespace); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, demo.Namespace); err != nil {
 		return nil, err
 	}
 	if err := createNodes(ctx, env, scen); err != nil {
 		return nil, err
 	}
-	sched, err := env.StartKubeScheduler(ctx, harness.DefaultConfig(kubeconfig))
+	sched, err := env.StartKubeScheduler(ctx, controlplane.DefaultConfig(kubeconfig))
 	if err != nil {
 		return nil, fmt.Errorf("starting kube-scheduler: %w", err)
 	}
@@ -352,13 +352,13 @@ func kubectlMusterGangs(out io.Writer, kubeconfig string) error {
 	return cmd.Execute()
 }
 
-func createNodes(ctx context.Context, env *harness.Env, scen demo.Scenario) error {
+func createNodes(ctx context.Context, env *controlplane.Env, scen demo.Scenario) error {
 	for _, n := range scen.Nodes() {
 		kv := make([]string, 0, 2*len(n.Labels))
 		for k, v := range n.Labels {
 			kv = append(kv, k, v)
 		}
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n.Name, n.GPUs, kv...)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode(n.Name, n.GPUs, kv...)); err != nil {
 			return fmt.Errorf("creating node %s: %w", n.Name, err)
 		}
 	}
@@ -367,7 +367,7 @@ func createNodes(ctx context.Context, env *harness.Env, scen demo.Scenario) erro
 
 // watchPods feeds the board from a pod watch: each member's first sighting
 // with a node is its bind time.
-func watchPods(ctx context.Context, env *harness.Env, board *demo.Board) error {
+func watchPods(ctx context.Context, env *controlplane.Env, board *demo.Board) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(env.Client, 0, informers.WithNamespace(demo.Namespace))
 	inf := factory.Core().V1().Pods().Informer()
 	seen := func(obj any) {
@@ -413,7 +413,7 @@ func gangName(pod *v1.Pod) string {
 // submit creates the scenario's gangs in waves, WaveInterval apart whether or
 // not the previous wave's pods are all created yet. Gangs of one wave are
 // created concurrently, each one's members in a burst.
-func submit(ctx context.Context, env *harness.Env, scen demo.Scenario, board *demo.Board, p *printer, start time.Time, upstream bool) error {
+func submit(ctx context.Context, env *controlplane.Env, scen demo.Scenario, board *demo.Board, p *printer, start time.Time, upstream bool) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(scen.Gangs))
 	for w := 0; w < scen.Waves(); w++ {
@@ -460,15 +460,15 @@ func plural(n int, what string) string {
 
 // createGang creates a gang's objects and members. upstream creates every
 // gang as an upstream PodGroup for kube-scheduler's own gang scheduling.
-func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream bool) error {
-	var members []harness.Member
+func createGang(ctx context.Context, env *controlplane.Env, g demo.Gang, upstream bool) error {
+	var members []controlplane.Member
 	switch {
 	case upstream || g.Source == demo.SourceWorkload:
 		if err := createWorkloadPodGroup(ctx, env, g, upstream); err != nil {
 			return err
 		}
 		for i := range g.Members {
-			m := harness.Member{Namespace: demo.Namespace, Name: fmt.Sprintf("%s-%d", g.Name, i), GPUs: g.GPUs, SchedulingGroup: g.Name}
+			m := controlplane.Member{Namespace: demo.Namespace, Name: fmt.Sprintf("%s-%d", g.Name, i), GPUs: g.GPUs, SchedulingGroup: g.Name}
 			if upstream {
 				m.Scheduler = v1.DefaultSchedulerName
 			}
@@ -479,7 +479,7 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream boo
 		if g.Max == g.Min {
 			max = 0
 		}
-		pg := harness.PodGroup(demo.Namespace, g.Name, int32(g.Min), max, 0)
+		pg := controlplane.PodGroup(demo.Namespace, g.Name, int32(g.Min), max, 0)
 		for k, v := range g.Ask {
 			if pg.Annotations == nil {
 				pg.Annotations = map[string]string{}
@@ -489,9 +489,9 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream boo
 		if _, err := env.PodGroups.SchedulingV1alpha1().PodGroups(demo.Namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating PodGroup %s: %w", g.Name, err)
 		}
-		members = harness.PodGroupMembers(demo.Namespace, g.Name, g.Members, g.GPUs)
+		members = controlplane.PodGroupMembers(demo.Namespace, g.Name, g.Members, g.GPUs)
 	default:
-		members = harness.LabelMembers(demo.Namespace, g.Name, g.Members, g.GPUs, g.Min, g.Max)
+		members = controlplane.LabelMembers(demo.Namespace, g.Name, g.Members, g.GPUs, g.Min, g.Max)
 		for i := range members {
 			for k, v := range g.Ask {
 				members[i].Annotations[k] = v
@@ -499,7 +499,7 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream boo
 		}
 	}
 	// Members arrive in a burst, as from a job controller: several at once.
-	work := make(chan harness.Member)
+	work := make(chan controlplane.Member)
 	errs := make(chan error, createWorkers)
 	var wg sync.WaitGroup
 	for range createWorkers {
@@ -532,8 +532,8 @@ func createGang(ctx context.Context, env *harness.Env, g demo.Gang, upstream boo
 // GPU class and topology asks are annotations; for kube-scheduler's own gang
 // scheduling (upstream), the level the gang must sit within is its topology
 // constraint, the only ask upstream has a field for.
-func createWorkloadPodGroup(ctx context.Context, env *harness.Env, g demo.Gang, upstream bool) error {
-	pg := harness.WorkloadPodGroup(demo.Namespace, g.Name, int32(g.Min))
+func createWorkloadPodGroup(ctx context.Context, env *controlplane.Env, g demo.Gang, upstream bool) error {
+	pg := controlplane.WorkloadPodGroup(demo.Namespace, g.Name, int32(g.Min))
 	if upstream {
 		if g.Within != "" {
 			i := slices.IndexFunc(demo.Levels, func(l topology.Level) bool { return l.Name == g.Within })
@@ -566,7 +566,7 @@ var podGroupGVR = schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Vers
 // waitReasons reads, for each gang not at min, why it waits: the PodGroup's
 // Scheduled condition, or for a CRD-free gang an unbound member's
 // PodScheduled condition.
-func waitReasons(ctx context.Context, env *harness.Env, results []demo.Result) map[string]string {
+func waitReasons(ctx context.Context, env *controlplane.Env, results []demo.Result) map[string]string {
 	out := map[string]string{}
 	dc, err := dynamic.NewForConfig(env.Config)
 	if err != nil {
@@ -604,7 +604,7 @@ func waitReasons(ctx context.Context, env *harness.Env, results []demo.Result) m
 			}
 			continue
 		}
-		pods, err := env.Client.CoreV1().Pods(demo.Namespace).List(ctx, metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, g.Name)})
+		pods, err := env.Client.CoreV1().Pods(demo.Namespace).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, g.Name)})
 		if err != nil {
 			continue
 		}
@@ -627,7 +627,7 @@ func waitReasons(ctx context.Context, env *harness.Env, results []demo.Result) m
 
 // askedAutoscaler reads the ProvisioningRequests muster-scheduler keeps for
 // short gangs: what each gang asked the cluster-autoscaler for.
-func askedAutoscaler(ctx context.Context, env *harness.Env) map[string]string {
+func askedAutoscaler(ctx context.Context, env *controlplane.Env) map[string]string {
 	out := map[string]string{}
 	dc, err := dynamic.NewForConfig(env.Config)
 	if err != nil {

@@ -19,10 +19,10 @@ import (
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/placement"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // placementNamespace is where the trace's gangs run.
@@ -41,7 +41,7 @@ func defaultPlacementOptions() placementOptions {
 
 // Muster's gang args for the report: short waits so that a gang that did not
 // fit retries promptly when room frees up.
-var placementGangArgs = harness.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 10, StatusSyncMillis: 200}
+var placementGangArgs = controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 10, StatusSyncMillis: 200}
 
 func newPlacementReportCommand() *cobra.Command {
 	opts := defaultPlacementOptions()
@@ -96,10 +96,10 @@ type schedProfile struct {
 
 func placementProfiles() []schedProfile {
 	return []schedProfile{
-		{placement.ProfileMuster, harness.MusterProfile, func(kc string) string { return harness.MusterConfig(kc, placementGangArgs) }, false},
-		{placement.ProfileLeastAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.LeastAllocated) }, false},
-		{placement.ProfileMostAllocated, v1.DefaultSchedulerName, func(kc string) string { return harness.BaselineConfig(kc, harness.MostAllocated) }, false},
-		{placement.ProfileUpstream, v1.DefaultSchedulerName, harness.DefaultConfig, true},
+		{placement.ProfileMuster, controlplane.MusterProfile, func(kc string) string { return controlplane.MusterConfig(kc, placementGangArgs) }, false},
+		{placement.ProfileLeastAllocated, v1.DefaultSchedulerName, func(kc string) string { return controlplane.BaselineConfig(kc, controlplane.LeastAllocated) }, false},
+		{placement.ProfileMostAllocated, v1.DefaultSchedulerName, func(kc string) string { return controlplane.BaselineConfig(kc, controlplane.MostAllocated) }, false},
+		{placement.ProfileUpstream, v1.DefaultSchedulerName, controlplane.DefaultConfig, true},
 	}
 }
 
@@ -157,14 +157,14 @@ func runPlacement(ctx context.Context, progress io.Writer, c placement.Cluster, 
 // plane and returns what the analysis found.
 func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile, c placement.Cluster, t placement.Trace, opts placementOptions) (res profileRun, err error) {
 	begin := time.Now()
-	tb := harness.NewProcessTB("muster-placement")
+	tb := controlplane.NewProcessTB("muster-placement")
 	defer func() {
 		// Stopping the components makes them complain about each other.
 		quietDuring(tb.Close)
 	}()
 	defer func() {
-		// The upstream test servers report fatal setup errors by panicking
-		// through the TB.
+		// A panic while the control plane starts (the TB's TempDir panics
+		// when it cannot make a directory) becomes the error.
 		if r := recover(); r != nil {
 			err = fmt.Errorf("control plane: %v", r)
 		}
@@ -173,7 +173,7 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 	defer cancel()
 
 	fmt.Fprintf(progress, "%-15s starting a control plane and the scheduler...\n", p.name+":")
-	env, err := harness.StartWith(tb, harness.Options{WorkloadAPI: p.upstream})
+	env, err := controlplane.StartWith(tb, controlplane.Options{WorkloadAPI: p.upstream})
 	if err != nil {
 		return res, err
 	}
@@ -181,7 +181,7 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 	if err != nil {
 		return res, err
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, placementNamespace); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, placementNamespace); err != nil {
 		return res, fmt.Errorf("creating namespace %s: %w", placementNamespace, err)
 	}
 	nodes := c.NodeList()
@@ -190,7 +190,7 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 		for k, v := range n.Labels {
 			kv = append(kv, k, v)
 		}
-		if err := harness.CreateNode(ctx, env.Client, harness.GPUNode(n.Name, n.GPUs, kv...)); err != nil {
+		if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode(n.Name, n.GPUs, kv...)); err != nil {
 			return res, fmt.Errorf("creating node %s: %w", n.Name, err)
 		}
 	}
@@ -246,20 +246,20 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 
 // applyEvent creates an arriving gang's member pods, one by one in order, or
 // deletes a departing gang's pods at once.
-func applyEvent(ctx context.Context, env *harness.Env, p schedProfile, c placement.Cluster, t placement.Trace, e placement.Event) error {
+func applyEvent(ctx context.Context, env *controlplane.Env, p schedProfile, c placement.Cluster, t placement.Trace, e placement.Event) error {
 	g, ok := t.Gang(e.Gang)
 	if !ok {
 		return fmt.Errorf("gang %s is not in the trace", e.Gang)
 	}
 	if e.Kind == placement.Depart {
 		err := env.Client.CoreV1().Pods(placementNamespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)},
-			metav1.ListOptions{LabelSelector: harness.Selector(gang.GroupLabel, g.Name)})
+			metav1.ListOptions{LabelSelector: controlplane.Selector(gang.GroupLabel, g.Name)})
 		if err != nil {
 			return fmt.Errorf("deleting the pods of gang %s: %w", g.Name, err)
 		}
 		return nil
 	}
-	members := harness.LabelMembers(placementNamespace, g.Name, g.Members, g.GPUs, g.Members, g.Members)
+	members := controlplane.LabelMembers(placementNamespace, g.Name, g.Members, g.GPUs, g.Members, g.Members)
 	for i := range members {
 		members[i].Scheduler = p.schedulerName
 		for k, v := range g.Annotations(c) {
@@ -269,7 +269,7 @@ func applyEvent(ctx context.Context, env *harness.Env, p schedProfile, c placeme
 	if p.upstream {
 		return createUpstreamGang(ctx, env, c, g, members)
 	}
-	return harness.CreatePods(ctx, env.Client, members...)
+	return controlplane.CreatePods(ctx, env.Client, members...)
 }
 
 // createUpstreamGang creates a gang as upstream's Workload API has it: a
@@ -277,8 +277,8 @@ func applyEvent(ctx context.Context, env *harness.Env, p schedProfile, c placeme
 // require a zone, the zone label as its topology constraint (upstream has
 // no GPU class or preferred level), then the members naming it in
 // spec.schedulingGroup. The gang label stays for the report to count them.
-func createUpstreamGang(ctx context.Context, env *harness.Env, c placement.Cluster, g placement.Gang, members []harness.Member) error {
-	pg := harness.WorkloadPodGroup(placementNamespace, g.Name, int32(g.Members))
+func createUpstreamGang(ctx context.Context, env *controlplane.Env, c placement.Cluster, g placement.Gang, members []controlplane.Member) error {
+	pg := controlplane.WorkloadPodGroup(placementNamespace, g.Name, int32(g.Members))
 	if level, ok := g.Annotations(c)[topology.RequiredLevelAnnotation]; ok {
 		if level != "zone" {
 			return fmt.Errorf("gang %s: required level %q has no upstream topology key here", g.Name, level)
@@ -291,7 +291,7 @@ func createUpstreamGang(ctx context.Context, env *harness.Env, c placement.Clust
 	for i := range members {
 		members[i].SchedulingGroup = g.Name
 	}
-	return harness.CreatePods(ctx, env.Client, members...)
+	return controlplane.CreatePods(ctx, env.Client, members...)
 }
 
 // settle waits until the step has taken effect and the scheduler is quiet:
@@ -380,7 +380,7 @@ func podStates(pods corelisters.PodNamespaceLister) ([]placement.PodState, error
 		}
 		var gpus int64
 		for _, ctr := range pod.Spec.Containers {
-			if q, ok := ctr.Resources.Requests[harness.GPU]; ok {
+			if q, ok := ctr.Resources.Requests[controlplane.GPU]; ok {
 				gpus += q.Value()
 			}
 		}

@@ -17,14 +17,14 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
-	"github.com/muster-project/muster/test/harness"
+	"github.com/muster-project/muster/pkg/controlplane"
 )
 
 // Main runs the muster command on the process's arguments and returns its
 // exit code.
 func Main() int {
 	err := newRootCommand().Execute()
-	harness.StopEtcd() // the embedded control plane's data, hundreds of MB
+	controlplane.StopEtcd() // the embedded control plane's data, hundreds of MB
 	if err != nil {
 		logs.dump(os.Stderr)
 		return 1
@@ -93,9 +93,9 @@ func silenceLogging() {
 }
 
 // endControlPlane is deferred by each run of the embedded control plane: a
-// panic through tb (the upstream test servers report fatal set-up errors so)
-// becomes *err, then the control plane is shut down quietly.
-func endControlPlane(tb *harness.ProcessTB, err *error) {
+// panic (tb's TempDir panics when it cannot make a directory) becomes *err,
+// then the control plane is shut down quietly.
+func endControlPlane(tb *controlplane.ProcessTB, err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("control plane: %v", r)
 	}

@@ -38,10 +38,10 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/simulate"
 	"github.com/muster-project/muster/pkg/topology"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // simNamespace is where the simulated jobs run.
@@ -483,7 +483,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return run, err
 	}
-	tb := harness.NewProcessTB("muster-simulate-" + name)
+	tb := controlplane.NewProcessTB("muster-simulate-" + name)
 	defer endControlPlane(tb, &err)
 	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, schedulerFor(muster))
 	if err != nil {
@@ -502,16 +502,16 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 		// write far more than a step ever has to.
 		minute, statusSync, hintSync, podWrites = time.Minute, 10, 10, 2000
 	}
-	config := harness.DefaultConfig(kubeconfig)
+	config := controlplane.DefaultConfig(kubeconfig)
 	if muster {
 		// The starvation bound is a time a user reasons about in trace
 		// time: ten trace minutes, not the default's ten wall minutes
 		// (ten trace hours at one second per minute).
 		bound := int64(max(1, starvationBound.Minutes()*minute.Seconds()))
-		config = harness.MusterConfig(kubeconfig, harness.GangArgs{BackoffSeconds: 2, StatusSyncMillis: statusSync, HintSyncMillis: hintSync, PodWriteQPS: podWrites,
+		config = controlplane.MusterConfig(kubeconfig, controlplane.GangArgs{BackoffSeconds: 2, StatusSyncMillis: statusSync, HintSyncMillis: hintSync, PodWriteQPS: podWrites,
 			StarvationBoundSeconds: &bound, Preemption: tracePreemption(minute)})
 	}
-	var sched *harness.Scheduler
+	var sched *controlplane.Scheduler
 	if stepClock != nil {
 		sched, err = env.StartSteppedScheduler(ctx, config, stepClock)
 	} else {
@@ -674,14 +674,14 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 // startCluster starts the run's API server with its namespace, system node,
 // GPU-wait sentinel (for pods of scheduler) and the trace's PriorityClasses;
 // the trace may start at warm.
-func startCluster(ctx context.Context, tb *harness.ProcessTB, trace simulate.Trace, scheduler string) (env *harness.Env, kubeconfig string, warm time.Time, err error) {
-	if env, err = harness.Start(tb); err != nil {
+func startCluster(ctx context.Context, tb *controlplane.ProcessTB, trace simulate.Trace, scheduler string) (env *controlplane.Env, kubeconfig string, warm time.Time, err error) {
+	if env, err = controlplane.Start(tb); err != nil {
 		return nil, "", warm, err
 	}
 	if kubeconfig, err = env.Kubeconfig(); err != nil {
 		return nil, "", warm, err
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
 		return nil, "", warm, err
 	}
 	if warm, err = prepareCluster(ctx, env, scheduler); err != nil {
@@ -710,14 +710,14 @@ const gpuWait = 31 * time.Second
 // The sentinel goes to the run's scheduler: the autoscaler counts only pods a
 // scheduler has marked unschedulable, and an ignored sentinel would leave
 // every GPU pod of the run to the 30 s wait.
-func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (time.Time, error) {
+func prepareCluster(ctx context.Context, env *controlplane.Env, scheduler string) (time.Time, error) {
 	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("16Gi"), v1.ResourcePods: resource.MustParse("110")}
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: systemNode, Labels: map[string]string{topology.HostnameLabel: systemNode, topology.LegacyAgentPoolLabel: "system", topology.AgentPoolLabel: "system"}},
 		Spec:       v1.NodeSpec{Taints: []v1.Taint{{Key: "CriticalAddonsOnly", Value: "true", Effect: v1.TaintEffectNoSchedule}}},
 		Status:     v1.NodeStatus{Capacity: rl, Allocatable: rl, Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}},
 	}
-	if err := harness.CreateNode(ctx, env.Client, node); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, node); err != nil {
 		return time.Time{}, fmt.Errorf("registering the system node: %w", err)
 	}
 	sentinel := &v1.Pod{
@@ -726,7 +726,7 @@ func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (ti
 			SchedulerName: scheduler,
 			NodeSelector:  map[string]string{"sim.muster.dev/never": "true"},
 			Containers: []v1.Container{{Name: "c", Image: "pause", Resources: v1.ResourceRequirements{
-				Requests: v1.ResourceList{harness.GPU: resource.MustParse("1")}, Limits: v1.ResourceList{harness.GPU: resource.MustParse("1")}}}},
+				Requests: v1.ResourceList{controlplane.GPU: resource.MustParse("1")}, Limits: v1.ResourceList{controlplane.GPU: resource.MustParse("1")}}}},
 		},
 	}
 	created, err := env.Client.CoreV1().Pods("default").Create(ctx, sentinel, metav1.CreateOptions{})
@@ -738,7 +738,7 @@ func prepareCluster(ctx context.Context, env *harness.Env, scheduler string) (ti
 
 // spotFirst writes the priority expander's ConfigMap: spot pools before all
 // others, as the README advises, the same for every run.
-func spotFirst(ctx context.Context, env *harness.Env, pf *simulate.PoolsFile) error {
+func spotFirst(ctx context.Context, env *controlplane.Env, pf *simulate.PoolsFile) error {
 	var spot []string
 	for _, p := range pf.Pools {
 		if p.Spot {
@@ -758,7 +758,7 @@ func spotFirst(ctx context.Context, env *harness.Env, pf *simulate.PoolsFile) er
 // A launcher asks for its CPUs and no GPU; a job with a priority gets a
 // PriorityClass of that value. With spot, a spot job's pods tolerate spot
 // nodes and, under Muster, opt in to running their extras there.
-func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster, spot bool) error {
+func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, muster, spot bool) error {
 	priorityClass := ""
 	if j.Priority > 0 {
 		priorityClass = priorityClassOf(j.Priority)
@@ -771,7 +771,7 @@ func createJob(ctx context.Context, env *harness.Env, j simulate.Job, muster, sp
 		req := v1.ResourceList{v1.ResourceCPU: *resource.NewMilliQuantity(max(milliCPU, 100), resource.DecimalSI), v1.ResourceMemory: resource.MustParse("1Gi")}
 		var tol []v1.Toleration
 		if gpus > 0 {
-			req[harness.GPU] = *resource.NewQuantity(gpus, resource.DecimalSI)
+			req[controlplane.GPU] = *resource.NewQuantity(gpus, resource.DecimalSI)
 			tol = []v1.Toleration{{Key: topology.GPUResource, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
 		}
 		sched := schedulerFor(muster)
@@ -806,14 +806,14 @@ func priorityClassOf(p int32) string { return fmt.Sprintf("sim-priority-%d", p) 
 // createPriorityClasses creates the trace's PriorityClasses before it starts:
 // the API server's priority admission reads them from a cache, so a class
 // created just before its first pod may not be found yet.
-func createPriorityClasses(ctx context.Context, env *harness.Env, trace simulate.Trace) error {
+func createPriorityClasses(ctx context.Context, env *controlplane.Env, trace simulate.Trace) error {
 	done := map[int32]bool{}
 	for _, j := range trace.Jobs {
 		if j.Priority <= 0 || done[j.Priority] {
 			continue
 		}
 		done[j.Priority] = true
-		if err := harness.CreatePriorityClass(ctx, env.Client, priorityClassOf(j.Priority), j.Priority); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := controlplane.CreatePriorityClass(ctx, env.Client, priorityClassOf(j.Priority), j.Priority); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating PriorityClass %s: %w", priorityClassOf(j.Priority), err)
 		}
 	}
@@ -823,14 +823,14 @@ func createPriorityClasses(ctx context.Context, env *harness.Env, trace simulate
 // schedulerFor is the scheduler name the run's pods ask for.
 func schedulerFor(muster bool) string {
 	if muster {
-		return harness.MusterProfile
+		return controlplane.MusterProfile
 	}
 	return v1.DefaultSchedulerName
 }
 
 func limitsFor(req v1.ResourceList) v1.ResourceList {
-	if q, ok := req[harness.GPU]; ok {
-		return v1.ResourceList{harness.GPU: q}
+	if q, ok := req[controlplane.GPU]; ok {
+		return v1.ResourceList{controlplane.GPU: q}
 	}
 	return nil
 }
@@ -841,7 +841,7 @@ func limitsFor(req v1.ResourceList) v1.ResourceList {
 type watcher struct {
 	rec  *simulate.Record
 	clk  traceClock
-	env  *harness.Env
+	env  *controlplane.Env
 	jobs map[string]simulate.Job
 
 	mu       sync.Mutex
@@ -947,7 +947,7 @@ func (w *watcher) watch(ctx context.Context) error {
 			if !ok {
 				return
 			}
-			gpus := n.Status.Allocatable[harness.GPU]
+			gpus := n.Status.Allocatable[controlplane.GPU]
 			pool := n.Labels[topology.LegacyAgentPoolLabel]
 			w.mu.Lock()
 			w.rec.NodeUp(n.Name, pool, gpus.Value(), w.clk.now())

@@ -24,8 +24,8 @@ import (
 	utilclock "k8s.io/utils/clock"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/simulate"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // traceClock is the trace time the watcher plays the jobs on: wall time
@@ -157,8 +157,8 @@ func (g *gangWork) end(r *gangRun) {
 // things move, or, after a step in which nothing did, at the next thing due
 // (at most idleJump on, so that the autoscaler still sees idle nodes age).
 type stepper struct {
-	env   *harness.Env
-	sched *harness.Scheduler
+	env   *controlplane.Env
+	sched *controlplane.Scheduler
 	// events is the clock the trace's own events are timed on (runs
 	// ending, reclaims): a step comes when one is due. The components'
 	// timers (a gang's backoff, say) run on clk, stepped with it: they
@@ -392,7 +392,7 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 		return err
 	}
 	secondRelease := func() error {
-		written, err := s.env.WrittenSince(ctx, settled, harness.StoredPods, harness.StoredNodes, harness.StoredProvisioningRequests)
+		written, err := s.env.WrittenSince(ctx, settled, controlplane.StoredPods, controlplane.StoredNodes, controlplane.StoredProvisioningRequests)
 		if err != nil {
 			klog.FromContext(ctx).V(2).Info("Settling the step's second half: could not read what was written", "err", err)
 		}

@@ -19,8 +19,8 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/simulate"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // holdPermit holds pods labelled hold=true at Permit until the test lets
@@ -63,7 +63,7 @@ func TestStepWaitsForMembersBetweenReserveAndBind(t *testing.T) {
 		t.Skip("starts an API server and a scheduler")
 	}
 	ctx := context.Background()
-	env, err := harness.Start(t)
+	env, err := controlplane.Start(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +71,14 @@ func TestStepWaitsForMembersBetweenReserveAndBind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
+	if err := controlplane.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.CreateNode(ctx, env.Client, harness.GPUNode("gpu-0", 8)); err != nil {
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("gpu-0", 8)); err != nil {
 		t.Fatal(err)
 	}
 	clk := simulate.NewStepClock(traceEpoch())
-	config := harness.MusterConfig(kubeconfig, harness.GangArgs{StatusSyncMillis: 10, HintSyncMillis: 10})
+	config := controlplane.MusterConfig(kubeconfig, controlplane.GangArgs{StatusSyncMillis: 10, HintSyncMillis: 10})
 	config = strings.Replace(config, "permit:\n      enabled: [{name: MusterGang}]", "permit:\n      enabled: [{name: MusterGang}, {name: HoldPermit}]", 1)
 	hold := &holdPermit{held: map[string]bool{}}
 	sched, err := env.StartSchedulerOn(ctx, config, clk, app.WithPlugin("HoldPermit", func(_ context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
@@ -101,11 +101,11 @@ func TestStepWaitsForMembersBetweenReserveAndBind(t *testing.T) {
 	if err := s.settle(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	members := harness.LabelMembers(simNamespace, "held", 3, 2, 3, 3)
+	members := controlplane.LabelMembers(simNamespace, "held", 3, 2, 3, 3)
 	for i := range members {
 		members[i].Labels["hold"] = "true"
 	}
-	if err := harness.CreatePods(ctx, env.Client, members...); err != nil {
+	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 		t.Fatal(err)
 	}
 	settled := make(chan error, 1)

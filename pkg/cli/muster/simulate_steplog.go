@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
-	"github.com/muster-project/muster/test/harness"
+	"github.com/muster-project/muster/pkg/controlplane"
 )
 
 // stepLog writes the cluster as each step left it (--step-log): nodes with
@@ -25,11 +25,11 @@ import (
 // same file; `diff` shows the first step where they part, and what differs.
 type stepLog struct {
 	w   io.Writer
-	env *harness.Env
+	env *controlplane.Env
 	dyn dynamic.Interface
 }
 
-func newStepLog(w io.Writer, env *harness.Env) (*stepLog, error) {
+func newStepLog(w io.Writer, env *controlplane.Env) (*stepLog, error) {
 	dyn, err := dynamic.NewForConfig(env.Config)
 	if err != nil {
 		return nil, fmt.Errorf("--step-log: %w", err)

@@ -22,15 +22,15 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/test/bench"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // Main runs muster-bench with the process's flags and returns its exit
 // code, after the deferred clean-up (the CPU profile, the embedded etcd's
 // data) has run.
 func Main() int {
-	defer harness.StopEtcd()
+	defer controlplane.StopEtcd()
 	nodes := flag.Int("nodes", 1000, "nodes (8 GPUs each)")
 	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
 	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
@@ -143,11 +143,11 @@ type row struct {
 }
 
 func run(nodes, pods, runs int) error {
-	tb := harness.NewProcessTB("muster-bench")
+	tb := controlplane.NewProcessTB("muster-bench")
 	defer tb.Close()
 	ctx := context.Background()
 	start := time.Now()
-	env, err := startEnv(tb, harness.Options{WorkloadAPI: withUpstream})
+	env, err := startEnv(tb, controlplane.Options{WorkloadAPI: withUpstream})
 	if err != nil {
 		return err
 	}
@@ -294,13 +294,13 @@ func median(rs []bench.Result, f func(bench.Result) float64) float64 {
 	return (v[n/2-1] + v[n/2]) / 2
 }
 
-// startEnv starts the control plane; the upstream test servers report fatal
-// setup errors by panicking through the TB.
-func startEnv(tb *harness.ProcessTB, o harness.Options) (env *harness.Env, err error) {
+// startEnv starts the control plane; a panic while it starts (the TB's
+// TempDir panics when it cannot make a directory) becomes the error.
+func startEnv(tb *controlplane.ProcessTB, o controlplane.Options) (env *controlplane.Env, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("control plane: %v", r)
 		}
 	}()
-	return harness.StartWith(tb, o)
+	return controlplane.StartWith(tb, o)
 }

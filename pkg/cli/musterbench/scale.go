@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/test/bench"
-	"github.com/muster-project/muster/test/harness"
 )
 
 // runScale schedules the Scale scenario (gangs of 50, a launcher and 49
@@ -26,13 +26,13 @@ import (
 // scheduler's RSS with the nodes only and at its peak, and its CPU time per
 // scheduled pod.
 func runScale(nodes, pods int, binary string) error {
-	tb := harness.NewProcessTB("muster-bench")
+	tb := controlplane.NewProcessTB("muster-bench")
 	defer tb.Close()
 	ctx := context.Background()
 	if _, err := os.Stat(binary); err != nil {
 		return fmt.Errorf("--scheduler-binary: %w (make build puts it in bin/)", err)
 	}
-	env, err := startEnv(tb, harness.Options{})
+	env, err := startEnv(tb, controlplane.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // The storage revision, and whether given resources were written since a revision.
 
-package harness
+package controlplane
 
 import (
 	"context"

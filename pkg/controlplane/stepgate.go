@@ -1,6 +1,6 @@
 // The stepped scheduler: StepGate holding the queue (Hold, Release), Caught, the barrier before a pop.
 
-package harness
+package controlplane
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 // StepGateName is the PreEnqueue plugin that holds the scheduling queue
 // while a stepped replay makes a step's changes (Scheduler.Hold): every
-// scheduler the harness starts registers it, and StartSteppedScheduler
+// scheduler an Env starts registers it, and StartSteppedScheduler
 // enables it.
 const StepGateName = "StepGate"
 

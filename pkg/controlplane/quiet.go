@@ -1,6 +1,6 @@
 // Whether the scheduler is quiet: nothing in hand, writers done, pods at Permit; Flush.
 
-package harness
+package controlplane
 
 import (
 	"fmt"

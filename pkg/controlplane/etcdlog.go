@@ -1,6 +1,6 @@
 // A zap logger writing through klog, for the etcd clients of the embedded API servers.
 
-package harness
+package controlplane
 
 import (
 	"fmt"

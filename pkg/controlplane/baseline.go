@@ -1,6 +1,6 @@
 // BaselineConfig: upstream's default profile scoring with LeastAllocated or MostAllocated.
 
-package harness
+package controlplane
 
 import "fmt"
 

@@ -1,4 +1,6 @@
-package harness
+// Tests of the etcd log through klog: the linked API server etcd client logger, klogZap.
+
+package controlplane
 
 import (
 	"errors"
@@ -33,7 +35,7 @@ func TestKlogZap(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("klog got %d lines, want 1: %q", len(lines), lines)
 	}
-	for _, want := range []string{`etcd-client: retrying of unary invoker failed`, `attempt=0`, `error=\"context canceled\"`, `method=\"/etcdserverpb.KV/Txn\"`, `target=\"etcd-endpoints://x\"`, `caller=harness/etcdlog_test.go:`, `"caller"={"file"="etcdlog_test.go"`} {
+	for _, want := range []string{`etcd-client: retrying of unary invoker failed`, `attempt=0`, `error=\"context canceled\"`, `method=\"/etcdserverpb.KV/Txn\"`, `target=\"etcd-endpoints://x\"`, `caller=controlplane/etcdlog_test.go:`, `"caller"={"file"="etcdlog_test.go"`} {
 		if !strings.Contains(lines[0], want) {
 			t.Errorf("line %s lacks %s", lines[0], want)
 		}

@@ -1,16 +1,18 @@
-// Package harness runs a real control plane in-process for Muster's
-// integration tests, benchmarks and demo: an embedded etcd, the upstream
-// kube-apiserver test server, Muster's CRDs, and muster-scheduler (or the
-// default scheduler) built from the upstream kube-scheduler app. Nodes are
-// plain Node objects; pods are bound, not run.
-package harness
+// Package controlplane runs a real control plane in-process: an embedded
+// etcd, kube-apiserver built from the upstream app (apiserver.go), Muster's
+// CRDs, and muster-scheduler (or the default scheduler) built from the
+// upstream kube-scheduler app. Nodes are plain Node objects; pods are
+// bound, not run. muster demo, simulate, chaos and the placement report,
+// muster-bench and the integration tests run on it; it imports no test
+// package, so the shipped commands do not carry the testing package
+// (test/harness keeps what only tests need).
+package controlplane
 
 import (
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"slices"
 	"sync"
 	"time"
@@ -31,14 +33,11 @@ import (
 	"k8s.io/component-base/configz"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
-	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
 	schedframework "k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/test/integration/framework"
-	"k8s.io/kubernetes/test/utils/ktesting"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 	"sigs.k8s.io/yaml"
@@ -48,7 +47,8 @@ import (
 )
 
 func init() {
-	// Several servers in one process would each re-apply logging settings.
+	// Several servers in one process would each re-apply logging settings:
+	// that is allowed as long as they do not change them.
 	logsapi.ReapplyHandling = logsapi.ReapplyHandlingIgnoreUnchanged
 }
 
@@ -83,29 +83,26 @@ type Options struct {
 // cleanup. It leaves upstream's Workload API off (StartWith turns it on):
 // with the API on, the in-process scheduler sees GenericWorkload on while
 // it runs, which the real muster-scheduler never does (see startScheduler).
-func Start(tb ktesting.TB) (*Env, error) { return StartWith(tb, Options{}) }
+func Start(tb TB) (*Env, error) { return StartWith(tb, Options{}) }
 
 // StartWith is Start with options.
-func StartWith(tb ktesting.TB, o Options) (*Env, error) {
-	if _, err := startEtcd(); err != nil {
+func StartWith(tb TB, o Options) (*Env, error) {
+	url, err := startEtcd()
+	if err != nil {
 		return nil, err
 	}
-	if err := EnsureCertFixtureDir(); err != nil {
-		return nil, err
-	}
-	flags := framework.DefaultTestServerFlags()
+	var flags []string
 	if o.WorkloadAPI {
 		flags = append(flags, "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
 	}
-	srv, err := kubeapiservertesting.StartTestServer(tb, kubeapiservertesting.NewDefaultTestServerOptions(),
-		flags, framework.SharedEtcd())
+	srv, err := startAPIServer(tb, url, flags)
 	if err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver: %w", err)
 	}
-	tb.Cleanup(srv.TearDownFn)
-	cfg := rest.CopyConfig(srv.ClientConfig)
+	tb.Cleanup(srv.stop)
+	cfg := rest.CopyConfig(srv.config)
 	cfg.QPS, cfg.Burst = 5000, 5000
-	env := &Env{Config: cfg, dir: tb.TempDir(), workloads: o.WorkloadAPI, etcd: srv.EtcdClient, etcdPrefix: srv.EtcdStoragePrefix}
+	env := &Env{Config: cfg, dir: tb.TempDir(), workloads: o.WorkloadAPI, etcd: srv.etcd, etcdPrefix: srv.prefix}
 	if env.Client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -181,42 +178,6 @@ func (e *Env) InstallCRD(ctx context.Context, manifest []byte) error {
 		return fmt.Errorf("CRD %s not in discovery: %w", crd.Name, err)
 	}
 	return nil
-}
-
-var (
-	certOnce sync.Once
-	certErr  error
-)
-
-// EnsureCertFixtureDir gives the upstream API server test server somewhere to
-// cache its self-signed serving certificate. It writes it beside its own
-// source file, in a testdata directory that vendoring leaves out and that
-// must not be written to; it honours Bazel's TEST_SRCDIR/TEST_WORKSPACE by
-// looking under $TEST_SRCDIR/$TEST_WORKSPACE/<its source dir>/testdata
-// instead, so those point at a temporary directory, once per process.
-// Start calls it; so must any other user of the upstream test server (the
-// scheduler_perf benchmark).
-func EnsureCertFixtureDir() error {
-	certOnce.Do(func() {
-		const apiserverPkg = "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
-		pkg := apiserverPkg
-		if _, self, _, ok := goruntime.Caller(0); ok && filepath.IsAbs(self) {
-			// This file is test/harness/harness.go; the module root is two up.
-			pkg = filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(self))), "vendor", apiserverPkg)
-		}
-		dir, err := os.MkdirTemp("", "muster-apiserver-certs")
-		if err != nil {
-			certErr = err
-			return
-		}
-		const workspace = "muster"
-		if certErr = os.MkdirAll(filepath.Join(dir, workspace, pkg, "testdata"), 0o700); certErr != nil {
-			return
-		}
-		os.Setenv("TEST_SRCDIR", dir)
-		os.Setenv("TEST_WORKSPACE", workspace)
-	})
-	return certErr
 }
 
 // Kubeconfig writes a kubeconfig file for the API server and returns its path.

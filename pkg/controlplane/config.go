@@ -1,6 +1,6 @@
 // The scheduler configurations tests run: Muster's profile and GangArgs, the default, leader election.
 
-package harness
+package controlplane
 
 import (
 	"fmt"

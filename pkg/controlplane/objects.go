@@ -1,6 +1,6 @@
 // Test objects: GPU nodes, gang member pods, PodGroups, namespaces, priority classes; bound counts.
 
-package harness
+package controlplane
 
 import (
 	"context"

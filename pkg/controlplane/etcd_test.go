@@ -1,4 +1,6 @@
-package harness
+// Tests of the embedded etcd: reaping the data directories of exited processes.
+
+package controlplane
 
 import (
 	"fmt"

@@ -1,10 +1,9 @@
-// The in-process etcd, one per test process: start, stop, RunTests, reaping stale data directories.
+// The in-process etcd, one per process: start, stop, reaping stale data directories.
 
-package harness
+package controlplane
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/url"
@@ -14,12 +13,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
-	"k8s.io/klog/v2"
 )
 
 var (
@@ -41,9 +38,9 @@ var (
 // of megabytes, and they filled the disk.
 const etcdDirPrefix = "muster-etcd-"
 
-// startEtcd starts one in-process etcd per process on free loopback ports and
-// points the integration framework at it through KUBE_INTEGRATION_ETCD_URL.
-// Each API server then uses its own key prefix, so tests stay isolated.
+// startEtcd starts one in-process etcd per process on free loopback ports
+// and returns its client URL. Each API server uses its own key prefix in
+// it (startAPIServer), so tests stay isolated.
 func startEtcd() (string, error) {
 	etcdOnce.Do(func() {
 		reapEtcdDirs(os.TempDir())
@@ -88,7 +85,6 @@ func startEtcd() (string, error) {
 			return
 		}
 		etcdURL = client.String()
-		os.Setenv("KUBE_INTEGRATION_ETCD_URL", etcdURL)
 	})
 	return etcdURL, etcdErr
 }
@@ -104,7 +100,7 @@ func freeURL() (*url.URL, error) {
 
 // StopEtcd stops the process's etcd, if it started, and removes its data.
 // No API server may use it after: call it when the process is done with
-// the harness (RunTests does, for test binaries).
+// the control plane (test/harness's RunTests does, for test binaries).
 func StopEtcd() {
 	if etcd != nil {
 		etcdLog.SetLevel(zap.FatalLevel)
@@ -116,23 +112,6 @@ func StopEtcd() {
 		_ = os.RemoveAll(etcdDir)
 		etcdDir = ""
 	}
-}
-
-// RunTests runs a test binary's tests, then stops its etcd and removes the
-// data: use it as TestMain's body in packages that start API servers.
-func RunTests(m *testing.M) int {
-	defer StopEtcd()
-	// MUSTER_TEST_V=N logs at klog verbosity N (the gangs' attempts and
-	// failures at 2, domain choices at 3), to find why a test failed.
-	if v := os.Getenv("MUSTER_TEST_V"); v != "" {
-		var fs flag.FlagSet
-		klog.InitFlags(&fs)
-		if err := fs.Set("v", v); err != nil {
-			fmt.Fprintf(os.Stderr, "MUSTER_TEST_V=%q: %v\n", v, err)
-			return 2
-		}
-	}
-	return m.Run()
 }
 
 // reapEtcdDirs removes the etcd data directories under tmp whose owning

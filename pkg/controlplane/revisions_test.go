@@ -1,15 +1,14 @@
-package harness
+// Tests of the storage revision and WrittenSince on a running control plane.
+
+package controlplane
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-func TestMain(m *testing.M) { os.Exit(RunTests(m)) }
 
 // WrittenSince sees exactly the writes to the resources it is asked about,
 // creations, changes and deletions alike, and none to others.

@@ -1,6 +1,6 @@
 // APIWrites: the API server's write request counters, by verb and resource.
 
-package harness
+package controlplane
 
 import (
 	"bufio"
