@@ -559,8 +559,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	read, dyn := unservedPair(t, ctx, env)
 	pods := read()
 	k := gang.Key{Namespace: ns, Name: "llm"}
-	w := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
-		func(gang.Key, metav1.Condition) {}, time.Hour)
+	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods }, Period: time.Hour})
 	verdict := func(room int64) {
 		w.Set(shortPair(k, pods[0], 2-room))
 		w.Sync(ctx)
@@ -608,9 +607,6 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	pods, dyn := unservedPair(t, ctx, env)
 	k := gang.Key{Namespace: ns, Name: "llm"}
 	var last metav1.Condition
-	w := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods() }, func() bool { return true },
-		func(_ gang.Key, c metav1.Condition) { last = c }, time.Hour)
-	w.SetRetryBackoff(time.Second, 4*time.Second, 8*time.Second)
 	// The writer's backoffs run on the test's clock, which moves only when
 	// the test moves it: how long a backoff took is the writer's choice,
 	// not the machine's speed.
@@ -618,7 +614,9 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	clockAt := time.Now()
 	now := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return clockAt }
 	advance := func(d time.Duration) { clockMu.Lock(); defer clockMu.Unlock(); clockAt = clockAt.Add(d) }
-	w.SetClock(now)
+	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods() },
+		Report: func(_ gang.Key, c metav1.Condition) { last = c }, Period: time.Hour,
+		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second}, Now: now})
 	shortOf := func(n int64) {
 		w.Set(shortPair(k, pods()[0], n))
 		w.Sync(ctx)
@@ -770,6 +768,18 @@ func TestRequestCountIsCapped(t *testing.T) {
 }
 
 // podWriter is a running writer of member marks on the test's client.
+// newWriter is a ProvisioningRequest writer on env with options o, its
+// members' informer taken as synced.
+func newWriter(t *testing.T, ctx context.Context, env *controlplane.Env, dyn dynamic.Interface, o provisioning.Options) *provisioning.Writer {
+	t.Helper()
+	o.Synced = func() bool { return true }
+	w, err := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func podWriter(ctx context.Context, env *controlplane.Env) *podpatch.Writer {
 	w := podpatch.NewForClient(env.Client)
 	go w.Run(ctx, 1)
@@ -791,10 +801,8 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 	var leader atomic.Int32
 	leader.Store(1)
 	writer := func(id int32) *provisioning.Writer {
-		w := provisioning.NewWriter(env.Client, dyn, podWriter(ctx, env), func(gang.Key) []*v1.Pod { return pods }, func() bool { return true },
-			func(gang.Key, metav1.Condition) {}, time.Hour)
-		w.SetLeading(func() bool { return leader.Load() == id })
-		return w
+		return newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods }, Period: time.Hour,
+			Leading: func() bool { return leader.Load() == id }})
 	}
 	short := func(w *provisioning.Writer, n int64) {
 		w.Set(shortPair(k, pods[0], n))

@@ -82,24 +82,6 @@ func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.Prov
 	return &pr, conds, nil
 }
 
-// covers says the live request was provisioned for at least members pods.
-func (w *Writer) covers(ctx context.Context, k gang.Key, live string, members int64) bool {
-	pr, conds, err := w.read(ctx, k.Namespace, live)
-	if err != nil || len(pr.Spec.PodSets) == 0 {
-		return false
-	}
-	for _, t := range []string{autoscalingv1.BookingExpired, autoscalingv1.Failed, autoscalingv1.CapacityRevoked} {
-		if isTrue(conds, t) {
-			return false
-		}
-	}
-	var count int64
-	for _, ps := range pr.Spec.PodSets {
-		count += int64(ps.Count)
-	}
-	return isTrue(conds, autoscalingv1.Provisioned) && count >= members
-}
-
 // drop deletes a request and its template.
 func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	if name == "" {

@@ -9,14 +9,13 @@ import (
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/shortfall"
 )
 
 func (w *Writer) requests(ns string) dynamic.ResourceInterface {
@@ -122,104 +121,115 @@ func (w *Writer) Sync(ctx context.Context) {
 	}
 }
 
+// sync reconciles one gang: decide says what to do, and sync does it.
 func (w *Writer) sync(ctx context.Context, k gang.Key) {
-	logger := klog.FromContext(ctx)
 	w.mu.Lock()
 	want, wanted := w.want[k]
-	live := w.live[k]
-	adoptedMin, adopted := w.adoptedMin[k]
+	f := gangFacts{Live: w.live[k]}
+	f.AdoptedMin, f.Adopted = w.adoptedMin[k]
+	_, f.Booked = w.booked[k]
 	w.mu.Unlock()
-
+	if wanted {
+		f.Want = &want
+	}
 	members := w.members(k)
-	var bound int64
+	f.Members = int64(len(members))
 	for _, p := range members {
 		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
-			bound++
+			f.Bound++
 		}
 	}
-	switch {
-	case len(members) == 0:
+	live := f.Live
+	switch decide(f) {
+	case stepGone:
 		w.drop(ctx, k, live, "gang gone")
 		w.forget(k)
-		return
-	case wanted && bound >= want.Min:
-		w.mu.Lock()
-		_, wasBooked := w.booked[k]
-		w.mu.Unlock()
-		if live != "" && wasBooked {
+	case stepPlaced:
+		if live != "" && f.Booked {
 			requestOutcomes.WithLabelValues(OutcomeBound).Inc()
 		}
 		w.drop(ctx, k, live, "quorum placed")
 		w.holdExtras(k, members, want.SpotExtras)
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
 		w.forget(k)
-		return
-	case !wanted && adopted && bound >= adoptedMin:
+	case stepPlacedAway:
 		w.drop(ctx, k, live, "quorum placed while the scheduler was away")
 		w.annotate(members, HoldName(k))
 		w.forget(k)
-		return
-	case !wanted:
-		// Adopted after a restart: keep the request until a verdict comes.
-		return
-	case !want.Verdict.Ask && want.Verdict.NoReason == shortfall.ReasonFits && w.stillBooked(ctx, k, live):
-		// The nodes provisioned for it have come. Until the quorum binds
-		// there, the request and its booking keep other pods off them (and
-		// the autoscaler from removing them as empty); the autoscaler's
-		// booking time bounds the wait.
-		w.leaveToScaleUp(members, false)
-		return
-	case !want.Verdict.Ask:
-		w.drop(ctx, k, live, want.Verdict.NoReason)
-		if want.Verdict.NoReason == shortfall.ReasonFits {
-			// Its GPU members fit in room that exists, and no request is
-			// left for them to consume: they are ordinary pending pods
-			// again. The autoscaler then counts them into that room, so
-			// it does not remove those nodes as empty while the gang is
-			// still placing (or waits for its launcher's node: a
-			// launcher without a node is the ordinary scale-up's to
-			// serve, as once a request is provisioned). Left marked,
-			// they consumed no live request, counted for nothing, and
-			// the room they fit in was scaled down under them.
-			w.leaveToScaleUp(members, true)
-		} else if want.Verdict.NoReason == shortfall.ReasonPlaced {
-			w.holdExtras(k, members, want.SpotExtras)
-		} else {
-			// Members fit now is a passing state; every other reason
-			// means no nodes should be added for these members, by
-			// Muster's request or one by one.
-			w.annotate(members, HoldName(k))
+	case stepKeep:
+	case stepAwaitBooked:
+		if w.stillBooked(ctx, k, live) {
+			// Until the quorum binds on the nodes provisioned for it, the
+			// request and its booking keep other pods off them (and the
+			// autoscaler from removing them as empty); the autoscaler's
+			// booking time bounds the wait.
+			w.leaveToScaleUp(members, false)
+			return
 		}
-		w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonNoRequest, Message: want.Verdict.Message})
-		return
+		w.withdraw(ctx, k, want, live, members)
+	case stepNoRequest:
+		w.withdraw(ctx, k, want, live, members)
+	case stepRequest:
+		w.request(ctx, k, want, live, members)
 	}
+}
 
-	name := w.generation(k, requestName(want))
-	if live != "" && live != name && w.covers(ctx, k, live, want.Verdict.Short.Members) {
-		// The autoscaler is already adding capacity for this gang: as its
-		// nodes arrive the shortfall shrinks, and replacing the request then
-		// would add nodes twice.
-		name = live
+// withdraw withdraws the live request of a gang whose verdict asks for no
+// nodes, marks its members as noRequestMarks says and reports why.
+func (w *Writer) withdraw(ctx context.Context, k gang.Key, want Want, live string, members []*v1.Pod) {
+	w.drop(ctx, k, live, want.Verdict.NoReason)
+	switch noRequestMarks(want.Verdict.NoReason) {
+	case markLeave:
+		w.leaveToScaleUp(members, true)
+	case markHoldExtras:
+		w.holdExtras(k, members, want.SpotExtras)
+	case markHold:
+		w.annotate(members, HoldName(k))
 	}
-	// A request that ended is replaced after the backoff, whether or not
-	// the shortfall changed since: a failure is not retried at once under
-	// another name.
+	w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonNoRequest, Message: want.Verdict.Message})
+}
+
+// request has the short gang's request be what planRequest plans: created
+// anew, kept, or replaced once its backoff has passed.
+func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string, members []*v1.Pod) {
+	logger := klog.FromContext(ctx)
+	var v requestView
 	if live != "" {
-		if why, outcome, never := w.ended(ctx, k, live); why != "" {
-			next, due := w.replace(k, requestName(want), why, outcome, never)
-			if !due {
-				// Until then the members consume no request: held out of
-				// the autoscaler's one-by-one scale-up, as the request had
-				// them.
-				w.annotate(members, HoldName(k))
-				w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonRetrying,
-					Message: fmt.Sprintf("short %s; ProvisioningRequest %s %s; a new request follows at %s", want.short(), live, why, w.replaced[k].due.Format(time.RFC3339))})
-				return
+		pr, conds, err := w.read(ctx, k.Namespace, live)
+		v = requestView{Err: err, Conds: conds}
+		if err == nil {
+			for _, ps := range pr.Spec.PodSets {
+				v.Pods += int64(ps.Count)
 			}
-			logger.Info("Replacing a ProvisioningRequest that ended while its gang was short", "gang", k, "request", live, "why", why, "replacement", next)
-			name = next
 		}
 	}
+	w.mu.Lock()
+	r, had := w.replaced[k]
+	var was replacement
+	if had {
+		was = *r
+	}
+	plan, next := planRequest(requestName(want), live, v, want.Verdict.Short.Members, was, w.now(), w.backoff)
+	if had || plan.Why != "" {
+		w.replaced[k] = &next
+	}
+	w.mu.Unlock()
+	if plan.Noticed {
+		requestOutcomes.WithLabelValues(plan.Outcome).Inc()
+	}
+	if plan.Wait {
+		// Until the replacement is due the members consume no request:
+		// held out of the autoscaler's one-by-one scale-up, as the
+		// request had them.
+		w.annotate(members, HoldName(k))
+		w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonRetrying,
+			Message: fmt.Sprintf("short %s; ProvisioningRequest %s %s; a new request follows at %s", want.short(), live, plan.Why, next.due.Format(time.RFC3339))})
+		return
+	}
+	if plan.Replacing {
+		logger.Info("Replacing a ProvisioningRequest that ended while its gang was short", "gang", k, "request", live, "why", plan.Why, "replacement", plan.Name)
+	}
+	name := plan.Name
 	if live != name {
 		if err := w.create(ctx, want, name); err != nil {
 			logger.Error(err, "Could not create ProvisioningRequest", "gang", k, "request", name)
@@ -233,96 +243,4 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	}
 	provisioned := w.mirror(ctx, want, name)
 	w.annotateConsumers(k, members, name, provisioned)
-}
-
-// ended says why the gang's live request can no longer bring it capacity
-// (deleted, Failed, BookingExpired or CapacityRevoked; "" while it can),
-// that outcome's metric label, and whether it failed because no pool could
-// ever hold the gang (ReasonNeverFits).
-func (w *Writer) ended(ctx context.Context, k gang.Key, live string) (why, outcome string, never bool) {
-	_, conds, err := w.read(ctx, k.Namespace, live)
-	why, outcome = w.endOf(k, conds, err)
-	return why, outcome, outcome == OutcomeFailed && conds[autoscalingv1.Failed].Reason == ReasonNeverFits
-}
-
-// endOf is ended's why and outcome of the gang's request read as conds (or
-// err); a request served starts the gang's next backoff afresh.
-func (w *Writer) endOf(k gang.Key, conds map[string]metav1.Condition, err error) (string, string) {
-	switch {
-	case apierrors.IsNotFound(err):
-		return "was deleted", OutcomeDeleted
-	case err != nil:
-		return "", ""
-	case isTrue(conds, autoscalingv1.Failed):
-		return "failed: " + conds[autoscalingv1.Failed].Message, OutcomeFailed
-	case isTrue(conds, autoscalingv1.BookingExpired):
-		return "ended its booking: " + conds[autoscalingv1.BookingExpired].Message, OutcomeExpired
-	case isTrue(conds, autoscalingv1.CapacityRevoked):
-		return "had its capacity revoked: " + conds[autoscalingv1.CapacityRevoked].Message, OutcomeRevoked
-	case isTrue(conds, autoscalingv1.Provisioned):
-		// Served: the next end starts the backoff afresh.
-		w.mu.Lock()
-		if r := w.replaced[k]; r != nil {
-			r.wait = 0
-		}
-		w.mu.Unlock()
-	}
-	return "", ""
-}
-
-// replace notes that the gang's request ended for why and says whether its
-// replacement is due, and under which name. The first end of a generation
-// starts the backoff; each replacement doubles it, up to the ceiling. never
-// says the autoscaler failed it because no pool could ever hold the gang.
-func (w *Writer) replace(k gang.Key, base, why, outcome string, never bool) (string, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	r := w.replaced[k]
-	if r == nil {
-		r = &replacement{}
-		w.replaced[k] = r
-	}
-	now := w.now()
-	if r.due.IsZero() {
-		if r.wait == 0 {
-			r.wait = w.retryFirst
-		}
-		if never {
-			// No pool could hold the gang even at its max size: only an
-			// operator raising a pool's bounds changes that, and while a
-			// request lives the autoscaler keeps the nodes the gang counts
-			// on (its gang room), idle. Retry at the ceiling, and, as
-			// long as each retry fails so, at twice the wait up to the
-			// never-fits ceiling: a backlog of such gangs otherwise has
-			// each written again (request, templates, every member's
-			// mark) and failed again every ceiling.
-			r.wait = max(r.wait, w.retryCeiling)
-		} else {
-			r.wait = min(r.wait, w.retryCeiling)
-		}
-		r.due, r.why, r.never = now.Add(r.wait), why, never
-		requestOutcomes.WithLabelValues(outcome).Inc() // once per end noticed
-	}
-	if now.Before(r.due) {
-		return "", false
-	}
-	r.gen++
-	r.due = time.Time{}
-	if r.never {
-		r.wait = min(2*r.wait, w.neverFitsCeiling)
-	} else {
-		r.wait = min(2*r.wait, w.retryCeiling)
-	}
-	return generationName(base, r.gen), true
-}
-
-// generation is the name of the gang's request for a shortfall named base,
-// in the gang's current generation.
-func (w *Writer) generation(k gang.Key, base string) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if r := w.replaced[k]; r != nil {
-		return generationName(base, r.gen)
-	}
-	return base
 }

@@ -1,4 +1,4 @@
-// Package hints keeps one ProvisioningRequest (autoscaling.x-k8s.io/v1, class
+// Package provisioning keeps one ProvisioningRequest (autoscaling.x-k8s.io/v1, class
 // best-effort-atomic-scale-up) per gang that is short of capacity, naming
 // exactly the members it lacks, and mirrors what the autoscaler says about it
 // into the gang's status. The scheduler plugins decide what a gang lacks
@@ -164,16 +164,16 @@ type Writer struct {
 	adoptedMin map[gang.Key]int64
 	// booked are the gangs whose capacity the autoscaler is adding.
 	booked map[gang.Key]Booking
-	// gpu, when set, is the GPU resource; see SetGPUResource.
+	// gpu, when set, is the GPU resource (Options.GPUResource).
 	gpu v1.ResourceName
 	// bookingEnded, when set, runs after a Sync that ended a booking: pods
 	// kept off the booked nodes may use them now, and no cluster event
 	// says so.
 	bookingEnded func()
 	// replaced tracks gangs whose request ended while they were short.
-	replaced                                   map[gang.Key]*replacement
-	retryFirst, retryCeiling, neverFitsCeiling time.Duration
-	now                                        func() time.Time
+	replaced map[gang.Key]*replacement
+	backoff  Backoff
+	now      func() time.Time
 	// sets counts the verdicts Set; setsSynced is what it counted when
 	// the last whole Sync began (Settled). begun counts the Syncs begun
 	// as leader, done is begun's count at the start of the last one to
@@ -220,41 +220,65 @@ const (
 	DefaultNeverFitsCeiling = time.Hour
 )
 
-// SetRetryBackoff sets the backoff before a request that ended while its
-// gang was short is replaced: first, doubling up to ceiling; after a
-// failure because no pool could ever hold the gang, ceiling, doubling up
-// to neverFitsCeiling. Call it before Run.
-func (w *Writer) SetRetryBackoff(first, ceiling, neverFitsCeiling time.Duration) {
-	w.retryFirst, w.retryCeiling, w.neverFitsCeiling = first, ceiling, max(ceiling, neverFitsCeiling)
+// Options configure a Writer. Members and Synced are required; a zero
+// field otherwise takes its default.
+type Options struct {
+	// Members lists a gang's pods (from an informer: see Members).
+	Members func(gang.Key) []*v1.Pod
+	// Synced says whether the informer behind Members has synced: until
+	// then a gang with no members listed is not known to be gone.
+	Synced func() bool
+	// Report writes a gang condition (MusterGang's status writer); nil
+	// reports nothing.
+	Report ReportFunc
+	// Period is how often Run syncs (default DefaultPeriod).
+	Period time.Duration
+	// Backoff is the replacement backoff of a request that ended while its
+	// gang was short (default DefaultRetryFirst, DefaultRetryCeiling,
+	// DefaultNeverFitsCeiling).
+	Backoff Backoff
+	// Now is the time requests are stamped with and the backoff is timed
+	// on (default wall time).
+	Now func() time.Time
+	// GPUResource names the GPU resource. A request then holds only the
+	// members that ask for it: best-effort-atomic scale-up adds all of a
+	// request's nodes to one pool, and a CPU-only member (an MPIJob's
+	// launcher) rarely fits a GPU pool's nodes, so members without GPUs
+	// are left to the autoscaler's ordinary scale-up.
+	GPUResource v1.ResourceName
+	// Leading, when set, makes Sync write only while it says this replica
+	// is the scheduler's leader: a standby reconciles nothing.
+	Leading func() bool
+	// OnBookingEnd, when set, runs after a Sync that ended a booking.
+	OnBookingEnd func()
 }
 
-// SetClock sets the time the writer stamps requests with and times its
-// replacement backoff on (default wall time). Call it before Run.
-func (w *Writer) SetClock(now func() time.Time) { w.now = now }
+// DefaultPeriod is how often the Writer syncs unless Options say.
+const DefaultPeriod = time.Second
 
-// SetGPUResource names the GPU resource. A request then holds only the
-// members that ask for it: best-effort-atomic scale-up adds all of a
-// request's nodes to one pool, and a CPU-only member (an MPIJob's launcher)
-// rarely fits a GPU pool's nodes, so members without GPUs are left to the
-// autoscaler's ordinary scale-up. Call it before Run.
-func (w *Writer) SetGPUResource(name v1.ResourceName) { w.gpu = name }
-
-// SetLeading makes Sync write only while leading says this replica is the
-// scheduler's leader: a standby reconciles nothing. Call it before Run.
-func (w *Writer) SetLeading(leading func() bool) { w.leading = leading }
-
-// OnBookingEnd sets f to run after a Sync that ended a booking. Call it
-// before Run.
-func (w *Writer) OnBookingEnd(f func()) { w.bookingEnded = f }
-
-// NewWriter builds a Writer. members lists a gang's pods from an informer,
-// synced says whether that informer has synced.
-func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpatch.Writer, members func(gang.Key) []*v1.Pod, synced func() bool, report ReportFunc, period time.Duration) *Writer {
+// NewWriter builds a Writer that writes requests and templates through
+// client and dyn, and members' marks through marks.
+func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpatch.Writer, o Options) (*Writer, error) {
+	if o.Members == nil || o.Synced == nil {
+		return nil, fmt.Errorf("provisioning.NewWriter: Options.Members and Options.Synced are required")
+	}
+	if o.Report == nil {
+		o.Report = func(gang.Key, metav1.Condition) {}
+	}
+	if o.Period <= 0 {
+		o.Period = DefaultPeriod
+	}
+	if o.Backoff == (Backoff{}) {
+		o.Backoff = Backoff{First: DefaultRetryFirst, Ceiling: DefaultRetryCeiling, NeverFitsCeiling: DefaultNeverFitsCeiling}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	registerMetrics()
-	return &Writer{client: client, dyn: dyn, marks: marks, members: members, synced: synced, report: report, period: period,
+	return &Writer{client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
+		gpu: o.GPUResource, leading: o.Leading, bookingEnded: o.OnBookingEnd, backoff: o.Backoff, now: o.Now,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
-		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{},
-		retryFirst: DefaultRetryFirst, retryCeiling: DefaultRetryCeiling, neverFitsCeiling: DefaultNeverFitsCeiling, now: time.Now, kick: make(chan struct{}, 1)}
+		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, kick: make(chan struct{}, 1)}, nil
 }
 
 // Set records the latest verdict on a gang.

@@ -62,11 +62,19 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	if err != nil {
 		return err
 	}
-	pl.requests = provisioning.NewWriter(h.ClientSet(), dyn, marks, provisioning.Members(pl.pods, gangstate.GangIndex), synced, report, period)
-	pl.requests.SetClock(pl.clock.Now)
-	pl.requests.SetGPUResource(pl.gpu)
-	pl.requests.SetLeading(pl.leading.Leading)
-	pl.requests.OnBookingEnd(func() { pl.activateWaitingGPUPods(logger, h) })
+	pl.requests, err = provisioning.NewWriter(h.ClientSet(), dyn, marks, provisioning.Options{
+		Members:      provisioning.Members(pl.pods, gangstate.GangIndex),
+		Synced:       synced,
+		Report:       report,
+		Period:       period,
+		Now:          pl.clock.Now,
+		GPUResource:  pl.gpu,
+		Leading:      pl.leading.Leading,
+		OnBookingEnd: func() { pl.activateWaitingGPUPods(logger, h) },
+	})
+	if err != nil {
+		return err
+	}
 	pl.state.ShareBookings(pl.requests.BookedNodes)
 	pl.state.ShareRequests(pl.requests)
 	go pl.requests.Run(ctx)
@@ -210,7 +218,7 @@ nodes:
 	quorum := capacity.QuorumOf(need, unplaced, pod, pl.gpu)
 	// Only GPU members are asked for: members without GPUs that find no
 	// room are left to the autoscaler's ordinary scale-up (see
-	// provisioning.Writer.SetGPUResource), so they count as room here.
+	// provisioning.Options.GPUResource), so they count as room here.
 	shortIn := capacity.ShortByDomain(logger, quorum, domains, all)
 	gpuNeed, _ := quorum.GPUMembers()
 	g.Anywhere = need - gpuNeed

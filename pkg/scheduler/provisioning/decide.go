@@ -1,0 +1,259 @@
+// The pure decision of one gang's sync: from its verdict, members, live request and backoff, what the writer does.
+
+package provisioning
+
+import (
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/shortfall"
+)
+
+// gangFacts is what a sync knows of one gang before it acts.
+type gangFacts struct {
+	// Members counts the gang's pods that have not finished; Bound those
+	// of them bound and not leaving.
+	Members, Bound int64
+	// Want is the latest verdict; nil when none came since this scheduler
+	// started.
+	Want *Want
+	// AdoptedMin is the min recorded on the live request when it was
+	// adopted after a restart (Adopted).
+	Adopted    bool
+	AdoptedMin int64
+	// Live names the gang's live request, "" when it has none.
+	Live string
+	// Booked says the autoscaler's capacity for the live request is booked
+	// for the gang.
+	Booked bool
+}
+
+// step is what a sync does for one gang.
+type step int
+
+const (
+	// stepKeep: a request adopted after a restart, and no verdict yet:
+	// keep it until one comes.
+	stepKeep step = iota
+	// stepGone: the gang has no members: withdraw its request, forget it.
+	stepGone
+	// stepPlaced: its quorum is placed: withdraw the request, hold the
+	// unplaced extras (or leave those that ride spot to the autoscaler),
+	// clear the condition, forget the gang.
+	stepPlaced
+	// stepPlacedAway: an adopted request whose quorum was placed while the
+	// scheduler was away: withdraw it, hold the members, forget the gang.
+	stepPlacedAway
+	// stepAwaitBooked: the request was provisioned and the members fit the
+	// nodes it brought: keep request and booking while the booking holds
+	// (read afresh), so the nodes stay the gang's until it binds; once it
+	// does not, as stepNoRequest.
+	stepAwaitBooked
+	// stepNoRequest: the verdict asks for no nodes: withdraw the request,
+	// mark the members as noRequestMarks says, report why.
+	stepNoRequest
+	// stepRequest: the gang is short: have a request for what it lacks
+	// (planRequest).
+	stepRequest
+)
+
+// decide is the step a sync takes for a gang.
+func decide(f gangFacts) step {
+	switch {
+	case f.Members == 0:
+		return stepGone
+	case f.Want != nil && f.Bound >= f.Want.Min:
+		return stepPlaced
+	case f.Want == nil && f.Adopted && f.Bound >= f.AdoptedMin:
+		return stepPlacedAway
+	case f.Want == nil:
+		return stepKeep
+	case !f.Want.Verdict.Ask && f.Want.Verdict.NoReason == shortfall.ReasonFits && f.Booked && f.Live != "":
+		return stepAwaitBooked
+	case !f.Want.Verdict.Ask:
+		return stepNoRequest
+	}
+	return stepRequest
+}
+
+// marking is how a sync marks a gang's unplaced members when it asks for no
+// nodes for them.
+type marking int
+
+const (
+	// markLeave: every member is an ordinary pending pod again.
+	markLeave marking = iota
+	// markHoldExtras: the quorum is placed; extras are held, or left to
+	// spot scale-up where the gang puts them there.
+	markHoldExtras
+	// markHold: held out of the autoscaler's one-by-one scale-up.
+	markHold
+)
+
+// noRequestMarks is how members are marked when the verdict's reason for
+// asking no nodes is reason.
+func noRequestMarks(reason string) marking {
+	switch reason {
+	case shortfall.ReasonFits:
+		// Its GPU members fit in room that exists, and no request is left
+		// for them to consume: they are ordinary pending pods again. The
+		// autoscaler then counts them into that room, so it does not
+		// remove those nodes as empty while the gang is still placing (or
+		// waits for its launcher's node: a launcher without a node is the
+		// ordinary scale-up's to serve, as once a request is provisioned).
+		// Left marked, they consumed no live request, counted for nothing,
+		// and the room they fit in was scaled down under them.
+		return markLeave
+	case shortfall.ReasonPlaced:
+		return markHoldExtras
+	}
+	// Members fit now is a passing state; every other reason means no
+	// nodes should be added for these members, by Muster's request or one
+	// by one.
+	return markHold
+}
+
+// requestView is a gang's live request as a sync read it.
+type requestView struct {
+	// Err is the error reading it gave (not found, for one deleted).
+	Err   error
+	Conds map[string]metav1.Condition
+	// Pods counts the pods over its PodSets.
+	Pods int64
+}
+
+// end says why the request can no longer bring its gang capacity
+// (deleted, Failed, BookingExpired or CapacityRevoked; "" while it can or
+// could not be read), that outcome's metric label, and whether it failed
+// because no pool could ever hold the gang (ReasonNeverFits).
+func (v requestView) end() (why, outcome string, never bool) {
+	switch {
+	case apierrors.IsNotFound(v.Err):
+		return "was deleted", OutcomeDeleted, false
+	case v.Err != nil:
+		return "", "", false
+	case isTrue(v.Conds, autoscalingv1.Failed):
+		return "failed: " + v.Conds[autoscalingv1.Failed].Message, OutcomeFailed, v.Conds[autoscalingv1.Failed].Reason == ReasonNeverFits
+	case isTrue(v.Conds, autoscalingv1.BookingExpired):
+		return "ended its booking: " + v.Conds[autoscalingv1.BookingExpired].Message, OutcomeExpired, false
+	case isTrue(v.Conds, autoscalingv1.CapacityRevoked):
+		return "had its capacity revoked: " + v.Conds[autoscalingv1.CapacityRevoked].Message, OutcomeRevoked, false
+	}
+	return "", "", false
+}
+
+// covers says the request was provisioned for at least members pods and
+// has not ended: the autoscaler is already adding capacity for the gang.
+func (v requestView) covers(members int64) bool {
+	if v.Err != nil || v.Pods == 0 {
+		return false
+	}
+	for _, t := range []string{autoscalingv1.BookingExpired, autoscalingv1.Failed, autoscalingv1.CapacityRevoked} {
+		if isTrue(v.Conds, t) {
+			return false
+		}
+	}
+	return isTrue(v.Conds, autoscalingv1.Provisioned) && v.Pods >= members
+}
+
+// Backoff is how long a gang whose request ended while it was short waits
+// before the request is replaced: First, doubling up to Ceiling; after a
+// failure because no pool could ever hold the gang, Ceiling, doubling up to
+// NeverFitsCeiling.
+type Backoff struct {
+	First, Ceiling, NeverFitsCeiling time.Duration
+}
+
+// ended is r after the gang's request ended for why at now (never: it
+// failed because no pool could ever hold the gang). noticed says this end
+// is the first seen since the last replacement (it starts the backoff);
+// due says the replacement is due now, and then next has the generation
+// the replacement is named by.
+func (r replacement) ended(now time.Time, why string, never bool, b Backoff) (next replacement, noticed, due bool) {
+	if r.due.IsZero() {
+		noticed = true
+		if r.wait == 0 {
+			r.wait = b.First
+		}
+		if never {
+			// No pool could hold the gang even at its max size: only an
+			// operator raising a pool's bounds changes that, and while a
+			// request lives the autoscaler keeps the nodes the gang counts
+			// on (its gang room), idle. Retry at the ceiling, and, as long
+			// as each retry fails so, at twice the wait up to the
+			// never-fits ceiling: a backlog of such gangs otherwise has
+			// each written again (request, templates, every member's mark)
+			// and failed again every ceiling.
+			r.wait = max(r.wait, b.Ceiling)
+		} else {
+			r.wait = min(r.wait, b.Ceiling)
+		}
+		r.due, r.why, r.never = now.Add(r.wait), why, never
+	}
+	if now.Before(r.due) {
+		return r, noticed, false
+	}
+	r.gen++
+	r.due = time.Time{}
+	if r.never {
+		r.wait = min(2*r.wait, max(b.Ceiling, b.NeverFitsCeiling))
+	} else {
+		r.wait = min(2*r.wait, b.Ceiling)
+	}
+	return r, noticed, true
+}
+
+// requestPlan is what a sync does with a short gang's request.
+type requestPlan struct {
+	// Name is the request the gang has once the sync is done.
+	Name string
+	// Wait: the live request ended (Why) and its replacement is not due
+	// yet (Replacement.due); members are held until then.
+	Wait bool
+	// Replacing: the live request ended (Why) and Name replaces it now.
+	Replacing bool
+	Why       string
+	// Noticed: the end was first seen in this sync; Outcome is its metric
+	// label.
+	Noticed bool
+	Outcome string
+}
+
+// planRequest plans the request of a gang short of shortMembers members
+// whose request for today's shortfall is named base: live is its live
+// request ("" for none), read as v, and r its replacement state (zero for
+// a gang none of whose requests ended). It returns the plan and r as it
+// is after the sync.
+//
+// A request the autoscaler is already serving for at least the members
+// short is kept although the shortfall changed: as its nodes arrive the
+// shortfall shrinks, and replacing it then would add nodes twice. A request
+// that ended is replaced after the backoff, whether or not the shortfall
+// changed since: a failure is not retried at once under another name.
+func planRequest(base, live string, v requestView, shortMembers int64, r replacement, now time.Time, b Backoff) (requestPlan, replacement) {
+	plan := requestPlan{Name: generationName(base, r.gen)}
+	if live == "" {
+		return plan, r
+	}
+	if live != plan.Name && v.covers(shortMembers) {
+		plan.Name = live
+	}
+	why, outcome, never := v.end()
+	if why == "" {
+		if v.Err == nil && isTrue(v.Conds, autoscalingv1.Provisioned) {
+			r.wait = 0 // served: the next end starts the backoff afresh
+		}
+		return plan, r
+	}
+	r, noticed, due := r.ended(now, why, never, b)
+	plan.Why, plan.Outcome, plan.Noticed = why, outcome, noticed
+	if !due {
+		plan.Name, plan.Wait = live, true
+		return plan, r
+	}
+	plan.Name, plan.Replacing = generationName(base, r.gen), true
+	return plan, r
+}
