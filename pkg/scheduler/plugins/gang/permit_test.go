@@ -1,3 +1,5 @@
+// Unit tests of Permit, Unreserve and PostBind: members held until the quorum has nodes, a lost reservation failing the attempt.
+
 package gang
 
 import (
@@ -8,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/muster-project/muster/pkg/simulate"
 )
@@ -75,5 +78,21 @@ func TestPermitHoldsMembersUntilTheQuorumHasNodes(t *testing.T) {
 	k2pl.Unreserve(t.Context(), framework.NewCycleState(), moe0, "gpu-0")
 	if reason := k2pl.tracker.LastFailure(k2); !strings.Contains(reason, "could not place its quorum within its 1m0s timeout (0 of min 2 placed, 1 waited)") {
 		t.Fatalf("after the timeout: %q", reason)
+	}
+}
+
+// PostBind has the bound member's gang status written again (its placed
+// count changed), and nothing for a pod outside a gang.
+func TestPostBindRefreshesTheGangsStatus(t *testing.T) {
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, _, k := wakePlugin(t, clk, 10*time.Second, "llm", 2)
+	obj, _, _ := pl.pods.GetByKey("ns/llm-0")
+	pl.PostBind(t.Context(), framework.NewCycleState(), st.MakePod().Namespace("ns").Name("lone").Obj(), "gpu-0")
+	if len(pl.status.dirty) != 0 {
+		t.Fatalf("a lone pod's bind marked gangs for a status write: %v", pl.status.dirty)
+	}
+	pl.PostBind(t.Context(), framework.NewCycleState(), obj.(*v1.Pod), "gpu-0")
+	if _, ok := pl.status.dirty[k]; !ok || len(pl.status.dirty) != 1 {
+		t.Fatalf("after llm-0 bound, gangs owed a status write: %v, want %s", pl.status.dirty, k)
 	}
 }

@@ -1,15 +1,24 @@
+// Unit tests of the gang status writer: conditions written when they change, invalid specs told once this replica leads.
+
 package gang
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/simulate"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
 
 // Other plugins report conditions on a gang's status through the profile's
@@ -61,5 +70,72 @@ func TestReportedConditionsAreWrittenWhenTheyChange(t *testing.T) {
 	}
 	if !w.reported[gang.ConditionPreempting] {
 		t.Error("a type once reported is not remembered as Muster's to remove from an upstream PodGroup")
+	}
+}
+
+// A pod judged invalid before this replica leads is told once it leads.
+// kube-scheduler starts its informers, and the queue runs PreEnqueue,
+// before it runs for the lease; a member gated then is not judged again
+// until it changes, so a standby that told nothing and kept nothing left
+// it gated with no InvalidGangSpec event for good (TestOnlyTheLeaderWrites
+// in stress: "no InvalidGangSpec event containing \"many\"").
+func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
+	rec := events.NewFakeRecorder(10)
+	fw, err := frameworkruntime.NewFramework(t.Context(), nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithEventRecorder(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(name string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("u-" + name),
+			Labels: map[string]string{gang.GroupLabel: name[:3]}, Annotations: map[string]string{gang.MinMemberAnnotation: "many"}}}
+	}
+	bad, fixed, gone := pod("bad-0"), pod("fix-0"), pod("gon-0")
+	clk := simulate.NewStepClock(metav1.Unix(1000, 0).Time)
+	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now),
+		pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())}
+	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
+	notANumber := errors.New(`pod ns/bad-0: annotation ` + gang.MinMemberAnnotation + `: "many" is not a number`)
+	told := func() []string {
+		var out []string
+		for {
+			select {
+			case e := <-rec.Events:
+				out = append(out, e)
+			default:
+				return out
+			}
+		}
+	}
+
+	if pl.leading.Leading() {
+		t.Fatal("a replica whose scheduler has not published its configuration leads; the test needs a standby")
+	}
+	for _, p := range []*v1.Pod{bad, fixed, gone} {
+		pl.status.invalid(gang.Key{Namespace: "ns", Name: p.Labels[gang.GroupLabel]}, p, notANumber)
+	}
+	if got := told(); len(got) != 0 {
+		t.Fatalf("a standby told %q", got)
+	}
+	if !pl.status.Settled() {
+		t.Fatal("a standby owes writes")
+	}
+	pl.status.admitted(fixed.UID) // corrected before the replica led
+	pl.status.podGone(gone)       // deleted before it led
+
+	pl.leading.Scheduling()
+	if pl.status.Settled() {
+		t.Fatal("the leader owes bad-0's event, but its writes are settled")
+	}
+	pl.status.flush(t.Context())
+	got := told()
+	if len(got) != 1 || !strings.Contains(got[0], EventInvalidGang) || !strings.Contains(got[0], `"many" is not a number`) {
+		t.Fatalf("at the leader's first flush told %q, want one %s event for bad-0", got, EventInvalidGang)
+	}
+	// Told once: neither the next flush nor the same judgement again tells it twice.
+	pl.status.flush(t.Context())
+	pl.status.invalid(gang.Key{Namespace: "ns", Name: "bad"}, bad, notANumber)
+	if got := told(); len(got) != 0 {
+		t.Fatalf("told again %q", got)
 	}
 }

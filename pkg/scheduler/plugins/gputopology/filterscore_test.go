@@ -1,3 +1,5 @@
+// Unit tests of Filter, Score, NormalizeScore, Reserve and Unreserve: the filter rules, the spread of tiers, a domain forgotten with its last reservation.
+
 package gputopology
 
 import (
@@ -11,6 +13,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 	"github.com/muster-project/muster/pkg/topology"
 )
@@ -83,4 +86,64 @@ func TestNormalizeScoreSpreadsTiers(t *testing.T) {
 	if equal[0].Score != fwk.MaxNodeScore || equal[1].Score != fwk.MaxNodeScore {
 		t.Errorf("equal scores normalized to %v, want both %d", equal, fwk.MaxNodeScore)
 	}
+}
+
+// Unreserving every member forgets the gang's domain, so the next attempt
+// chooses afresh; the index gives the GPUs back.
+func TestUnreserveForgetsDomain(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(64, 8, 16, 32)
+	pl := newTestPlugin()
+	spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: "g"}, Source: gang.SourceLabels, MinMember: 4, MaxMember: 4,
+		Annotations: map[string]string{topology.PreferredLevelAnnotation: "clique"}}
+	pods := members("g", 4, "8")
+	state := framework.NewCycleState()
+	gangstate.StoreSpec(state, spec)
+	if _, st := pl.PreFilter(ctx, state, pods[0], c.views); !st.IsSuccess() {
+		t.Fatal(st.AsError())
+	}
+	if st := pl.Reserve(ctx, state, pods[0], "gpu-00000"); !st.IsSuccess() {
+		t.Fatal(st.AsError())
+	}
+	if v, _ := pl.index.Node("gpu-00000"); v.FreeGPUs != 0 {
+		t.Errorf("after Reserve gpu-00000 has %d free GPUs in the index, want 0", v.FreeGPUs)
+	}
+	pl.Unreserve(ctx, state, pods[0], "gpu-00000")
+	if len(pl.gangs) != 0 {
+		t.Errorf("gang still tracked after its last member was unreserved")
+	}
+	if v, _ := pl.index.Node("gpu-00000"); v.FreeGPUs != 8 {
+		t.Errorf("after Unreserve gpu-00000 has %d free GPUs in the index, want 8", v.FreeGPUs)
+	}
+}
+
+// BenchmarkGang512On5000 places one 512-member gang of 8-GPU members on 5000
+// nodes (cliques of 8, racks of 32, zones of 1000) per iteration through
+// PreFilter, Filter, Score and Reserve.
+func BenchmarkGang512On5000(b *testing.B) {
+	benchmarkGang(b, 5000, 512, map[string]string{topology.PreferredLevelAnnotation: "clique", topology.RequiredLevelAnnotation: "zone"})
+}
+
+// BenchmarkGang512On5000Anywhere is the same gang with no topology ask that
+// is still placed in the narrowest level that holds it.
+func BenchmarkGang512On5000Anywhere(b *testing.B) {
+	benchmarkGang(b, 5000, 512, nil)
+}
+
+func benchmarkGang(b *testing.B, nodes, size int, ann map[string]string) {
+	ctx := context.Background()
+	pods := members("g", size, "8")
+	b.ReportAllocs()
+	var decisions int64
+	for b.Loop() {
+		b.StopTimer()
+		c := newCluster(nodes, 8, 32, 1000)
+		pl := newTestPlugin()
+		spec := gang.Spec{Key: gang.Key{Namespace: "ml", Name: "g"}, Source: gang.SourceLabels, MinMember: int32(size), MaxMember: int32(size), Annotations: ann}
+		b.StartTimer()
+		schedule(ctx, b, pl, c, spec, pods)
+		decisions += pl.decisions
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*size), "ns/member")
+	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/gang")
 }

@@ -1,3 +1,5 @@
+// Unit tests of PostFilter's shortfall: what a gang lacks in its best domain, handed to the request writer.
+
 package gputopology
 
 import (
