@@ -197,6 +197,46 @@ func createFromYAML(t *testing.T, ctx context.Context, env *controlplane.Env, gv
 	}
 }
 
+// reconcileUntilPods has the training-operator reconcile job again, by
+// touching an annotation, until the job's pods exist. Version 1.8.1 loses
+// a job whose PodGroup its cache has not seen yet (make stress, twice): it
+// creates the PodGroup, reads it back from its cache, fails ("unable to
+// get PodGroup after success creation"), and updates the job's status to
+// be reconciled again; the next reconcile, still before the cache has the
+// PodGroup, fails to create it ("already exists") and writes the same
+// status within the same second, which is no change and no event; and the
+// PodGroup's own creation is filtered out (it has no replica-type label),
+// so nothing reconciles the job until the operator's 10-hour resync. The
+// touch is the event the operator misses; it stops once the pods exist.
+func reconcileUntilPods(t *testing.T, ctx context.Context, env *controlplane.Env, gvr schema.GroupVersionResource, job string) {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		for touch := 0; ; touch++ {
+			pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: controlplane.Selector(gang.PodGroupLabel, job)})
+			if err == nil && len(pods.Items) > 0 {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(2 * time.Second):
+			}
+			patch := fmt.Sprintf(`{"metadata":{"annotations":{"muster.test/touch":"%d"}}}`, touch)
+			if _, err := dc.Resource(gvr).Namespace(ns).Patch(ctx, job, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err == nil && touch > 0 {
+				t.Logf("touched %s %s to have the training-operator reconcile it (%d)", gvr.Resource, job, touch)
+			}
+		}
+	}()
+}
+
 var pyTorchJobs = schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: "pytorchjobs"}
 
 // pyTorchJob is a PyTorchJob as users write it (the shape of the operator's
@@ -256,6 +296,7 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 	startTrainingOperator(t, ctx, env, "pytorchjob")
 
 	createFromYAML(t, ctx, env, pyTorchJobs, pyTorchJob("bert", 3, 8))
+	reconcileUntilPods(t, ctx, env, pyTorchJobs, "bert")
 	// The operator's PodGroup, field for field as it wrote it.
 	var pgMin int32
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -290,6 +331,7 @@ func TestRealTrainingOperatorPyTorchJob(t *testing.T) {
 
 	// A second job needs 4 nodes too; none is free: none of its pods binds.
 	createFromYAML(t, ctx, env, pyTorchJobs, pyTorchJob("gpt", 3, 8))
+	reconcileUntilPods(t, ctx, env, pyTorchJobs, "gpt")
 	waitCondition(t, ctx, env, "gpt", gang.ReasonUnschedulable, "")
 	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "gpt", 0)
 	waitPod(t, ctx, env, "gpt-master-0", "unschedulable", func(p *v1.Pod) bool {
