@@ -1,3 +1,5 @@
+// Tests of the local ARM server through Azure's SDK clients: scale set lifecycle, injected faults, throttling windows, SKUs and usage, AKS agent pools, authentication, boot delays and clocks.
+
 package armlocal_test
 
 import (

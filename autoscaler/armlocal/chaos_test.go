@@ -1,3 +1,5 @@
+// Tests of the record of instance deletions with their causes, an injected loss lowering capacity as Azure does, and Snapshot of each instance's state.
+
 package armlocal_test
 
 import (

@@ -1,3 +1,5 @@
+// Tests of NextChange: the clock time of the cloud's next change by itself (a boot, a throttling window's end, a deletion, an operation settling), none once all is done.
+
 package armlocal_test
 
 import (

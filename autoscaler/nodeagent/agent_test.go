@@ -1,3 +1,5 @@
+// Tests of the node agent: provider IDs lower-casing the resource group, Nodes registered for provisioned instances and removed with their pods, others' Nodes left alone.
+
 package nodeagent
 
 import (

@@ -1,3 +1,5 @@
+// Tests of Booking: a Provisioned request's unbound pods held in the snapshot, Provisioned=False once they no longer fit, a running member never booked twice.
+
 package provreq
 
 import (

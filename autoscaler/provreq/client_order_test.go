@@ -1,3 +1,5 @@
+// Tests of olderRequest: Muster's creation stamp orders requests made within one second, the creationTimestamp otherwise, a malformed stamp counting as none.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the room a waiting gang counts on: its request's pending consumers beyond its count, none of held, vanished or Failed requests, by priority then age.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the GPU class annotations turned into node requirements: exactly the nodes the scheduler's class accepts, bad patterns and memory refused naming the field.
+
 package provreq
 
 import (

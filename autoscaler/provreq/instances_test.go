@@ -1,3 +1,5 @@
+// Tests of the record of instances each request's scale-up added: two scale-ups of one pool in flight, late instances, a restart, an unknown node group.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the reasons a request's scale-up cannot happen now, without per-pool reasons: no status, all-or-nothing refused, cooldown, --max-nodes-total.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// Tests of a request's pods from its PodTemplate, consumers filtered, conditions, the injector's availability and backoff, expiry, unbound pods, the client's list errors, reads and status writes.
+
 package provreq
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the scale-down order: ties broken by name whatever order candidates come in, removable nodes handed on empty first, then to drain, risky last.
+
 package scaledownorder
 
 import (

@@ -1,3 +1,5 @@
+// Unit tests of withdrawing upcoming nodes: the instances still being created, the pods still waiting, and the surplus to withdraw.
+
 package upcoming
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the image builder: reproducible archives, the check of entrypoint, platforms and a binary that runs, bad input, a registry base by digest, an unreachable registry.
+
 package main
 
 import (

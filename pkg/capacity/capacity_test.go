@@ -1,3 +1,5 @@
+// Tests of quorums and Pack: a gang's quorum, mixed gangs packed into a domain, copies a node holds, Pack against an exhaustive search, the shortfall by domain.
+
 package capacity
 
 import (

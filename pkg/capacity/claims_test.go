@@ -1,3 +1,5 @@
+// Tests of ClaimGPUs: fullest nodes first, large shapes before small ones, launchers and members no node takes claiming nothing.
+
 package capacity
 
 import (

@@ -1,3 +1,5 @@
+// Tests of MakeRoom: extras shed and gangs preempted for a waiting quorum by priority, age, fewest victims and least work lost, its invariants, and the preemption policies' rules.
+
 package capacity
 
 import (

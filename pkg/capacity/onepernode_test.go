@@ -1,3 +1,5 @@
+// Tests of one member per node: required anti-affinity on the hostname against its own label, or a host port; such members packed a node each.
+
 package capacity
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the Plan: room held for waiting quorums in serving order, its invariants, gangs served after all, the shape cache, held GPUs, and a benchmark on 5000 nodes.
+
 package capacity
 
 import (

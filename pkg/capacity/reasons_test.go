@@ -1,3 +1,5 @@
+// Tests of IsRoomReason: the Filter reasons that mean a node lacks room, and those that do not.
+
 package capacity
 
 import "testing"

@@ -1,3 +1,5 @@
+// Tests of spot nodes: the label, the rules on which members may use them, tolerations of the spot taint, reclaimed nodes that went NotReady or unreachable.
+
 package capacity
 
 import (

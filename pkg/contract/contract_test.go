@@ -1,3 +1,5 @@
+// Tests of the contract: the autoscaler module's copy is current, GPU classes parsed from annotations or refused naming the field, and matched against node labels.
+
 package contract
 
 import (

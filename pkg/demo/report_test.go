@@ -1,3 +1,5 @@
+// Tests of the demo's report: times since creation, the Board's results and progress, the verdict on each gang, the progress line, and the scenario's gangs and nodes.
+
 package demo
 
 import (

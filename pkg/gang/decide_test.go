@@ -1,3 +1,5 @@
+// Tests of the per-member decisions: PreEnqueue admission, Permit verdicts, the time left to wait, queue order, Summarize, and the Tracker's counts through a gang's life.
+
 package gang
 
 import (

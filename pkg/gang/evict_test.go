@@ -1,3 +1,5 @@
+// Tests of SafeToEvict: nobody at or below min, the newest members beyond min above it, ties broken by name.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Tests of a gang's key and spec from its labels, PodGroup or pod annotations: defaults, bad values refused naming the object and field, spot extras, error references.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Tests of SummarizeReasons: Filter reasons counted into one message, most frequent first.
+
 package gang
 
 import "testing"

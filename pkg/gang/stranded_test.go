@@ -1,3 +1,5 @@
+// Tests of stranded members: a gang bound below min unless finishing or failing, and the earliest stranded-since time recorded, bad values skipped.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the Tracker's wakes: one armed whenever a gang backs off, none lost to interleavings, and no backoff for an attempt a change overlapped.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Tests of gangs from upstream's Workload API: a pod's scheduling group, the spec merged from PodGroup and Workload, and the InitiallyScheduled condition.
+
 package gang
 
 import (

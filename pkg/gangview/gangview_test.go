@@ -1,3 +1,5 @@
+// Tests of the gang rows kubectl muster prints: built from labels, PodGroups and upstream's Workload API gangs, ages and shortened messages.
+
 package gangview
 
 import (

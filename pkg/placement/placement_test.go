@@ -1,3 +1,5 @@
+// Tests of the placement metrics: snapshots' stranded, free and placeable GPUs, a gang's narrowest scope, domains needed, and analyses checked against hand counts.
+
 package placement
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the report: the stranded ratio line, the clique misses line, and the table's rows, one cell per profile.
+
 package placement
 
 import (

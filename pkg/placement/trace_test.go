@@ -1,3 +1,5 @@
+// Tests of traces: parsing and its errors, the default trace's promises to the report, a gang's annotations, and the cluster's node list.
+
 package placement
 
 import (

@@ -1,3 +1,5 @@
+// Tests of Decide: a gang short by exactly what does not fit, in the roomiest domain of its required level, and the reasons it asks for nothing.
+
 package shortfall
 
 import (

@@ -1,3 +1,5 @@
+// Tests of chaos runs: the invariants on snapshots (partial gangs, unasked deletions, leaked VMs, pools past max), lost nodes, starved gangs, planned faults, the table, the first burst.
+
 package simulate
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the pools file: the shipped examples and spot trace parse, bad fields refused naming the line, pool and field.
+
 package simulate
 
 import (

@@ -1,3 +1,5 @@
+// Tests of repeated runs: the spread of a figure, the repeat of runs of one side, wall time per trace hour, and the repeat table.
+
 package simulate
 
 import (

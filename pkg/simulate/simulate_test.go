@@ -1,3 +1,5 @@
+// Tests of traces and figures: parsing and its errors, hand-computed figures, plain jobs and launchers, the report and chart, random traces, gangs' node-minutes, repeated traces.
+
 package simulate
 
 import (

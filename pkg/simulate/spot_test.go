@@ -1,3 +1,5 @@
+// Tests of spot reclaims: ReclaimAfter the same per seed and node with a mean life of 1/rate, and the report of runs with reclaims.
+
 package simulate
 
 import (

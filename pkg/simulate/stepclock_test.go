@@ -1,3 +1,5 @@
+// Tests of StepClock: timers fire in deadline order as the clock steps, never backwards; After, Tick, Reset and Stop.
+
 package simulate
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the topology: requests parsed from annotations, GPU classes matched, a gang's domain chosen, the index kept current, the order of scores, a gang's request from its spec.
+
 package topology
 
 import (

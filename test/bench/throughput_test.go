@@ -1,3 +1,5 @@
+// The throughput benchmark, and tests of its scenarios end to end: small, mixed, upstream PodGroups and Scale through StartMuster, every gang at min.
+
 package bench
 
 import (

@@ -1,3 +1,5 @@
+// The package's TestMain: it removes the embedded etcd's data when the tests are done.
+
 package chart
 
 import (

@@ -1,3 +1,5 @@
+// Integration test of the shipped admission policy: the scheduler may patch only the annotations it writes and a pod's status conditions; other users are not affected.
+
 package integration
 
 import (

@@ -1,3 +1,5 @@
+// Integration tests of bad input reported on the object and isolated, a scheduler restarted mid-gang, gangs without a PodGroup object, and bad plugin args failing start-up.
+
 package integration
 
 import (

@@ -1,3 +1,5 @@
+// Integration tests of mixed gangs (a CPU launcher, GPU workers): bound on exactly enough nodes, requests for each short shape only, starving gangs keeping their GPU room.
+
 package integration
 
 import (

@@ -1,3 +1,5 @@
+// Integration tests of gangs: the quorum gate, all or nothing, competing gangs, elastic gangs up to max, timeouts, queue order, members lost; helpers counting bound members.
+
 package integration
 
 import (

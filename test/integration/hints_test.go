@@ -1,3 +1,5 @@
+// Integration tests of ProvisioningRequest hints: the exact shortfall asked for, no hint when nodes would not help, bookings kept for their gang, requests replaced after they end.
+
 package integration
 
 import (

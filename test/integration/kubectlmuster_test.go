@@ -1,3 +1,5 @@
+// Integration test of kubectl muster: both gang sources listed in the scheduler's own words with their requests, and describe showing a gang's pods and events.
+
 package integration
 
 import (

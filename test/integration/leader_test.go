@@ -1,3 +1,5 @@
+// Integration tests of leader election with the scheduler binary: the standby writes nothing, and a new leader writes what the old one would, with or without pods to schedule.
+
 package integration
 
 import (

@@ -1,3 +1,5 @@
+// Integration test of the gang metrics moving with real gangs (requests, bookings, quorum waits, phases, evictions), and of every metric the Grafana dashboard queries.
+
 package integration
 
 import (

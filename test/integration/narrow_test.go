@@ -1,3 +1,5 @@
+// Integration test of narrowing: a gang placing its quorum tries its own nodes first, then every node when they lack a member's CPU, without failing its attempt.
+
 package integration
 
 import (

@@ -1,3 +1,5 @@
+// Integration tests with training operators' objects: Kubeflow's training-operator run itself, et-operator's elastic jobs, mpi-operator v2's MPIJobs, and JobSets, bound whole or not at all.
+
 package integration
 
 import (

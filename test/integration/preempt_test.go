@@ -1,3 +1,5 @@
+// Integration tests of preemption: elastic gangs shed for older ones, lower priority preempted whole, provision or preempt, reservations released, quorums before elastic growth.
+
 package integration
 
 import (

@@ -1,3 +1,5 @@
+// Integration test of requeueing: a pod leaving or a node coming retries a gang short of room through the member that leads its attempts, for MusterGang and MusterTopology.
+
 package integration
 
 import (

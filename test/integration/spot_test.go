@@ -1,3 +1,5 @@
+// Integration tests of spot nodes: only opted-in extras on them, reclaimed spot nodes shrinking the gang to its quorum, spot nodes asked for extras, required domains ruling spot out.
+
 package integration
 
 import (

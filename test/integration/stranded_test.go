@@ -1,3 +1,5 @@
+// Integration tests of stranded members: a bound member under a gang whose other member never binds is evicted after the timeout, or kept, and the timeout survives a failover.
+
 package integration
 
 import (

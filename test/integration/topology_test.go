@@ -1,3 +1,5 @@
+// Integration tests of MusterTopology: GPU classes, best-fit domains, required levels, missing labels, elastic spill, scoring order, starving gangs keeping room in their required domain.
+
 package integration
 
 import (

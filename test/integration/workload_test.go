@@ -1,3 +1,5 @@
+// Integration tests of gangs from upstream's Workload API: all-or-nothing PodGroups, why they wait, topology keys as levels, disruption modes, released reservations, and clusters without it.
+
 package integration
 
 import (

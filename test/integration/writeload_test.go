@@ -1,3 +1,5 @@
+// Integration tests of the scheduler's writes: the pod writer coalescing marks and writing over one in flight, and the API writes of a 512-member gang.
+
 package integration
 
 import (

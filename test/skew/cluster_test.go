@@ -1,3 +1,5 @@
+// The skew test's cluster: go.mod's kube-apiserver on an in-process etcd with RBAC, the shipped YAML applied, CRDs installed, kubeconfigs for service accounts and admin.
+
 package skew
 
 import (

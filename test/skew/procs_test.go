@@ -1,3 +1,5 @@
+// The skew test's processes: the binaries built once, muster-scheduler's readiness, armlocal with its pools and node agent, muster-autoscaler, their logs kept.
+
 package skew
 
 import (

@@ -1,3 +1,5 @@
+// Tests of NodeInUseFromListers: an instance is in use when its node runs a pod other than a DaemonSet's, a mirror or a finished one, provider IDs matched whatever their case.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the provider's metrics: ARM calls named by operation, scale-ups timed and rollbacks counted, 429s and refused calls, every metric the Grafana dashboard queries.
+
 package agentpool
 
 import (

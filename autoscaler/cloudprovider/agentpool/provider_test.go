@@ -1,3 +1,5 @@
+// Tests of the provider against armlocal: scale-ups and their rollback, restarts and throttling, transient faults, deletions and withdrawals, AKS pools, discovery, options, SKU fallback.
+
 package agentpool
 
 import (

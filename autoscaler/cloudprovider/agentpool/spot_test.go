@@ -1,3 +1,5 @@
+// Tests of spot pools: their templates' label and taint, capacity failures reported out-of-resources, evicted VMs removed and never reported failed.
+
 package agentpool
 
 import (

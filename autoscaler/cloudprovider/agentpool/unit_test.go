@@ -1,3 +1,5 @@
+// Unit tests of template nodes, tag labels and taints, config and --nodes validation, pricing, Azure error classes, the shipped cloud-config, and instances claimed by concurrent scale-ups.
+
 package agentpool
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the fault endpoint: faults taken or refused naming the field, an injected VM loss in GET /state with its cause, a non-loopback --faults-address refused.
+
 package main
 
 import (

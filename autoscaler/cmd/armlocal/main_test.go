@@ -1,3 +1,5 @@
+// Tests of the command against a real API server: the simulate scenario with its node agent, driven as muster-autoscaler does, and --pools-file with prices, boot delays and spot pools.
+
 package main
 
 import (

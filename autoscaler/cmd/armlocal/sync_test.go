@@ -1,3 +1,5 @@
+// Tests of POST /sync for a stepped clock: one node agent pass answering armlocal's time and next change, failed passes, Nodes there when it answers.
+
 package main
 
 import (

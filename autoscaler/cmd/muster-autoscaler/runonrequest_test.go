@@ -1,3 +1,5 @@
+// Tests of the run-on-request endpoint: POST /run-once runs one loop at a time on the served clock read afresh for each, GET refused, non-loopback addresses refused.
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+// E2E test of bookings of running gangs: the booked room released member by member as they bind, each for a pod of its own shape, never counted twice.
+
 package e2e
 
 import (

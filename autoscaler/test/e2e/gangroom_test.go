@@ -1,3 +1,5 @@
+// E2E test of the room a waiting gang counts on: empty nodes kept from scale-down for its members, not for a gang that could never run.
+
 package e2e
 
 import (

@@ -1,3 +1,5 @@
+// The e2e harness: the autoscaler binary built, its cloud-config and pools in armlocal, waits for provisioned instances, and CPU barrier pods proving whole loops ran.
+
 package e2e
 
 import (

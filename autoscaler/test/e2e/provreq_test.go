@@ -1,3 +1,5 @@
+// E2E tests of ProvisioningRequests as muster-scheduler writes them: exact scale-ups, Failed and retried requests, restarts mid scale-up, two gangs at once, only the shortfall asked.
+
 package e2e
 
 import (

@@ -1,3 +1,5 @@
+// E2E test of the secure endpoint: metrics only to authorized callers, health to anyone, the plain endpoint off, its self-signed certificate.
+
 package e2e
 
 import (

@@ -1,3 +1,5 @@
+// E2E test of spot fallback: a spot scale-up Azure cannot serve is reported out-of-resources, backed off, and the regular pool gets the node.
+
 package e2e
 
 import (

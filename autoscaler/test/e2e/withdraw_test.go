@@ -1,3 +1,5 @@
+// E2E test of withdrawing upcoming nodes: instances still being created that no pending pod needs any more are withdrawn, those still needed kept.
+
 package e2e
 
 import (

@@ -1,3 +1,5 @@
+// Tests of decoding GangArgs and TopologyArgs: defaults, JSON, YAML and typed args, misspelt fields and invalid values refused naming the field, preemption rules.
+
 package config
 
 import (

@@ -1,3 +1,5 @@
+// Test of the placement report on the short trace and small cluster against each scheduler profile: gangs counted once, never partial for Muster, final pods agreeing, the table's rows.
+
 package muster
 
 import (

@@ -1,3 +1,5 @@
+// Tests of replays on the stepped clock: a step waits for members held between Reserve and Bind, the next step's time, a mixed trace's replays giving the same figures.
+
 package muster
 
 import (

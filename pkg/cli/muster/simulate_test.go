@@ -1,3 +1,5 @@
+// Tests of the simulate and chaos commands: smoke runs with and without Muster's hints and spot, the short chaos run, plain jobs' replacements, flags, progress, the trace clock.
+
 package muster
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the /proc readers: the process's resident memory and a CPU time that grows with work.
+
 package musterbench
 
 import (

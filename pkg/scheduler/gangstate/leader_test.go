@@ -1,3 +1,5 @@
+// Tests of leadership: a replica leads once client-go's gauge says it holds the lease, whatever the lease is called, and without leader election once the configuration is published.
+
 package gangstate
 
 import (

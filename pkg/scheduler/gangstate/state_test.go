@@ -1,3 +1,5 @@
+// Tests of the State the profile's plugins share: one per profile whichever plugin is built first, none for a plugin built by hand.
+
 package gangstate
 
 import (

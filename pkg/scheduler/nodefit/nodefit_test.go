@@ -1,3 +1,5 @@
+// Tests of the room read from NodeInfos: quorums packed, used, tainted and cordoned nodes left out, and the room cache reading changed nodes again and forgetting gone ones.
+
 package nodefit
 
 import (

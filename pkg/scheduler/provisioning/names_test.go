@@ -1,3 +1,5 @@
+// Tests of request, template and hold names: valid and distinct for every gang name, the same whichever member stands for a shape; quorum templates kept off spot.
+
 package provisioning
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the served APIs: discovery retried on failures and ended with its context, features adapted to the server's version and RBAC, unsynced informers named.
+
 package served
 
 import (

@@ -1,3 +1,5 @@
+// bytesReader, a reader over JSON bytes for the shape tests.
+
 package v1_test
 
 import (

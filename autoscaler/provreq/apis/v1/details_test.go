@@ -1,3 +1,5 @@
+// Tests of the added-instances record in provisioningClassDetails: a thousand IDs within a detail's limit, read back, cleared, IDs with no common prefix kept whole.
+
 package v1
 
 import (

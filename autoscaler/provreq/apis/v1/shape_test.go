@@ -1,3 +1,5 @@
+// Tests that the local v1 types match upstream's: requests and statuses decode into v1beta1 with nothing lost and back, condition types and class names the same.
+
 package v1_test
 
 import (

@@ -1,3 +1,5 @@
+// Tests of the PodGroup types' wire compatibility with scheduler-plugins': shared fields identical, Muster's status fields kept, the same phases, registration in the scheme.
+
 package v1alpha1
 
 import (

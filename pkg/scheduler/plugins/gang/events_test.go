@@ -1,3 +1,5 @@
+// Unit tests of the queueing hints: a gang's lead found once per event delivery, a replayed event ending the backoff, the gang's own releases not unblocking it.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Unit tests of the plan in the plugin: made again when a node update adds room, and Filter keeping members off room held for others and off spot nodes.
+
 package gang
 
 import (

@@ -1,3 +1,5 @@
+// Unit tests of PreEnqueue and Less: members gated until min exist, the gate shown once its mark stood, the queue ordered by priority then gang age.
+
 package gang
 
 import (
