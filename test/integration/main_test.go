@@ -23,12 +23,15 @@ import (
 
 const ns = "team-a"
 
-// TestMain removes the embedded etcd's data, and the muster-scheduler
-// binary the leader tests build (schedulerBinary), when the tests are done.
+// TestMain removes the embedded etcd's data, and the binaries tests build
+// (muster-scheduler for the leader tests, the training-operator), when the
+// tests are done.
 func TestMain(m *testing.M) {
 	code := harness.RunTests(m)
-	if schedulerBin != "" {
-		_ = os.RemoveAll(filepath.Dir(schedulerBin))
+	for _, bin := range []string{schedulerBin, trainingOperatorBin} {
+		if bin != "" {
+			_ = os.RemoveAll(filepath.Dir(bin))
+		}
 	}
 	os.Exit(code)
 }
