@@ -10,11 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/muster-project/muster/pkg/capacity"
-	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/gangstate"
-	"github.com/muster-project/muster/pkg/scheduler/podpatch"
-	"github.com/muster-project/muster/pkg/simulate"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,6 +22,12 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/simulate"
 )
 
 // PostFilter fails the attempt of a gang whose quorum member fits no node,

@@ -1,22 +1,23 @@
-// Unit tests of the queueing hints: a gang's lead found once per event delivery, a replayed event ending the backoff, the gang's own releases not unblocking it.
+// Unit tests of EventsToRegister and the queueing hints: a gang's lead found once per event delivery, a replayed event ending the backoff, own releases not unblocking it, sameGang.
 
 package gang
 
 import (
 	"fmt"
-	"time"
-
-	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
+	"reflect"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
+	"github.com/muster-project/muster/pkg/simulate"
 )
 
 // A gang's lead is found once per delivery of a cluster event, however many
@@ -153,5 +154,80 @@ func TestOwnReleaseDoesNotUnblock(t *testing.T) {
 	}
 	if _, _, backingOff := pl.tracker.BackingOff(k); backingOff {
 		t.Fatal("another gang's pod leaving did not end the backoff")
+	}
+}
+
+// MusterGang registers pod arrivals and label changes (sameGang), pods
+// leaving and nodes coming or growing (roomFreed), and PodGroup changes
+// only where the PodGroup API is served. sameGang requeues a member for a
+// pod of its own gang only: a member bound, a label fixed, or an arrival
+// once the gang has its quorum; an unscheduled arrival before the quorum
+// exists admits no one.
+func TestEventsToRegisterAndSameGang(t *testing.T) {
+	ctx := t.Context()
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, _, k := wakePlugin(t, clk, 10*time.Second, "llm", 3)
+	evs, err := pl.EventsToRegister(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[fwk.EventResource]fwk.ActionType{}
+	for _, ev := range evs {
+		if ev.QueueingHintFn == nil {
+			t.Errorf("event %s %v has no queueing hint", ev.Event.Resource, ev.Event.ActionType)
+		}
+		got[ev.Event.Resource] |= ev.Event.ActionType
+	}
+	want := map[fwk.EventResource]fwk.ActionType{
+		fwk.UnscheduledPod: fwk.Add | fwk.UpdatePodLabel,
+		fwk.AssignedPod:    fwk.Add | fwk.Delete,
+		fwk.Node:           fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("registered %v, want %v (no PodGroup events without the PodGroup API)", got, want)
+	}
+
+	obj, _, _ := pl.pods.GetByKey("ns/llm-0")
+	member := obj.(*v1.Pod)
+	sibling := member.DeepCopy()
+	sibling.Name, sibling.UID = "llm-9", "u-llm-9"
+	other := sibling.DeepCopy()
+	other.Labels = map[string]string{gang.GroupLabel: "moe"}
+	bound := sibling.DeepCopy()
+	bound.Spec.NodeName = "gpu-0"
+	lone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "lone"}}
+	hint := func(oldObj, newObj *v1.Pod) fwk.QueueingHint {
+		t.Helper()
+		var o, n any
+		if oldObj != nil {
+			o = oldObj
+		}
+		if newObj != nil {
+			n = newObj
+		}
+		h, err := pl.sameGang(klog.Background(), member, o, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *v1.Pod
+		want     fwk.QueueingHint
+	}{
+		{"another gang's member arrives", nil, other, fwk.QueueSkip},
+		{"a lone pod arrives", nil, lone, fwk.QueueSkip},
+		{"an unscheduled sibling arrives before the quorum exists", nil, sibling, fwk.QueueSkip},
+		{"a sibling arrives bound", nil, bound, fwk.Queue},
+		{"a sibling's labels change", sibling, sibling, fwk.Queue},
+	} {
+		if got := hint(tc.old, tc.new); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	pl.quorate.Store(k, struct{}{})
+	if got := hint(nil, sibling); got != fwk.Queue {
+		t.Errorf("an unscheduled sibling arrives once the gang has its quorum: %v, want Queue", got)
 	}
 }

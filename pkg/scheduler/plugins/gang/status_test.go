@@ -8,10 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/gangstate"
-	"github.com/muster-project/muster/pkg/scheduler/podpatch"
-	"github.com/muster-project/muster/pkg/simulate"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +15,11 @@ import (
 	"k8s.io/client-go/tools/events"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/simulate"
 )
 
 // Other plugins report conditions on a gang's status through the profile's
