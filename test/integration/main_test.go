@@ -97,7 +97,10 @@ func waitPod(t *testing.T, ctx context.Context, env *controlplane.Env, name stri
 		return cond(p), nil
 	})
 	if err != nil {
-		t.Fatalf("pod %s/%s: waiting for %s: %v; last status %+v", ns, name, what, err, last.Status.Conditions)
+		if last == nil {
+			t.Fatalf("pod %s/%s: waiting for %s: %v; never read", ns, name, what, err)
+		}
+		t.Fatalf("pod %s/%s: waiting for %s: %v; last node %q, annotations %v, status %+v", ns, name, what, err, last.Spec.NodeName, last.Annotations, last.Status.Conditions)
 	}
 	return last
 }
