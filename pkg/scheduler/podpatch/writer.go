@@ -167,6 +167,21 @@ func (w *Writer) carried(key types.NamespacedName, pod *v1.Pod, k string, now ti
 	return nil
 }
 
+// Carried is the value of annotation k the pod will have once the writer
+// is done, as far as it knows (see carried); ok is false when it will have
+// none. Callers that decide whether a pod needs a mark ask this, not the
+// pod's own annotations: an informer's copy does not show a write pending
+// or in flight.
+func (w *Writer) Carried(pod *v1.Pod, k string) (value string, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	v := w.carried(types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, pod, k, time.Now())
+	if v == nil {
+		return "", false
+	}
+	return *v, true
+}
+
 func sameValue(a, b *string) bool {
 	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }

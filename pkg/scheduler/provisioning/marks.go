@@ -20,7 +20,10 @@ import (
 func (w *Writer) annotate(members []*v1.Pod, name string) {
 	class := autoscalingv1.ClassBestEffortAtomicScaleUp
 	for _, p := range members {
-		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == name {
+		// Whether the member is marked so already is the pod writer's to
+		// say (Annotate): the pod's own copy may predate a mark pending or
+		// on its way, and skipping on it left such a mark standing.
+		if p.Spec.NodeName != "" {
 			continue
 		}
 		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class})
@@ -81,7 +84,10 @@ func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, p
 // member asks for what the request asks for.
 func (w *Writer) leaveToScaleUp(members []*v1.Pod, gpuToo bool) {
 	for _, p := range members {
-		if p.Spec.NodeName != "" || p.Annotations[autoscalingv1.ConsumeAnnotation] == "" {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		if _, marked := w.marks.Carried(p, autoscalingv1.ConsumeAnnotation); !marked {
 			continue
 		}
 		if !gpuToo && (w.gpu == "" || w.asksGPUs(p)) {

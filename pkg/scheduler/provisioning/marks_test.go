@@ -1,0 +1,75 @@
+// Unit tests of the members' marks: a mark pending or on its way counts, not the pod's possibly older copy.
+
+package provisioning
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+)
+
+// Whether a member needs its mark changed is judged on what it will carry
+// once the pod writer is done, not on the informer's copy of the pod,
+// which does not show a write pending or in flight. Judged on the copy, a
+// hold asked for while the member's release was still pending was skipped
+// (the copy still showed the old hold), and the release then landed: the
+// member was left unmarked for good once its gang was forgotten. The same
+// way, a release asked for while a request's mark was pending was skipped,
+// and the member went on consuming a withdrawn request.
+func TestMarksJudgedOnWhatTheWriterWillWrite(t *testing.T) {
+	marks := podpatch.NewForClient(nil) // never run: changes stay pending
+	w, err := NewWriter(nil, nil, marks, Options{Members: func(gang.Key) []*v1.Pod { return nil }, Synced: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := gang.Key{Namespace: "ns", Name: "elastic"}
+	held := HoldName(k)
+	carried := func(p *v1.Pod) string {
+		v, ok := marks.Carried(p, autoscalingv1.ConsumeAnnotation)
+		if !ok {
+			return "(none)"
+		}
+		return v
+	}
+
+	// A member as the informer shows it, unmarked, while the request's
+	// mark is pending: releasing it must cancel that mark.
+	fresh := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "elastic-3"}}
+	w.annotate([]*v1.Pod{fresh}, "req-1")
+	if got := carried(fresh); got != "req-1" {
+		t.Fatalf("after marking for req-1: %s", got)
+	}
+	w.leaveToScaleUp([]*v1.Pod{fresh}, true)
+	if got := carried(fresh); got != "(none)" {
+		t.Errorf("released while req-1's mark was pending: will carry %s, want none", got)
+	}
+
+	// A member the informer still shows held, while its release is
+	// pending: holding it again must win over the release.
+	stale := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "elastic-2",
+		Annotations: map[string]string{autoscalingv1.ConsumeAnnotation: held}}}
+	w.leaveToScaleUp([]*v1.Pod{stale}, true)
+	if got := carried(stale); got != "(none)" {
+		t.Fatalf("after the release: %s", got)
+	}
+	w.holdExtras(k, []*v1.Pod{stale}, false)
+	if got := carried(stale); got != held {
+		t.Errorf("held again while its release was pending: will carry %s, want %s", got, held)
+	}
+
+	// Nothing to write for a member already carrying its mark, nor for
+	// releasing one that carries none.
+	before := marks.Pending()
+	marked := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "elastic-1",
+		Annotations: map[string]string{autoscalingv1.ConsumeAnnotation: held, autoscalingv1.ClassAnnotation: autoscalingv1.ClassBestEffortAtomicScaleUp}}}
+	w.holdExtras(k, []*v1.Pod{marked}, false)
+	w.leaveToScaleUp([]*v1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "elastic-0"}}}, true)
+	if got := marks.Pending(); got != before {
+		t.Errorf("%d pods pending after asking for marks they carry, want %d", got, before)
+	}
+}
