@@ -140,10 +140,14 @@ func TestGPUClassMatching(t *testing.T) {
 // The narrowest preferred level that holds the gang wins, and among its
 // domains the fullest that still fits, so big free domains stay whole.
 func TestBestFitDomain(t *testing.T) {
-	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	gpuNodes(t, ctx, env,
 		"a0:"+h100+":a:r1:z1", "a1:"+h100+":a:r1:z1", "a2:"+h100+":a:r1:z1", "a3:"+h100+":a:r1:z1",
 		"b0:"+h100+":b:r1:z1", "b1:"+h100+":b:r1:z1")
+	// The best fit is of the cliques the scheduler sees: until its informer
+	// has b0 and b1, clique a is the only one (make stress, once: pair on
+	// [a0 a1]).
+	quietTwice(t, ctx, env, sched)
 
 	topoGang(t, ctx, env, "pair", 2, 8, 2, 2, topology.PreferredLevelAnnotation, "clique", topology.RequiredLevelAnnotation, "clique")
 	waitBound(t, env, gang.GroupLabel, "pair", 2)
