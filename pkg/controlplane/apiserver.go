@@ -359,16 +359,8 @@ func setUpCertAuth(s *options.ServerRunOptions, dir string) error {
 	reqHeaders := serveroptions.NewDelegatingAuthenticationOptions()
 	s.Authentication.RequestHeader = &reqHeaders.RequestHeader
 
-	proxySigningKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	proxySigningCert, proxySigningKey, proxyCACertFile, err := writeCA(dir, "proxy-ca.crt", "front-proxy-ca")
 	if err != nil {
-		return err
-	}
-	proxySigningCert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: "front-proxy-ca"}, proxySigningKey)
-	if err != nil {
-		return err
-	}
-	proxyCACertFile := filepath.Join(dir, "proxy-ca.crt")
-	if err := os.WriteFile(proxyCACertFile, encodeCertPEM(proxySigningCert), 0o644); err != nil {
 		return err
 	}
 	s.Authentication.RequestHeader.ClientCAFile = proxyCACertFile
@@ -412,20 +404,30 @@ func setUpCertAuth(s *options.ServerRunOptions, dir string) error {
 	}
 	s.ProxyClientKeyFile, s.ProxyClientCertFile = keyPath, certPath
 
-	clientSigningKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	_, _, clientCACertFile, err := writeCA(dir, "client-ca.crt", "client-ca")
 	if err != nil {
-		return err
-	}
-	clientSigningCert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: "client-ca"}, clientSigningKey)
-	if err != nil {
-		return err
-	}
-	clientCACertFile := filepath.Join(dir, "client-ca.crt")
-	if err := os.WriteFile(clientCACertFile, encodeCertPEM(clientSigningCert), 0o644); err != nil {
 		return err
 	}
 	s.Authentication.ClientCert.ClientCA = clientCACertFile
 	return nil
+}
+
+// writeCA makes a self-signed CA named cn and writes its certificate to
+// dir/file, returning the certificate, its key and the file's path.
+func writeCA(dir, file, cn string) (*x509.Certificate, *rsa.PrivateKey, string, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	cert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: cn}, key)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	path := filepath.Join(dir, file)
+	if err := os.WriteFile(path, encodeCertPEM(cert), 0o644); err != nil {
+		return nil, nil, "", err
+	}
+	return cert, key, path, nil
 }
 
 func encodeCertPEM(cert *x509.Certificate) []byte {
