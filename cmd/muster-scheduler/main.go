@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -28,7 +29,11 @@ func main() {
 	// Features whose API the cluster does not serve are turned off first:
 	// the scheduler is built from 1.37 and runs on older API servers.
 	var command *cobra.Command
-	opts := append([]app.Option{served.SchedulerOption(func() *pflag.FlagSet { return command.Flags() })}, plugins.Options()...)
+	muster := plugins.New()
+	opts := append([]app.Option{served.SchedulerOption(func() *pflag.FlagSet { return command.Flags() })}, muster.Options()...)
 	command = app.NewSchedulerCommand(opts...)
+	// The status, mark and ProvisioningRequest writers run beside the
+	// scheduler, each until the scheduler's context ends.
+	go muster.RunControllers(context.Background())
 	os.Exit(cli.Run(command))
 }

@@ -215,19 +215,22 @@ func (e *Env) KubeconfigAs(user string) (string, error) {
 
 // Scheduler is a running scheduler.
 type Scheduler struct {
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
-	sched  *scheduler.Scheduler
-	gate   *stepGate
-	muster *plugins.Muster // the plugins registered, and what they owe
+	cancel      context.CancelFunc
+	done        chan error
+	controllers chan struct{} // closed when Muster's writers have returned
+	once        sync.Once
+	sched       *scheduler.Scheduler
+	gate        *stepGate
+	muster      *plugins.Muster // the plugins registered, and what they owe
 }
 
-// Stop stops the scheduler and waits for it to exit; it may be called again.
+// Stop stops the scheduler and waits for it and Muster's writers to exit;
+// it may be called again.
 func (s *Scheduler) Stop() {
 	s.once.Do(func() {
 		s.cancel()
 		<-s.done
+		<-s.controllers
 		configz.Delete("componentconfig")
 	})
 }
@@ -298,12 +301,13 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 		configz.Delete("componentconfig") // so that the next scheduler can register
 		return nil, err
 	}
-	s := &Scheduler{cancel: cancel, done: make(chan error, 1), sched: sched, gate: gate, muster: muster}
+	s := &Scheduler{cancel: cancel, done: make(chan error, 1), controllers: make(chan struct{}), sched: sched, gate: gate, muster: muster}
 	pop := sched.NextEntity
 	sched.NextEntity = func(logger klog.Logger) (schedframework.QueuedEntityInfo, error) {
 		s.beforePop(ctx)
 		return pop(logger)
 	}
+	go func() { muster.RunControllers(ctx); close(s.controllers) }()
 	go func() { s.done <- app.Run(ctx, cc, sched) }()
 	return s, nil
 }

@@ -34,5 +34,7 @@ func TestMain(m *testing.M) {
 }
 
 func BenchmarkPerfScheduling(b *testing.B) {
-	schedperf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "muster", plugins.Registry())
+	muster := plugins.New()
+	go muster.RunControllers(b.Context())
+	schedperf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "muster", muster.Registry())
 }

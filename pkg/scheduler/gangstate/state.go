@@ -2,9 +2,15 @@
 // scheduler profile: leadership, the domains room may be held in for
 // starving gangs, the nodes booked for gangs, and MusterGang's queueing hint
 // for freed room. A Set is built once where the plugins are registered
-// (plugins.Registry) and handed to both factories, so nothing is kept
+// (plugins.New) and handed to both factories, so nothing is kept
 // process-wide: two schedulers in one process, or two profiles, share
 // nothing, and a scheduler's state goes with it.
+//
+// The plugins' writers (gang status, pod marks, ProvisioningRequests) are
+// controllers: a factory builds its writer and adds it to the State, and
+// whoever runs the scheduler runs them beside it (Set.RunControllers), as
+// scheduler-plugins runs its PodGroup controller beside its scheduler. A
+// plugin's constructor starts no loop of its own.
 package gangstate
 
 import (
@@ -15,20 +21,88 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 )
 
-// Set hands each profile's Muster plugins one State.
+// Set hands each profile's Muster plugins one State, and runs the
+// controllers they add.
 type Set struct {
 	mu     sync.Mutex
 	states map[fwk.Handle]*State
+	// run is RunControllers' context, nil until it is called: controllers
+	// added before wait in pending.
+	run     context.Context
+	pending []controller
+	running sync.WaitGroup
+}
+
+// controller is a writer's loop, added by the plugin that built it: run
+// until ctx (the plugin's, which ends with its scheduler) ends.
+type controller struct {
+	ctx  context.Context
+	name string
+	run  func(context.Context)
 }
 
 // NewSet returns an empty Set: one per scheduler.
 func NewSet() *Set { return &Set{states: map[fwk.Handle]*State{}} }
+
+// RunControllers runs every controller the plugins of s's profiles add,
+// those added already and those added later (a scheduler built afterwards,
+// as scheduler_perf builds one per workload), each until its plugin's
+// context or ctx ends. It returns once ctx has ended and every controller
+// has returned. It may be called once.
+func (s *Set) RunControllers(ctx context.Context) {
+	s.mu.Lock()
+	if s.run != nil {
+		s.mu.Unlock()
+		panic("gangstate: RunControllers called twice on one Set")
+	}
+	s.run = ctx
+	for _, c := range s.pending {
+		s.start(c)
+	}
+	s.pending = nil
+	s.mu.Unlock()
+	<-ctx.Done()
+	s.running.Wait()
+}
+
+// ControllersPending counts the controllers added that no RunControllers
+// runs yet.
+func (s *Set) ControllersPending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+func (s *Set) add(c controller) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run == nil {
+		s.pending = append(s.pending, c)
+		return
+	}
+	s.start(c)
+}
+
+// start runs c until its own context or the runner's ends; s.mu held.
+func (s *Set) start(c controller) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	stop := context.AfterFunc(s.run, cancel)
+	klog.FromContext(ctx).V(2).Info("Starting Muster controller", "controller", c.name)
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		defer stop()
+		defer cancel()
+		c.run(ctx)
+	}()
+}
 
 // Lookup is the State of the profile with handle h; false when no Muster
 // plugin was built for it.
@@ -46,7 +120,7 @@ func (s *Set) For(h fwk.Handle) *State {
 	defer s.mu.Unlock()
 	st, ok := s.states[h]
 	if !ok {
-		st = &State{}
+		st = &State{set: s}
 		s.states[h] = st
 	}
 	return st
@@ -56,6 +130,7 @@ func (s *Set) For(h fwk.Handle) *State {
 // owns it and read by the other; a nil State (a plugin built by hand in a
 // unit test) leads, and shares nothing.
 type State struct {
+	set     *Set
 	leading Leadership
 
 	mu        sync.RWMutex
@@ -227,10 +302,21 @@ func (s *State) WritesPending() string {
 	return ""
 }
 
+// AddController hands the scheduler's runner (Set.RunControllers) a
+// writer's loop to run until ctx, the plugin's context, ends. A nil State
+// (a plugin built by hand in a unit test) runs nothing: the test drives
+// the writer itself.
+func (s *State) AddController(ctx context.Context, name string, run func(context.Context)) {
+	if s == nil || s.set == nil {
+		return
+	}
+	s.set.add(controller{ctx: ctx, name: name, run: run})
+}
+
 // Marks is the profile's one pod writer, so that every plugin of the
 // profile marks pods through one client and one rate limit, whichever is
 // built first. The first call builds it, from cfg or, without one, on
-// client, and runs it until ctx ends.
+// client, and adds its loop as a controller running until ctx ends.
 func (s *State) Marks(ctx context.Context, cfg *rest.Config, client kubernetes.Interface) (*podpatch.Writer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -249,6 +335,6 @@ func (s *State) Marks(ctx context.Context, cfg *rest.Config, client kubernetes.I
 		w = podpatch.NewForClient(client)
 	}
 	s.marks = w
-	go w.Run(ctx, 2)
+	s.AddController(ctx, "pod marks", func(ctx context.Context) { w.Run(ctx, 2) })
 	return w, nil
 }

@@ -3,6 +3,7 @@
 package gangstate
 
 import (
+	"context"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -97,4 +98,60 @@ func TestNilState(t *testing.T) {
 	if _, ok := st.Requests(); ok {
 		t.Error("a nil State has a request writer")
 	}
+}
+
+// A plugin's writer runs only once the scheduler's runner runs it, added
+// before the runner starts or after (a later scheduler's profile); it stops
+// with its plugin's context or the runner's, and the runner returns only
+// once every writer has.
+func TestControllersRunBesideTheScheduler(t *testing.T) {
+	set := NewSet()
+	type loop struct {
+		started, stopped chan struct{}
+	}
+	add := func(st *State, ctx context.Context, name string) loop {
+		l := loop{started: make(chan struct{}), stopped: make(chan struct{})}
+		st.AddController(ctx, name, func(ctx context.Context) {
+			close(l.started)
+			<-ctx.Done()
+			close(l.stopped)
+		})
+		return l
+	}
+	pluginCtx, endPlugin := context.WithCancel(t.Context())
+	defer endPlugin()
+	early := add(set.For(&handle{profile: "a"}), pluginCtx, "early")
+	var nilState *State
+	nilState.AddController(t.Context(), "by hand", func(context.Context) { t.Error("a nil State's controller ran") })
+	if n := set.ControllersPending(); n != 1 {
+		t.Fatalf("%d controllers wait for the runner, want 1", n)
+	}
+	select {
+	case <-early.started:
+		t.Fatal("a controller ran before RunControllers")
+	default:
+	}
+
+	runCtx, endRun := context.WithCancel(t.Context())
+	returned := make(chan struct{})
+	go func() { set.RunControllers(runCtx); close(returned) }()
+	<-early.started
+	late := add(set.For(&handle{profile: "b"}), t.Context(), "late")
+	<-late.started
+	if n := set.ControllersPending(); n != 0 {
+		t.Fatalf("%d controllers still wait once the runner runs", n)
+	}
+
+	endPlugin() // the first scheduler stops: its writer with it
+	<-early.stopped
+	select {
+	case <-late.stopped:
+		t.Fatal("another scheduler's writer stopped with the first")
+	case <-returned:
+		t.Fatal("the runner returned while its context is live")
+	default:
+	}
+	endRun()
+	<-late.stopped
+	<-returned
 }

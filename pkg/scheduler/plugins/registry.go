@@ -1,8 +1,10 @@
 // Package plugins lists Muster's scheduler plugins, so the muster-scheduler
-// command and the in-process test harness register the same set.
+// command and the in-process control plane register the same set, and run
+// the controllers they build beside the scheduler.
 package plugins
 
 import (
+	"context"
 	"sort"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -45,18 +47,20 @@ func NewOn(c clock.WithDelayedExecution) *Muster {
 	}}
 }
 
-// Registry is every Muster plugin by name, as an out-of-tree registry
-// (upstream's scheduler_perf takes one), for one scheduler.
-func Registry() frameworkruntime.Registry { return New().Registry() }
-
-// Registry is m's plugins by name.
+// Registry is m's plugins by name, as an out-of-tree registry (upstream's
+// scheduler_perf takes one). Whoever runs the scheduler runs m's
+// controllers beside it (RunControllers).
 func (m *Muster) Registry() frameworkruntime.Registry { return m.registry }
 
-// Options registers every Muster plugin with the scheduler command, for one
-// scheduler.
-func Options() []app.Option { return New().Options() }
+// RunControllers runs, beside the scheduler, the writers m's plugins build:
+// gang status, pod marks and ProvisioningRequests, for every profile and
+// every scheduler built from m's registry, until ctx or the scheduler's
+// context ends (gangstate.Set.RunControllers). Without it the plugins
+// schedule, but write nothing to the API.
+func (m *Muster) RunControllers(ctx context.Context) { m.set.RunControllers(ctx) }
 
-// Options registers m's plugins with the scheduler command.
+// Options registers m's plugins with the scheduler command; run
+// RunControllers beside it.
 func (m *Muster) Options() []app.Option {
 	names := make([]string, 0, len(m.registry))
 	for name := range m.registry {

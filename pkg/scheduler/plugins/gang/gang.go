@@ -195,7 +195,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	if err := pl.watchSpotReclaims(ctx, h); err != nil {
 		return nil, fmt.Errorf("watching spot nodes: %w", err)
 	}
-	go pl.status.run(ctx)
+	state.AddController(ctx, "gang status", pl.status.run)
 	state.ShareStatus(pl.status)
 	phaseSources.Store(pl.status, struct{}{})
 	statemetrics.Register(pl, Name, pl.stateEntries)

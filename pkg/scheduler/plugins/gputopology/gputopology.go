@@ -196,7 +196,7 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 		pl.provisionable[l] = true
 	}
 	if *args.AutoscalerHints {
-		if err := pl.startHints(ctx, h, time.Duration(*args.HintSyncMillis)*time.Millisecond); err != nil {
+		if err := pl.buildRequestWriter(ctx, h, time.Duration(*args.HintSyncMillis)*time.Millisecond); err != nil {
 			return nil, fmt.Errorf("starting autoscaler hints: %w", err)
 		}
 	}

@@ -30,9 +30,10 @@ import (
 // gang backs off.
 const hintInterval = time.Second
 
-// startHints starts the ProvisioningRequest writer when the cluster serves
-// the API; without it gangs are scheduled the same, only no hints are written.
-func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Duration) error {
+// buildRequestWriter builds the ProvisioningRequest writer when the cluster serves
+// the API, and hands it to the scheduler's controller runner; without the
+// API gangs are scheduled the same, only no requests are written.
+func (pl *Topology) buildRequestWriter(ctx context.Context, h fwk.Handle, period time.Duration) error {
 	logger := klog.FromContext(ctx)
 	cfg := h.KubeConfig()
 	if cfg == nil {
@@ -77,7 +78,7 @@ func (pl *Topology) startHints(ctx context.Context, h fwk.Handle, period time.Du
 	}
 	pl.state.ShareBookings(pl.requests.BookedNodes)
 	pl.state.ShareRequests(pl.requests)
-	go pl.requests.Run(ctx)
+	pl.state.AddController(ctx, "ProvisioningRequests", pl.requests.Run)
 	return nil
 }
 
