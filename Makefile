@@ -99,7 +99,7 @@ simulate-day:
 ## simulate-replay-test: the stepped replay's repeat test alone (part of make test: a mixed trace
 ## three times, the third beside a CPU hog; about 2 minutes)
 simulate-replay-test:
-	$(GO) test ./pkg/cli/muster -run TestSteppedReplayRepeats -count=1 -v -timeout 30m
+	$(GO) test ./pkg/simulate/replay -run TestSteppedReplayRepeats -count=1 -v -timeout 30m
 
 ## simulate-spot: a spot pool beside the regular ones, elastic jobs that opt
 ## in: Muster with spot, Muster without, and the baseline (about 7 minutes)

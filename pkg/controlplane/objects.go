@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 
@@ -224,4 +225,15 @@ func Selector(key, value string) string {
 func CreatePriorityClass(ctx context.Context, c kubernetes.Interface, name string, value int32) error {
 	_, err := c.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}, metav1.CreateOptions{})
 	return err
+}
+
+// StartInformers starts a factory's informers and waits for their caches.
+func StartInformers(ctx context.Context, factory informers.SharedInformerFactory) error {
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("watch: %v did not sync", typ)
+		}
+	}
+	return nil
 }

@@ -1,17 +1,15 @@
-// The placement-report command: the trace run against each scheduler profile, and its report.
-
-package muster
+// Package replay runs the placement trace against each scheduler profile
+// (Muster, LeastAllocated, MostAllocated, upstream gang scheduling), each in
+// its own in-process control plane, and writes pkg/placement's report:
+// `muster placement-report`.
+package replay
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
 	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,60 +26,21 @@ import (
 // placementNamespace is where the trace's gangs run.
 const placementNamespace = "training"
 
-// placementOptions tune how the trace is driven, not what it measures.
-type placementOptions struct {
-	// quiet is how long the bound-pod count must stay unchanged before a
-	// step counts as settled; stepCap bounds the wait for one step.
-	quiet, stepCap time.Duration
+// Options tune how the trace is driven, not what it measures.
+type Options struct {
+	// Quiet is how long the bound-pod count must stay unchanged before a
+	// step counts as settled; StepCap bounds the wait for one step.
+	Quiet, StepCap time.Duration
 }
 
-func defaultPlacementOptions() placementOptions {
-	return placementOptions{quiet: 400 * time.Millisecond, stepCap: 15 * time.Second}
+// DefaultOptions is muster placement-report's defaults.
+func DefaultOptions() Options {
+	return Options{Quiet: 400 * time.Millisecond, StepCap: 15 * time.Second}
 }
 
 // Muster's gang args for the report: short waits so that a gang that did not
 // fit retries promptly when room frees up.
 var placementGangArgs = controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 10, StatusSyncMillis: 200}
-
-func newPlacementReportCommand() *cobra.Command {
-	opts := defaultPlacementOptions()
-	small := false
-	cmd := &cobra.Command{
-		Use:   "placement-report",
-		Short: "Compare Muster's GPU placement with the default scheduler's on a fixed trace of gangs",
-		Long: `placement-report runs one fixed trace of gang arrivals and departures on a
-synthetic cluster (64 nodes of 8 GPUs in cliques of 8 nodes, racks of 16 and
-zones of 32) four times, each in a fresh in-process control plane: with
-muster-scheduler, with the default scheduler whose NodeResourcesFit scores
-LeastAllocated and then MostAllocated, and with upstream's own gang
-scheduling (each gang an upstream PodGroup, scheduling.k8s.io/v1beta1, with
-its size as minCount and the zone as its topology constraint where Muster's
-gang requires one; GenericWorkload and TopologyAwareWorkloadScheduling on,
-default profile). Every run sees the same pods, created
-and deleted in the same order, one step at a time; after each step it waits
-until the scheduler has settled and takes a snapshot.
-
-It prints one table, a column per scheduler: how many gangs landed within one
-clique, rack and zone against the most that could, partial gangs, stranded
-GPUs (mean over steps and at the end) and the largest gang still placeable at
-the end. The last line is "stranded GPUs vs MostAllocated: X", Muster's mean
-stranded GPUs over MostAllocated's. Progress goes to stderr.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			c, t := placement.DefaultCluster(), placement.DefaultTrace()
-			if small {
-				c, t = placement.SmallCluster(), placement.SmallTrace()
-			}
-			return runPlacementReport(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), c, t, opts)
-		},
-	}
-	cmd.Flags().BoolVar(&small, "small", small, "run the short trace on a 16-node cluster instead (a quick look; not the report's numbers)")
-	cmd.Flags().DurationVar(&opts.quiet, "quiet", opts.quiet, "how long bound pods must stay unchanged before a step counts as settled")
-	cmd.Flags().DurationVar(&opts.stepCap, "step-cap", opts.stepCap, "longest wait for one step to settle")
-	return cmd
-}
 
 // schedProfile is one scheduler the trace runs against.
 type schedProfile struct {
@@ -103,9 +62,9 @@ func placementProfiles() []schedProfile {
 	}
 }
 
-// runPlacementReport runs t on c once per profile and writes the report to
+// Report runs t on c once per profile and writes the report to
 // out, progress to progress.
-func runPlacementReport(ctx context.Context, out, progress io.Writer, c placement.Cluster, t placement.Trace, opts placementOptions) error {
+func Report(ctx context.Context, out, progress io.Writer, c placement.Cluster, t placement.Trace, opts Options) error {
 	runs, err := runPlacement(ctx, progress, c, t, opts)
 	if err != nil {
 		return err
@@ -126,12 +85,12 @@ type profileRun struct {
 }
 
 // runPlacement runs t on c once per profile, in order.
-func runPlacement(ctx context.Context, progress io.Writer, c placement.Cluster, t placement.Trace, opts placementOptions) ([]profileRun, error) {
-	if opts.quiet <= 0 {
-		return nil, fmt.Errorf("--quiet must be positive, got %s", opts.quiet)
+func runPlacement(ctx context.Context, progress io.Writer, c placement.Cluster, t placement.Trace, opts Options) ([]profileRun, error) {
+	if opts.Quiet <= 0 {
+		return nil, fmt.Errorf("--quiet must be positive, got %s", opts.Quiet)
 	}
-	if opts.stepCap <= opts.quiet {
-		return nil, fmt.Errorf("--step-cap (%s) must be longer than --quiet (%s)", opts.stepCap, opts.quiet)
+	if opts.StepCap <= opts.Quiet {
+		return nil, fmt.Errorf("--step-cap (%s) must be longer than --quiet (%s)", opts.StepCap, opts.Quiet)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -155,12 +114,12 @@ func runPlacement(ctx context.Context, progress io.Writer, c placement.Cluster, 
 
 // runPlacementProfile runs the trace against one scheduler in a fresh control
 // plane and returns what the analysis found.
-func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile, c placement.Cluster, t placement.Trace, opts placementOptions) (res profileRun, err error) {
+func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile, c placement.Cluster, t placement.Trace, opts Options) (res profileRun, err error) {
 	begin := time.Now()
 	tb := controlplane.NewProcessTB("muster-placement")
 	defer func() {
 		// Stopping the components makes them complain about each other.
-		quietDuring(tb.Close)
+		controlplane.QuietDuring(tb.Close)
 	}()
 	defer func() {
 		// A panic while the control plane starts (the TB's TempDir panics
@@ -210,7 +169,7 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 	if err != nil {
 		return res, fmt.Errorf("starting the scheduler: %w", err)
 	}
-	defer quietDuring(sched.Stop)
+	defer controlplane.QuietDuring(sched.Stop)
 
 	start := time.Now()
 	analysis := placement.NewAnalysis(t, nodes)
@@ -237,7 +196,7 @@ func runPlacementProfile(ctx context.Context, progress io.Writer, p schedProfile
 	}
 	note := ""
 	if capped > 0 {
-		note = fmt.Sprintf("; %d steps stopped waiting at the %s cap", capped, opts.stepCap)
+		note = fmt.Sprintf("; %d steps stopped waiting at the %s cap", capped, opts.StepCap)
 	}
 	fmt.Fprintf(progress, "%-15s %d steps in %.1fs (control plane %.1fs)%s\n", p.name+":", len(t.Events),
 		time.Since(start).Seconds(), start.Sub(begin).Seconds(), note)
@@ -299,14 +258,14 @@ func createUpstreamGang(ctx context.Context, env *controlplane.Env, c placement.
 // (PodScheduled False for a reason other than SchedulingGated, which Muster
 // shows while a gang's members are still arriving); a departing gang's pods
 // are gone; every pending pod has a PodScheduled condition; and the number of
-// pods and of bound pods has not changed for opts.quiet. It returns false if
-// that took longer than opts.stepCap.
-func settle(ctx context.Context, pods corelisters.PodNamespaceLister, t placement.Trace, e placement.Event, opts placementOptions) (bool, error) {
+// pods and of bound pods has not changed for opts.Quiet. It returns false if
+// that took longer than opts.StepCap.
+func settle(ctx context.Context, pods corelisters.PodNamespaceLister, t placement.Trace, e placement.Event, opts Options) (bool, error) {
 	g, _ := t.Gang(e.Gang)
 	type signature struct{ pods, bound int }
 	var last signature
 	lastChange := time.Now()
-	deadline := lastChange.Add(opts.stepCap)
+	deadline := lastChange.Add(opts.StepCap)
 	for {
 		list, err := pods.List(labels.Everything())
 		if err != nil {
@@ -343,7 +302,7 @@ func settle(ctx context.Context, pods corelisters.PodNamespaceLister, t placemen
 		if sig != last {
 			last, lastChange = sig, now
 		}
-		if ready && now.Sub(lastChange) >= opts.quiet {
+		if ready && now.Sub(lastChange) >= opts.Quiet {
 			return true, nil
 		}
 		if now.After(deadline) {
@@ -387,20 +346,4 @@ func podStates(pods corelisters.PodNamespaceLister) ([]placement.PodState, error
 		out = append(out, placement.PodState{Name: pod.Name, Gang: name, Node: pod.Spec.NodeName, GPUs: gpus})
 	}
 	return out, nil
-}
-
-// quietDuring runs f with klog output dropped, for stopping embedded
-// components, which complain about each other going away; errors logged
-// before and after are kept as usual.
-func quietDuring(f func()) {
-	logs.mu.Lock()
-	was := logs.quiet
-	logs.quiet = true
-	logs.mu.Unlock()
-	defer func() {
-		logs.mu.Lock()
-		logs.quiet = was
-		logs.mu.Unlock()
-	}()
-	f()
 }

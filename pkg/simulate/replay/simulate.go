@@ -1,6 +1,13 @@
-// The simulate command: options, replays with Muster and the baseline, the cluster, jobs, the watcher.
-
-package muster
+// Package replay runs `muster simulate` and `muster chaos`: a trace of
+// training jobs replayed on the whole stack (an in-process control plane, a
+// scheduler, armlocal with its node agent and muster-autoscaler as child
+// processes), with Muster and with a baseline, or with faults injected.
+// What it models and reports (traces, pools, records, the tables) is
+// pkg/simulate's, free of any API server.
+//
+// This file: options, replays with Muster and the baseline, the cluster,
+// jobs, the watcher.
+package replay
 
 import (
 	"bufio"
@@ -12,11 +19,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +28,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -50,143 +53,49 @@ const simNamespace = "training"
 // jobLabel names the trace job a pod belongs to.
 const jobLabel = "sim.muster.dev/job"
 
-type simOptions struct {
-	tracePath string
-	binDir    string
-	minute    time.Duration
-	// step is the stepped trace clock's step (0: trace time is wall time
-	// scaled by minute).
-	step time.Duration
-	// traceFor repeats the trace every traceEvery for this long (0: once).
-	traceFor, traceEvery time.Duration
-	chart                string
-	grace                time.Duration // trace time after the last job could have ended
-	keepLogs             bool
-	random               int   // generated traces to replay instead of one trace
-	repeat               int   // runs of each side (--repeat)
-	seed                 int64 // first generated trace's seed
+// Options is one simulate command's settings (muster simulate's flags).
+type Options struct {
+	TracePath string // the trace file; "" is the built-in trace
+	BinDir    string // where the muster-autoscaler and armlocal binaries are
+	Minute    time.Duration
+	// Step is the stepped trace clock's step (0: trace time is wall time
+	// scaled by Minute).
+	Step time.Duration
+	// TraceFor repeats the trace every TraceEvery for this long (0: once).
+	TraceFor, TraceEvery time.Duration
+	Chart                string        // the SVG chart's file
+	Grace                time.Duration // trace time after the last job could have ended
+	KeepLogs             bool
+	Random               int   // generated traces to replay instead of one trace
+	Repeat               int   // runs of each side
+	Seed                 int64 // first generated trace's seed
+	// PoolsPath is the user's pools file; pools what it holds.
+	PoolsPath string
+	pools     *simulate.PoolsFile
+	// StepLog is the directory each replay's steps are written to; replay
+	// numbers the replay (from 0) in their names.
+	StepLog string
+	replay  int
 	// faults turns on armlocal's fault endpoint (chaos runs).
 	faults bool
-	// progress is auto, always or never (--progress).
-	progress string
-	// poolsPath is the user's pools file (--pools); pools what it holds.
-	poolsPath string
-	pools     *simulate.PoolsFile
-	// cpuProfile is the file --cpuprofile writes.
-	cpuProfile string
-	// stepLog is the directory --step-log writes each replay's steps to;
-	// replay numbers the replay (from 0) in their names.
-	stepLog string
-	replay  int
 }
 
-func newSimulateCommand() *cobra.Command {
-	o := simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, step: time.Minute, traceEvery: time.Hour, chart: "simulate.svg", grace: 10 * time.Minute, repeat: 1}
-	cmd := &cobra.Command{
-		Use:   "simulate",
-		Short: "Replay a bursty training trace on the whole stack, with Muster and with a baseline, and compare",
-		Long: `simulate runs the whole stack in one command, twice: an in-process kube-apiserver,
-a scheduler, the local Azure Resource Manager endpoint (armlocal, with a CPU, a
-light-GPU and a heavy-GPU pool starting at 0, provisioning delays and quotas,
-and a node agent that registers a Node for each instance that comes up) and the
-custom cluster-autoscaler (muster-autoscaler) as separate processes. It replays
-a trace of jobs, running each bound job for its duration, once with
-muster-scheduler and its autoscaler hints (and the autoscaler withdrawing
-upcoming nodes no pending pod needs), once with the default scheduler and a
-stock autoscaler, and prints both side by side: waits to min and max, nodes per
-pool (also drawn to --chart), GPU-hours provisioned and used, partial gangs,
-excess nodes, nodes withdrawn while being created and failed scale-ups.
-
-With --pools FILE it plans the user's own pools: each run's cost in $ (the
-nodes' hours at the pools' prices), GPU-hours paid, used and idle, and
-GPU-hours held by gangs that never started, side by side. Pools may be spot
-(spot: true, with a price and a reclaim rate; reclaims are drawn from
---seed); elastic gangs marked spot=true in the trace tolerate spot nodes and,
-under Muster, put their members above min there. Then the trace runs a third
-time, Muster without spot, and the report adds reclaims and gangs a reclaim
-took below min.
-
-With --repeat N each side runs N times on the same trace and seed, and the
-report ends with each figure as median (min–max) over the runs, and each
-job's minutes to min, so that a reader sees how far to trust a figure.
-
-A gang's run-minutes are its run at max workers: an elastic gang running
-fewer workers takes longer in proportion.
-
-Trace time is not wall time: the simulator steps a trace clock (--step) that
-the cloud, the autoscaler and Muster's plugins run on, waiting between steps
-until the system is quiet and jumping ahead when nothing moves, so a replay
-repeats itself and a day of jobs (--trace-for 24h) takes minutes. With
---step 0 one trace minute takes --minute of wall time instead.
-
-Trace format (--trace FILE):
-` + "\n" + simulate.DefaultTrace + `
-Pools format (--pools FILE), the shipped example:
-
-` + simulate.ExamplePools,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if o.progress != "auto" && o.progress != "always" && o.progress != "never" {
-				return fmt.Errorf("--progress %q: want auto, always or never", o.progress)
-			}
-			progress := cmd.ErrOrStderr()
-			if !showProgress(progress, o.progress) {
-				progress = io.Discard
-			}
-			if os.Getenv("GOGC") == "" {
-				// The API server, etcd and scheduler in this one process
-				// allocate at a rate that had the garbage collector take
-				// a third of a replay's CPU; a few hundred MB more heap
-				// is cheap beside that.
-				debug.SetGCPercent(400)
-			}
-			if o.cpuProfile != "" {
-				f, err := os.Create(o.cpuProfile)
-				if err != nil {
-					return fmt.Errorf("--cpuprofile: %w", err)
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return fmt.Errorf("--cpuprofile: %w", err)
-				}
-				defer pprof.StopCPUProfile()
-			}
-			return runSimulate(ctx, cmd.OutOrStdout(), progress, o)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.tracePath, "trace", "", "trace file (default: the built-in trace shown above)")
-	f.StringVar(&o.poolsPath, "pools", "", "pools file: the cluster to plan, VM sizes, bounds, boot times and prices (default: the built-in pools, pkg/simulate/pools.example.yaml; format below)")
-	f.StringVar(&o.binDir, "bin-dir", o.binDir, "directory holding the muster-autoscaler and armlocal binaries (make -C autoscaler build)")
-	f.DurationVar(&o.step, "step", o.step, "trace time between the stepped clock's steps while jobs come, bind or end (0: no steps; trace time runs on wall time, --minute per trace minute)")
-	f.DurationVar(&o.minute, "minute", o.minute, "with --step 0, the wall time one trace minute takes")
-	f.DurationVar(&o.traceFor, "trace-for", 0, "replay the trace again every --trace-every for this long, e.g. 24h for a day of its load (copies' jobs are named -c2, -c3, ...)")
-	f.DurationVar(&o.traceEvery, "trace-every", o.traceEvery, "with --trace-for, how often a copy of the trace starts")
-	f.StringVar(&o.chart, "chart", o.chart, "SVG file for the chart of GPUs paid for and used over time, both runs")
-	f.DurationVar(&o.grace, "grace", o.grace, "trace time to keep running after the last job could have ended")
-	f.BoolVar(&o.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
-	f.StringVar(&o.progress, "progress", "auto", "progress lines on stderr: auto (when stderr is a terminal), always or never")
-	f.IntVar(&o.random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
-	f.Int64Var(&o.seed, "seed", 1, "seed of every random choice: the first generated trace (--random; trace i uses seed+i) and spot reclaims; the same for every run and side")
-	f.IntVar(&o.repeat, "repeat", o.repeat, "run each side this many times and report each figure as median (min–max)")
-	f.StringVar(&o.stepLog, "step-log", "", "write the cluster as each step left it (nodes, pods, ProvisioningRequests) to DIR/SIDE-REPLAY.log, to diff two replays and find the step where they part (stepped clock only)")
-	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (API server, scheduler and simulator; not armlocal or the autoscaler) to this file, to see where a slow replay's time goes")
-	return cmd
+// DefaultOptions is muster simulate's defaults.
+func DefaultOptions() Options {
+	return Options{BinDir: filepath.Join("autoscaler", "bin"), Minute: time.Second, Step: time.Minute, TraceEvery: time.Hour, Chart: "simulate.svg", Grace: 10 * time.Minute, Repeat: 1, Seed: 1}
 }
 
-func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) error {
-	if o.repeat < 1 {
-		return fmt.Errorf("--repeat: want 1 or more runs of each side, got %d", o.repeat)
+func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
+	if o.Repeat < 1 {
+		return fmt.Errorf("--repeat: want 1 or more runs of each side, got %d", o.Repeat)
 	}
-	if o.random > 0 {
-		if o.repeat > 1 {
+	if o.Random > 0 {
+		if o.Repeat > 1 {
 			return errors.New("--repeat and --random: give one or the other (--random replays each generated trace once)")
 		}
 		return runRandom(ctx, out, progress, o)
 	}
-	if o.repeat > 1 {
+	if o.Repeat > 1 {
 		return runRepeat(ctx, out, progress, o)
 	}
 	trace, runs, err := simulateRuns(ctx, progress, o, nil)
@@ -199,16 +108,16 @@ func runSimulate(ctx context.Context, out, progress io.Writer, o simOptions) err
 // writeWhereRepeatsPart says, side by side, whether each later replay's
 // step log (--step-log) matches the first replay's, and if not the first
 // step where they part.
-func writeWhereRepeatsPart(out io.Writer, o simOptions, bySide [][]simulate.Run) error {
-	fmt.Fprintf(out, "== where replays part (step logs in %s)\n", o.stepLog)
+func writeWhereRepeatsPart(out io.Writer, o Options, bySide [][]simulate.Run) error {
+	fmt.Fprintf(out, "== where replays part (step logs in %s)\n", o.StepLog)
 	for _, runs := range bySide {
 		if len(runs) == 0 {
 			continue
 		}
 		name := runs[0].Name
-		first := filepath.Join(o.stepLog, fmt.Sprintf("%s-1.log", name))
+		first := filepath.Join(o.StepLog, fmt.Sprintf("%s-1.log", name))
 		for i := 2; i <= len(runs); i++ {
-			other := filepath.Join(o.stepLog, fmt.Sprintf("%s-%d.log", name, i))
+			other := filepath.Join(o.StepLog, fmt.Sprintf("%s-%d.log", name, i))
 			diff, err := diffStepLogs(first, other)
 			if err != nil {
 				return fmt.Errorf("--step-log: %w", err)
@@ -241,7 +150,7 @@ func diffStepLogs(a, b string) (string, error) {
 
 // showProgress says whether progress lines go to w: always, never, or
 // (auto) when w is a terminal, so a log or a pipe gets only the report.
-func showProgress(w io.Writer, mode string) bool {
+func ShowProgress(w io.Writer, mode string) bool {
 	switch mode {
 	case "always":
 		return true
@@ -274,32 +183,32 @@ func tracePreemption(minute time.Duration) string {
 
 // runRepeat replays the trace o.repeat times on each side, writes the first
 // replay's report, each replay's summary line, and the figures' spread.
-func runRepeat(ctx context.Context, out, progress io.Writer, o simOptions) error {
+func runRepeat(ctx context.Context, out, progress io.Writer, o Options) error {
 	var (
 		trace  simulate.Trace
 		bySide [][]simulate.Run
 	)
-	for i := range o.repeat {
-		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.repeat, o.seed)
+	for i := range o.Repeat {
+		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.Repeat, o.Seed)
 		oi := o
 		oi.replay = i
 		if i > 0 {
-			oi.chart = "" // the chart is the first replay's
+			oi.Chart = "" // the chart is the first replay's
 		}
 		tr, runs, err := simulateRuns(ctx, progress, oi, nil)
 		if err != nil {
-			return fmt.Errorf("replay %d of %d: %w", i+1, o.repeat, err)
+			return fmt.Errorf("replay %d of %d: %w", i+1, o.Repeat, err)
 		}
 		if i == 0 {
 			trace = tr
 			bySide = make([][]simulate.Run, len(runs))
-			fmt.Fprintf(out, "== replay 1 of %d\n", o.repeat)
+			fmt.Fprintf(out, "== replay 1 of %d\n", o.Repeat)
 			if err := simulate.WriteReport(out, trace, runs...); err != nil {
 				return err
 			}
 			fmt.Fprintln(out)
 		} else {
-			fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.repeat, simulate.SummaryLine(runs...))
+			fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.Repeat, simulate.SummaryLine(runs...))
 		}
 		for s, r := range runs {
 			bySide[s] = append(bySide[s], r)
@@ -312,12 +221,12 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o simOptions) error
 			return err
 		}
 	}
-	fmt.Fprintf(out, "\n== %d replays of each side, seed %d\n", o.repeat, o.seed)
+	fmt.Fprintf(out, "\n== %d replays of each side, seed %d\n", o.Repeat, o.Seed)
 	if err := simulate.WriteRepeatTable(out, sides...); err != nil {
 		return err
 	}
 	fmt.Fprintln(out)
-	if o.stepLog != "" {
+	if o.StepLog != "" {
 		if err := writeWhereRepeatsPart(out, o, bySide); err != nil {
 			return err
 		}
@@ -328,16 +237,16 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o simOptions) error
 
 // runRandom replays --random generated traces, the same for both runs of
 // each, writing each one's report and then one line per trace.
-func runRandom(ctx context.Context, out, progress io.Writer, o simOptions) error {
-	if o.tracePath != "" {
+func runRandom(ctx context.Context, out, progress io.Writer, o Options) error {
+	if o.TracePath != "" {
 		return errors.New("--trace and --random: give one or the other")
 	}
-	o.chart = ""
+	o.Chart = ""
 	var summary []simulate.TraceSummary
-	for i := range o.random {
-		seed := o.seed + int64(i)
+	for i := range o.Random {
+		seed := o.Seed + int64(i)
 		trace := simulate.Random(seed)
-		fmt.Fprintf(out, "== trace %d of %d (seed %d; replay with --trace after saving this):\n%s\n", i+1, o.random, seed, trace.Format())
+		fmt.Fprintf(out, "== trace %d of %d (seed %d; replay with --trace after saving this):\n%s\n", i+1, o.Random, seed, trace.Format())
 		_, runs, err := simulateRuns(ctx, progress, o, &trace)
 		if err != nil {
 			return fmt.Errorf("trace seed %d: %w", seed, err)
@@ -353,80 +262,80 @@ func runRandom(ctx context.Context, out, progress io.Writer, o simOptions) error
 
 // simulateRuns replays the trace with Muster, then with the baseline, and
 // draws the chart.
-func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *simulate.Trace) (simulate.Trace, []simulate.Run, error) {
-	if o.step < 0 {
-		return simulate.Trace{}, nil, fmt.Errorf("--step: want 0 (wall time) or a positive trace duration, got %s", o.step)
+func simulateRuns(ctx context.Context, progress io.Writer, o Options, given *simulate.Trace) (simulate.Trace, []simulate.Run, error) {
+	if o.Step < 0 {
+		return simulate.Trace{}, nil, fmt.Errorf("--step: want 0 (wall time) or a positive trace duration, got %s", o.Step)
 	}
-	if o.step == 0 && o.minute <= 0 {
-		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive with --step 0, got %s", o.minute)
+	if o.Step == 0 && o.Minute <= 0 {
+		return simulate.Trace{}, nil, fmt.Errorf("--minute: must be positive with --step 0, got %s", o.Minute)
 	}
-	if o.stepLog != "" {
-		if o.step == 0 {
+	if o.StepLog != "" {
+		if o.Step == 0 {
 			return simulate.Trace{}, nil, errors.New("--step-log: logs the stepped clock's steps; --step 0 has none")
 		}
-		if err := os.MkdirAll(o.stepLog, 0o755); err != nil {
+		if err := os.MkdirAll(o.StepLog, 0o755); err != nil {
 			return simulate.Trace{}, nil, fmt.Errorf("--step-log: %w", err)
 		}
 	}
 	trace := simulate.Default()
 	if given != nil {
 		trace = *given
-	} else if o.tracePath != "" {
-		f, err := os.Open(o.tracePath)
+	} else if o.TracePath != "" {
+		f, err := os.Open(o.TracePath)
 		if err != nil {
 			return trace, nil, fmt.Errorf("--trace: %w", err)
 		}
 		trace, err = simulate.ParseTrace(f)
 		f.Close()
 		if err != nil {
-			return trace, nil, fmt.Errorf("--trace %s: %w", o.tracePath, err)
+			return trace, nil, fmt.Errorf("--trace %s: %w", o.TracePath, err)
 		}
 	}
-	if o.traceFor > 0 {
+	if o.TraceFor > 0 {
 		var err error
-		if trace, err = trace.Repeat(o.traceEvery, o.traceFor); err != nil {
+		if trace, err = trace.Repeat(o.TraceEvery, o.TraceFor); err != nil {
 			return trace, nil, fmt.Errorf("--trace-every: %w", err)
 		}
 	}
-	if o.poolsPath != "" && o.pools == nil {
-		f, err := os.Open(o.poolsPath)
+	if o.PoolsPath != "" && o.pools == nil {
+		f, err := os.Open(o.PoolsPath)
 		if err != nil {
 			return trace, nil, fmt.Errorf("--pools: %w", err)
 		}
 		pf, err := simulate.ParsePools(f)
 		f.Close()
 		if err != nil {
-			return trace, nil, fmt.Errorf("--pools %s: %w", o.poolsPath, err)
+			return trace, nil, fmt.Errorf("--pools %s: %w", o.PoolsPath, err)
 		}
 		o.pools = &pf
 	}
 	for _, bin := range []string{"armlocal", "muster-autoscaler"} {
-		if _, err := os.Stat(filepath.Join(o.binDir, bin)); err != nil {
-			return trace, nil, fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.binDir, err)
+		if _, err := os.Stat(filepath.Join(o.BinDir, bin)); err != nil {
+			return trace, nil, fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.BinDir, err)
 		}
 	}
 	logDir, err := os.MkdirTemp("", "muster-simulate-")
 	if err != nil {
 		return trace, nil, err
 	}
-	if !o.keepLogs {
+	if !o.KeepLogs {
 		defer os.RemoveAll(logDir)
 	}
 	var runs []simulate.Run
 	for _, m := range runModes(trace, o) {
-		pace := fmt.Sprintf("%s per minute", o.minute)
-		if o.step > 0 {
-			pace = fmt.Sprintf("stepped, %s steps", o.step)
+		pace := fmt.Sprintf("%s per minute", o.Minute)
+		if o.Step > 0 {
+			pace = fmt.Sprintf("stepped, %s steps", o.Step)
 		}
-		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s)\n", m.name, len(trace.Jobs), (trace.Span() + o.grace).Minutes(), pace)
+		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s)\n", m.name, len(trace.Jobs), (trace.Span() + o.Grace).Minutes(), pace)
 		r, err := simulateOnce(ctx, progress, m, trace, o, filepath.Join(logDir, m.name))
 		if err != nil {
 			return trace, nil, fmt.Errorf("%s run: %w (component logs in %s)", m.name, err, logDir)
 		}
 		runs = append(runs, r)
 	}
-	if o.chart != "" {
-		f, err := os.Create(o.chart)
+	if o.Chart != "" {
+		f, err := os.Create(o.Chart)
 		if err != nil {
 			return trace, nil, fmt.Errorf("--chart: %w", err)
 		}
@@ -437,9 +346,9 @@ func simulateRuns(ctx context.Context, progress io.Writer, o simOptions, given *
 		if err != nil {
 			return trace, nil, fmt.Errorf("--chart: %w", err)
 		}
-		fmt.Fprintf(progress, "GPUs paid for and used drawn to %s\n", o.chart)
+		fmt.Fprintf(progress, "GPUs paid for and used drawn to %s\n", o.Chart)
 	}
-	if o.keepLogs {
+	if o.KeepLogs {
 		fmt.Fprintf(progress, "component logs in %s\n", logDir)
 	}
 	return trace, runs, nil
@@ -456,7 +365,7 @@ type runMode struct {
 // runModes are the replays to compare: Muster and the baseline; with spot
 // pools and spot jobs also Muster without spot, the jobs' spot option
 // ignored, so that spot's own effect shows.
-func runModes(trace simulate.Trace, o simOptions) []runMode {
+func runModes(trace simulate.Trace, o Options) []runMode {
 	modes := []runMode{{name: "muster", muster: true, spot: true}}
 	if o.pools != nil && o.pools.HasSpot() && slices.ContainsFunc(trace.Jobs, func(j simulate.Job) bool { return j.Spot }) {
 		modes = append(modes, runMode{name: "muster-no-spot", muster: true})
@@ -478,13 +387,13 @@ func (c clock) wall(trace time.Duration) time.Duration {
 	return time.Duration(float64(trace) / float64(time.Minute) * float64(c.minute))
 }
 
-func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace simulate.Trace, o simOptions, dir string) (run simulate.Run, err error) {
+func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace simulate.Trace, o Options, dir string) (run simulate.Run, err error) {
 	name, muster := mode.name, mode.muster
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return run, err
 	}
 	tb := controlplane.NewProcessTB("muster-simulate-" + name)
-	defer endControlPlane(tb, &err)
+	defer tb.End(&err)
 	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, schedulerFor(muster))
 	if err != nil {
 		return run, err
@@ -492,8 +401,8 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	// Stepped, the plugins' timers and ages run on the trace clock: a trace
 	// minute is a minute to them. On wall time they are scaled by --minute.
 	var stepClock *simulate.StepClock
-	minute, statusSync, hintSync, podWrites := o.minute, int64(250), int64(200), int64(0)
-	if o.step > 0 {
+	minute, statusSync, hintSync, podWrites := o.Minute, int64(250), int64(200), int64(0)
+	if o.Step > 0 {
 		stepClock = simulate.NewStepClock(traceEpoch())
 		// The writers' wall-time periods are kept well inside the quiet
 		// window a step waits for, so what they owe is written by then,
@@ -540,7 +449,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	// The cloud runs on a trace clock the simulator serves, so its boot
 	// delays are trace minutes however fast the trace runs.
-	wallClock := clock{start: time.Now(), minute: o.minute}
+	wallClock := clock{start: time.Now(), minute: o.Minute}
 	now := func() time.Time { return wallClock.start.Add(wallClock.now()) }
 	if stepClock != nil {
 		now = stepClock.Now
@@ -578,7 +487,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 		rec.Prices[p.Name] = p.HourlyPrice
 	}
 	wallStart := time.Now()
-	var clk traceClock = clock{start: wallStart, minute: o.minute}
+	var clk traceClock = clock{start: wallStart, minute: o.Minute}
 	var events *simulate.StepClock
 	if stepClock != nil {
 		events = simulate.NewStepClock(stepClock.Now())
@@ -586,7 +495,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{},
-		reclaimRates: reclaimRates, seed: o.seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.minute}
+		reclaimRates: reclaimRates, seed: o.Seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.Minute}
 	if stepClock != nil {
 		w.stepped = &gangWork{w: w, clk: events, running: map[string]*gangRun{}}
 	}
@@ -607,12 +516,12 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	w.mu.Unlock()
 
-	end := trace.Span() + o.grace
+	end := trace.Span() + o.Grace
 	if stepClock != nil {
 		st := &stepper{env: env, sched: sched, events: events, clk: stepClock, start: stepClock.Now(), cloudSync: cloud.syncURL(),
 			autoscalerRun: ca.runURL, http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
-		if o.stepLog != "" {
-			f, err := os.Create(filepath.Join(o.stepLog, fmt.Sprintf("%s-%d.log", name, o.replay+1)))
+		if o.StepLog != "" {
+			f, err := os.Create(filepath.Join(o.StepLog, fmt.Sprintf("%s-%d.log", name, o.replay+1)))
 			if err != nil {
 				return run, fmt.Errorf("--step-log: %w", err)
 			}
@@ -623,7 +532,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 				return run, err
 			}
 		}
-		if err := st.replay(ctx, progress, name, w, trace, end, o.step, func(j simulate.Job) error {
+		if err := st.replay(ctx, progress, name, w, trace, end, o.Step, func(j simulate.Job) error {
 			return createJob(ctx, env, j, muster, mode.spot)
 		}); err != nil {
 			return run, err
@@ -969,7 +878,7 @@ func (w *watcher) watch(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := startInformers(ctx, factory); err != nil {
+	if err := controlplane.StartInformers(ctx, factory); err != nil {
 		return err
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), w.autoscalerEvents.HasSynced, w.requests.HasSynced) {

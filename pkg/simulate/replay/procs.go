@@ -1,6 +1,6 @@
 // The simulator's child processes: armlocal, muster-autoscaler, their flags, the trace clock server.
 
-package muster
+package replay
 
 import (
 	"context"
@@ -23,15 +23,15 @@ const (
 	simUnneededTime      = 5 * time.Minute // an empty node is removed after this
 )
 
-func wallOf(o simOptions, trace time.Duration) time.Duration {
-	return time.Duration(float64(trace) / float64(time.Minute) * float64(o.minute))
+func wallOf(o Options, trace time.Duration) time.Duration {
+	return time.Duration(float64(trace) / float64(time.Minute) * float64(o.Minute))
 }
 
 // timerOf is a component's timer of trace duration d as its flag takes it:
 // d itself on a stepped clock (the component reads the trace clock), else
 // wall time scaled by --minute.
-func timerOf(o simOptions, d time.Duration) string {
-	if o.step > 0 {
+func timerOf(o Options, d time.Duration) string {
+	if o.Step > 0 {
 		return d.String()
 	}
 	return wallOf(o, d).String()
@@ -82,7 +82,7 @@ func serveTraceClock(now func() time.Time) (url string, stop func(), err error) 
 
 // cloudDelay is a trace-time delay as armlocal takes it: as is on the trace
 // clock (clockURL), else turned into wall time.
-func cloudDelay(o simOptions, clockURL string, trace time.Duration) time.Duration {
+func cloudDelay(o Options, clockURL string, trace time.Duration) time.Duration {
 	if clockURL != "" {
 		return trace
 	}
@@ -93,7 +93,7 @@ func cloudDelay(o simOptions, clockURL string, trace time.Duration) time.Duratio
 // its node agent, and waits until it has written the autoscaler's
 // cloud-config. With clockURL the cloud runs on that clock (serveTraceClock)
 // and its delays are given in trace time; without, on wall time.
-func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir, clockURL string) (*process, error) {
+func startArmlocal(ctx context.Context, o Options, kubeconfig, dir, clockURL string) (*process, error) {
 	secret := make([]byte, 16)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir, clockURL 
 	if clockURL != "" {
 		args = append(args, "--clock-url="+clockURL)
 	}
-	p, err := startProcess(ctx, filepath.Join(o.binDir, "armlocal"), args, log)
+	p, err := startProcess(ctx, filepath.Join(o.BinDir, "armlocal"), args, log)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func startArmlocal(ctx context.Context, o simOptions, kubeconfig, dir, clockURL 
 
 // writeArmlocalPools writes the user's pools as armlocal's --pools-file,
 // boot times as cloudDelay gives them.
-func writeArmlocalPools(o simOptions, dir, clockURL string) (string, error) {
+func writeArmlocalPools(o Options, dir, clockURL string) (string, error) {
 	type spec struct {
 		Name              string  `json:"name"`
 		VMSize            string  `json:"vmSize"`
@@ -196,13 +196,13 @@ func writeArmlocalPools(o simOptions, dir, clockURL string) (string, error) {
 // startAutoscaler runs muster-autoscaler against the API server and armlocal,
 // with the ProvisioningRequest consumer and the withdrawal of unneeded
 // upcoming nodes on for Muster's run and off for the baseline.
-func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud *process, hints bool, dir, clockURL string) (*process, error) {
+func startAutoscaler(ctx context.Context, o Options, kubeconfig string, cloud *process, hints bool, dir, clockURL string) (*process, error) {
 	log := freshLog(dir, "muster-autoscaler")
 	// Stepped, a pause between tainting a node and deleting it, or before
 	// scaling up for a new pod, would be wall time the step does not wait
 	// for; the step's wait for quiet gives the scheduler its time instead.
 	taintDelay, newPodDelay := timerOf(o, 5*time.Second), timerOf(o, 2*time.Minute)
-	if o.step > 0 {
+	if o.Step > 0 {
 		taintDelay, newPodDelay = "0s", "0s"
 	}
 	args := []string{
@@ -252,7 +252,7 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 		"--v=2",
 	}
 	runFile := ""
-	if o.step > 0 {
+	if o.Step > 0 {
 		// Stepped, the autoscaler runs a loop when the step asks, at the
 		// trace clock's time, and none of its own.
 		runFile = log + ".run-url"
@@ -261,7 +261,7 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 			// client-go's default 5 a second would pace it.
 			"--kube-client-qps=500", "--kube-client-burst=1000")
 	}
-	p, err := startProcess(ctx, filepath.Join(o.binDir, "muster-autoscaler"), args, log, "SSL_CERT_FILE="+cloud.caFile)
+	p, err := startProcess(ctx, filepath.Join(o.BinDir, "muster-autoscaler"), args, log, "SSL_CERT_FILE="+cloud.caFile)
 	if err != nil {
 		return nil, err
 	}
@@ -289,8 +289,8 @@ func startAutoscaler(ctx context.Context, o simOptions, kubeconfig string, cloud
 // stamps a scale-up in wall time, which the trace clock's loops read as
 // long past; the timeout is off then (the simulated cloud loses no booting
 // VM outside muster chaos, which runs on wall time).
-func provisionTimeout(o simOptions) string {
-	if o.step > 0 {
+func provisionTimeout(o Options) string {
+	if o.Step > 0 {
 		return (30 * 24 * time.Hour).String()
 	}
 	return timerOf(o, 15*time.Minute)
@@ -299,8 +299,8 @@ func provisionTimeout(o simOptions) string {
 // cloudCacheTTL is how long the autoscaler reuses a pool read, in wall time.
 // Stepped, a read kept from an earlier step would show the cloud as it was
 // then, or not, depending on how fast the steps went.
-func cloudCacheTTL(o simOptions) string {
-	if o.step > 0 {
+func cloudCacheTTL(o Options) string {
+	if o.Step > 0 {
 		// Shorter than the waits for quiet between two loops, longer
 		// than one loop: each loop reads each pool once, afresh.
 		return "60ms"
@@ -311,8 +311,8 @@ func cloudCacheTTL(o simOptions) string {
 // cloudPollInterval is how often the autoscaler polls a scale operation, in
 // wall time: stepped, well inside the wait for quiet that follows the step
 // which settles it.
-func cloudPollInterval(o simOptions) string {
-	if o.step > 0 {
+func cloudPollInterval(o Options) string {
+	if o.Step > 0 {
 		return "10ms"
 	}
 	return "250ms"
@@ -320,14 +320,14 @@ func cloudPollInterval(o simOptions) string {
 
 // agentInterval is how often armlocal's node agent looks on its own: on a
 // stepped clock each step asks it (POST /sync), so it seldom needs to.
-func agentInterval(o simOptions) string {
-	if o.step > 0 {
+func agentInterval(o Options) string {
+	if o.Step > 0 {
 		return "10s"
 	}
 	return "250ms"
 }
 
-func expanders(o simOptions) string {
+func expanders(o Options) string {
 	if o.pools != nil && o.pools.HasSpot() {
 		return "priority,price,least-waste"
 	}

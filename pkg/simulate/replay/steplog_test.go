@@ -1,6 +1,6 @@
 // Tests of firstStepDifference: where two step logs first part, a pod elsewhere, a step later, a shorter log, many lines cut.
 
-package muster
+package replay
 
 import (
 	"strings"

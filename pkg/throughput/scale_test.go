@@ -1,6 +1,6 @@
 // Tests of the /proc readers: the process's resident memory and a CPU time that grows with work.
 
-package musterbench
+package throughput
 
 import (
 	"os"

@@ -1,12 +1,12 @@
-// Package musterbench is the muster-bench command: it measures scheduling throughput on an in-process control
-// plane: plain pods under the upstream default scheduler, then the same pods
+// Package throughput is what muster-bench measures: scheduling throughput on
+// an in-process control plane: plain pods under the upstream default scheduler, then the same pods
 // in CRD-free gangs of 8, 64 and 512 and in gangs of 1 to 64 shaped as MPI
 // jobs (a launcher without GPUs plus workers) under muster-scheduler, and
 // (--upstream) the same gangs as upstream v1beta1 PodGroups under the default
 // profile's GangScheduling. It prints a table of medians over --runs and,
 // last, the gang64/plain throughput ratio, that of the worst gang scenario
 // and the worst muster/upstream ratio over the gang scenarios.
-package musterbench
+package throughput
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -26,58 +25,11 @@ import (
 	"github.com/muster-project/muster/test/bench"
 )
 
-// Main runs muster-bench with the process's flags and returns its exit
-// code, after the deferred clean-up (the CPU profile, the embedded etcd's
-// data) has run.
-func Main() int {
-	defer controlplane.StopEtcd()
-	nodes := flag.Int("nodes", 1000, "nodes (8 GPUs each)")
-	pods := flag.Int("pods", 2000, "pods per scenario (1 GPU each), rounded down to whole gangs")
-	runs := flag.Int("runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
-	flag.BoolVar(&showWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
-	flag.BoolVar(&withUpstream, "upstream", true, "also schedule every gang scenario's gangs as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
-	flag.StringVar(&only, "only", "", "run only these scenarios (comma separated names, e.g. gang512,upstream512); the ratio lines need plain and the gang scenarios")
-	scale := flag.Bool("scale", false, "instead of the scenarios: gangs of 50 (launcher + 49 workers, two priorities) scheduled by a muster-scheduler process (--scheduler-binary); print its RSS and CPU per pod (e.g. --nodes 5000 --pods 10000)")
-	schedulerBinary := flag.String("scheduler-binary", "bin/muster-scheduler", "the muster-scheduler binary --scale runs")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
-	logFile := flag.String("log", "", "write the control plane's and schedulers' logs to this file (with --log-v), to see why a run was slow")
-	verbosity := flag.Int("log-v", 2, "log verbosity for --log (2 shows each failed gang attempt and its reason)")
-	flag.Parse()
-	if *nodes < 1 || *pods < 64 || *runs < 1 {
-		fmt.Fprintln(os.Stderr, "muster-bench: need --nodes >= 1, --pods >= 64, --runs >= 1")
-		return 2
-	}
-	logTo(*logFile, *verbosity)
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "muster-bench:", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
-	}
-	if *scale {
-		if err := runScale(*nodes, *pods, *schedulerBinary); err != nil {
-			fmt.Fprintln(os.Stderr, "muster-bench:", err)
-			return 1
-		}
-		return 0
-	}
-	if err := run(*nodes, *pods, *runs); err != nil {
-		fmt.Fprintln(os.Stderr, "muster-bench:", err)
-		return 1
-	}
-	return 0
-}
-
-// logTo keeps the embedded control plane's logging off stderr: it logs
+// LogTo keeps the embedded control plane's logging off stderr: it logs
 // harmless errors as its components start and stop ("The manifest file is
 // empty"), which drowned the results. The bench's own failures come back as
 // errors and are printed. With path set the logs go there, at verbosity v.
-func logTo(path string, v int) {
+func LogTo(path string, v int) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
 	for k, val := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL", "v": "0"} {
@@ -96,11 +48,17 @@ func logTo(path string, v int) {
 	klog.SetOutput(out)
 }
 
-// showWrites: --writes; withUpstream: --upstream; only: --only.
-var (
-	showWrites, withUpstream bool
-	only                     string
-)
+// Options is muster-bench's settings (its flags).
+type Options struct {
+	Nodes, Pods, Runs int
+	// ShowWrites also prints each scenario's API writes per pod.
+	ShowWrites bool
+	// WithUpstream also schedules every gang scenario's gangs as upstream
+	// PodGroups under the default profile's GangScheduling.
+	WithUpstream bool
+	// Only names the scenarios to run (comma separated; "" is all).
+	Only string
+}
 
 // writeTable prints the API writes per pod of each scenario, by verb and
 // resource: where a scenario's extra API server load comes from.
@@ -142,12 +100,14 @@ type row struct {
 	writes                   map[string]float64 // per pod, by verb and resource
 }
 
-func run(nodes, pods, runs int) error {
+// Run runs the scenarios o selects and prints their table to stdout.
+func Run(o Options) error {
+	nodes, pods, runs := o.Nodes, o.Pods, o.Runs
 	tb := controlplane.NewProcessTB("muster-bench")
 	defer tb.Close()
 	ctx := context.Background()
 	start := time.Now()
-	env, err := startEnv(tb, controlplane.Options{WorkloadAPI: withUpstream})
+	env, err := startEnv(tb, controlplane.Options{WorkloadAPI: o.WithUpstream})
 	if err != nil {
 		return err
 	}
@@ -160,7 +120,7 @@ func run(nodes, pods, runs int) error {
 	// Runs go round the scenarios in turn, so that a slow spell of the
 	// machine touches every scenario alike; each figure is the median of
 	// the runs.
-	scenarios, err := selected(bench.Scenarios(withUpstream), only)
+	scenarios, err := selected(bench.Scenarios(o.WithUpstream), o.Only)
 	if err != nil {
 		return err
 	}
@@ -206,7 +166,7 @@ func run(nodes, pods, runs int) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if showWrites {
+	if o.ShowWrites {
 		if err := writeTable(rows); err != nil {
 			return err
 		}

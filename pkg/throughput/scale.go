@@ -1,6 +1,6 @@
 // The Scale scenario against muster-scheduler as its own process: its resident memory and CPU time.
 
-package musterbench
+package throughput
 
 import (
 	"bufio"
@@ -19,13 +19,13 @@ import (
 	"github.com/muster-project/muster/test/bench"
 )
 
-// runScale schedules the Scale scenario (gangs of 50, a launcher and 49
+// RunScale schedules the Scale scenario (gangs of 50, a launcher and 49
 // one-GPU workers, at two priorities) with muster-scheduler running as its
 // own process, built from this tree, so that its resident memory and CPU
 // time are its own and not the in-process control plane's. It prints the
 // scheduler's RSS with the nodes only and at its peak, and its CPU time per
 // scheduled pod.
-func runScale(nodes, pods int, binary string) error {
+func RunScale(nodes, pods int, binary string) error {
 	tb := controlplane.NewProcessTB("muster-bench")
 	defer tb.Close()
 	ctx := context.Background()

@@ -1,6 +1,6 @@
 // Test of the placement report on the short trace and small cluster against each scheduler profile: gangs counted once, never partial for Muster, final pods agreeing, the table's rows.
 
-package muster
+package replay
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/placement"
 )
 
@@ -19,19 +20,19 @@ func TestPlacementReportSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three control planes")
 	}
-	if err := setupLogging(0); err != nil {
+	if err := controlplane.SetupLogging(0); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
 		if t.Failed() {
 			var buf bytes.Buffer
-			logs.dump(&buf)
+			controlplane.DumpLoggedErrors(&buf)
 			t.Log(buf.String())
 		}
 	}()
 	c, tr := placement.SmallCluster(), placement.SmallTrace()
 	var progress bytes.Buffer
-	runs, err := runPlacement(context.Background(), &progress, c, tr, defaultPlacementOptions())
+	runs, err := runPlacement(context.Background(), &progress, c, tr, DefaultOptions())
 	t.Log(progress.String())
 	if err != nil {
 		t.Fatal(err)

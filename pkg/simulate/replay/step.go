@@ -1,6 +1,6 @@
 // Replays on a stepped trace clock: the stepper, gangs' work accrued, settling and catching up.
 
-package muster
+package replay
 
 import (
 	"context"
@@ -296,7 +296,7 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 		return err
 	}
 	untyped.Start(ctx.Done())
-	if err := startInformers(ctx, typed); err != nil {
+	if err := controlplane.StartInformers(ctx, typed); err != nil {
 		return err
 	}
 	for typ, ok := range untyped.WaitForCacheSync(ctx.Done()) {

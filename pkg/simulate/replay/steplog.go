@@ -1,6 +1,6 @@
 // The step log (--step-log): the cluster after each step, and where two step logs first differ.
 
-package muster
+package replay
 
 import (
 	"bufio"

@@ -1,6 +1,6 @@
 // Tests of the simulate and chaos commands: smoke runs with and without Muster's hints and spot, the short chaos run, plain jobs' replacements, flags, progress, the trace clock.
 
-package muster
+package replay
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/simulate"
 )
 
@@ -35,7 +36,7 @@ func TestSimulateSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the autoscaler binaries and runs the whole stack twice")
 	}
-	if err := setupLogging(0); err != nil {
+	if err := controlplane.SetupLogging(0); err != nil {
 		t.Fatal(err)
 	}
 	binDir := buildAutoscalerBinaries(t)
@@ -50,7 +51,7 @@ func TestSimulateSmoke(t *testing.T) {
 	if err := os.WriteFile(poolsPath, []byte(pools), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := simOptions{tracePath: tracePath, poolsPath: poolsPath, binDir: binDir, minute: time.Second, chart: filepath.Join(dir, "chart.svg"), grace: 8 * time.Minute}
+	o := Options{TracePath: tracePath, PoolsPath: poolsPath, BinDir: binDir, Minute: time.Second, Chart: filepath.Join(dir, "chart.svg"), Grace: 8 * time.Minute}
 	var progress bytes.Buffer
 	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
@@ -115,8 +116,8 @@ func TestSimulateSmoke(t *testing.T) {
 	if !last.MatchString(lines[len(lines)-1]) {
 		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
 	}
-	if chart, err := os.ReadFile(o.chart); err != nil || !bytes.Contains(chart, []byte("<svg")) {
-		t.Errorf("chart %s: %v, want an SVG", o.chart, err)
+	if chart, err := os.ReadFile(o.Chart); err != nil || !bytes.Contains(chart, []byte("<svg")) {
+		t.Errorf("chart %s: %v, want an SVG", o.Chart, err)
 	}
 }
 
@@ -131,7 +132,7 @@ func TestSimulateSpotSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the autoscaler binaries and runs the whole stack three times")
 	}
-	if err := setupLogging(0); err != nil {
+	if err := controlplane.SetupLogging(0); err != nil {
 		t.Fatal(err)
 	}
 	binDir := buildAutoscalerBinaries(t)
@@ -162,7 +163,7 @@ func TestSimulateSpotSmoke(t *testing.T) {
 	if after, _ := simulate.ReclaimAfter(1, "gpu-spot000000", 6); after > 6*time.Minute {
 		t.Fatalf("seed 1 reclaims gpu-spot000000 after %s; the test counts on a reclaim within its run", after)
 	}
-	o := simOptions{tracePath: tracePath, poolsPath: poolsPath, binDir: binDir, minute: time.Second, grace: 4 * time.Minute, seed: 1}
+	o := Options{TracePath: tracePath, PoolsPath: poolsPath, BinDir: binDir, Minute: time.Second, Grace: 4 * time.Minute, Seed: 1}
 	var progress bytes.Buffer
 	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
@@ -263,7 +264,7 @@ func TestChaosShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the scheduler and autoscaler binaries and runs the whole stack with faults")
 	}
-	if err := setupLogging(0); err != nil {
+	if err := controlplane.SetupLogging(0); err != nil {
 		t.Fatal(err)
 	}
 	binDir := buildAutoscalerBinaries(t)
@@ -272,9 +273,9 @@ func TestChaosShort(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building muster-scheduler: %v\n%s", err, out)
 	}
-	o := chaosOptions{sim: simOptions{binDir: binDir, minute: time.Second, seed: chaosCISeed}, seeds: 1, schedulerBin: scheduler, short: true}
+	o := ChaosOptions{Sim: Options{BinDir: binDir, Minute: time.Second, Seed: chaosCISeed}, Seeds: 1, SchedulerBin: scheduler, Short: true}
 	var out, progress bytes.Buffer
-	runs, err := runChaos(context.Background(), &out, &progress, o)
+	runs, err := Chaos(context.Background(), &out, &progress, o)
 	t.Log(progress.String())
 	t.Log(out.String())
 	if err != nil {
@@ -362,8 +363,8 @@ func TestShowProgress(t *testing.T) {
 		{f, "always", true},
 		{f, "never", false},
 	} {
-		if got := showProgress(tc.w, tc.mode); got != tc.want {
-			t.Errorf("showProgress(%T, %s) = %v, want %v", tc.w, tc.mode, got, tc.want)
+		if got := ShowProgress(tc.w, tc.mode); got != tc.want {
+			t.Errorf("ShowProgress(%T, %s) = %v, want %v", tc.w, tc.mode, got, tc.want)
 		}
 	}
 }
@@ -372,14 +373,14 @@ func TestShowProgress(t *testing.T) {
 // refused, naming the flag, before anything starts.
 func TestSimulateRepeatFlags(t *testing.T) {
 	for _, tc := range []struct {
-		o    simOptions
+		o    Options
 		want string
 	}{
-		{simOptions{repeat: 0, minute: time.Second}, "--repeat: want 1 or more"},
-		{simOptions{repeat: -2, minute: time.Second}, "--repeat: want 1 or more"},
-		{simOptions{repeat: 2, random: 3, minute: time.Second}, "--repeat and --random"},
+		{Options{Repeat: 0, Minute: time.Second}, "--repeat: want 1 or more"},
+		{Options{Repeat: -2, Minute: time.Second}, "--repeat: want 1 or more"},
+		{Options{Repeat: 2, Random: 3, Minute: time.Second}, "--repeat and --random"},
 	} {
-		err := runSimulate(context.Background(), io.Discard, io.Discard, tc.o)
+		err := Simulate(context.Background(), io.Discard, io.Discard, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err %v, want one saying %q", tc.o, err, tc.want)
 		}
@@ -423,10 +424,10 @@ func TestServeTraceClock(t *testing.T) {
 	if d := read().Sub(first); d < 3*time.Minute {
 		t.Errorf("30 ms of wall time moved the clock %s, want at least 3 trace minutes", d)
 	}
-	if got := cloudDelay(simOptions{minute: time.Second}, url, 3*time.Minute); got != 3*time.Minute {
+	if got := cloudDelay(Options{Minute: time.Second}, url, 3*time.Minute); got != 3*time.Minute {
 		t.Errorf("delay on the trace clock: %s, want the trace time 3m", got)
 	}
-	if got := cloudDelay(simOptions{minute: time.Second}, "", 3*time.Minute); got != 3*time.Second {
+	if got := cloudDelay(Options{Minute: time.Second}, "", 3*time.Minute); got != 3*time.Second {
 		t.Errorf("delay on wall time: %s, want 3s (a second per trace minute)", got)
 	}
 }

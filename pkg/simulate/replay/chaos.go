@@ -1,6 +1,6 @@
-// The chaos command: per seed, a simulated run with faults injected and its invariants checked.
+// Chaos runs: per seed, a simulated run with faults injected and its invariants checked.
 
-package muster
+package replay
 
 import (
 	"bytes"
@@ -12,14 +12,11 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -53,79 +50,40 @@ const (
 	chaosLease      = "muster-chaos"
 )
 
-type chaosOptions struct {
-	sim          simOptions
-	seeds        int
-	schedulerBin string
-	short        bool
+// ChaosOptions is one chaos command's settings (muster chaos's flags).
+type ChaosOptions struct {
+	Sim          Options // the replay's: BinDir, Seed, Minute, KeepLogs
+	Seeds        int     // generated traces, seeds Sim.Seed, Sim.Seed+1, ...
+	SchedulerBin string  // the muster-scheduler binary
+	Short        bool    // only the first burst of each trace
 }
 
-func newChaosCommand() *cobra.Command {
-	o := chaosOptions{sim: simOptions{binDir: filepath.Join("autoscaler", "bin"), minute: time.Second, seed: 1, faults: true},
-		seeds: 20, schedulerBin: filepath.Join("bin", "muster-scheduler")}
-	cmd := &cobra.Command{
-		Use:   "chaos",
-		Short: "Replay random traces on the whole stack while injecting faults, and check that nothing breaks",
-		Long: `chaos runs the stack of muster simulate (Muster's side only) on generated
-traces (--seeds of them, from --seed on) while it injects faults at random
-times, the same for a seed: the leading scheduler killed (two muster-scheduler
-processes run with leader election; the standby takes over, the killed one
-restarts), the autoscaler killed mid scale-up and restarted, VMs lost under
-running and waiting gangs, binds to one node refused, ARM 429 storms, 5xx and
-slow answers, partial provisioning, the GPU quota cut for a while.
-
-It checks while the run goes, and at its end, that no gang runs 1..min-1
-members for longer than its timeout allows (partial gangs), no VM stays
-unprovisioned or unused past the autoscaler's delays (leaked VMs), the
-autoscaler never deletes a VM its pods run on (VMs deleted unasked), no pool
-goes past its max, and every gang (each fits the cluster alone) runs min
-members and finishes its run by the end (starved gangs). The run ends when
-every job has, or at the latest at the trace's span plus two hours, or
-twice the time its gangs need on the GPU pool at its max if that is later. It prints a table per seed and the line
-"chaos: runs N, partial gangs 0, ...", and exits 1 naming the seeds to replay
-when any figure is not 0.
-
-Needs armlocal and muster-autoscaler in --bin-dir (make -C autoscaler build)
-and the muster-scheduler binary (--scheduler-bin); make chaos builds them.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			_, err := runChaos(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
-			return err
-		},
-	}
-	f := cmd.Flags()
-	f.IntVar(&o.seeds, "seeds", o.seeds, "how many generated traces to run, seeds --seed, --seed+1, ...")
-	f.Int64Var(&o.sim.seed, "seed", o.sim.seed, "first seed: it picks the trace, the faults' times and kinds and their targets")
-	f.BoolVar(&o.short, "short", false, "keep only the first burst of each trace (the CI variant)")
-	f.StringVar(&o.sim.binDir, "bin-dir", o.sim.binDir, "directory holding the muster-autoscaler and armlocal binaries (make -C autoscaler build)")
-	f.StringVar(&o.schedulerBin, "scheduler-bin", o.schedulerBin, "the muster-scheduler binary (make build)")
-	f.DurationVar(&o.sim.minute, "minute", o.sim.minute, "wall time one trace minute takes")
-	f.BoolVar(&o.sim.keepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
-	return cmd
+// DefaultChaosOptions is muster chaos's defaults.
+func DefaultChaosOptions() ChaosOptions {
+	return ChaosOptions{Sim: Options{BinDir: filepath.Join("autoscaler", "bin"), Minute: time.Second, Seed: 1, faults: true},
+		Seeds: 20, SchedulerBin: filepath.Join("bin", "muster-scheduler")}
 }
 
 // runChaos runs every seed and writes the table; its error names the seeds
 // that broke an invariant.
-func runChaos(ctx context.Context, out, progress io.Writer, o chaosOptions) ([]simulate.ChaosRun, error) {
-	if o.seeds < 1 {
-		return nil, fmt.Errorf("--seeds: must be at least 1, got %d", o.seeds)
+func Chaos(ctx context.Context, out, progress io.Writer, o ChaosOptions) ([]simulate.ChaosRun, error) {
+	if o.Seeds < 1 {
+		return nil, fmt.Errorf("--seeds: must be at least 1, got %d", o.Seeds)
 	}
-	if o.sim.minute <= 0 {
-		return nil, fmt.Errorf("--minute: must be positive, got %s", o.sim.minute)
+	if o.Sim.Minute <= 0 {
+		return nil, fmt.Errorf("--minute: must be positive, got %s", o.Sim.Minute)
 	}
-	for _, bin := range []string{filepath.Join(o.sim.binDir, "armlocal"), filepath.Join(o.sim.binDir, "muster-autoscaler"), o.schedulerBin} {
+	for _, bin := range []string{filepath.Join(o.Sim.BinDir, "armlocal"), filepath.Join(o.Sim.BinDir, "muster-autoscaler"), o.SchedulerBin} {
 		if _, err := os.Stat(bin); err != nil {
 			return nil, fmt.Errorf("%s not found (make build and make -C autoscaler build make it): %w", bin, err)
 		}
 	}
-	o.sim.faults = true
+	o.Sim.faults = true
 	var runs []simulate.ChaosRun
-	for i := range o.seeds {
-		seed := o.sim.seed + int64(i)
+	for i := range o.Seeds {
+		seed := o.Sim.Seed + int64(i)
 		trace := simulate.Random(seed)
-		if o.short {
+		if o.Short {
 			trace = trace.FirstBurst()
 		}
 		r, err := chaosOnce(ctx, progress, seed, trace, o)
@@ -147,7 +105,7 @@ func runChaos(ctx context.Context, out, progress io.Writer, o chaosOptions) ([]s
 // chaos is one seed's run: the components it kills and restarts, the
 // faults it injects and what it sees.
 type chaos struct {
-	o          chaosOptions
+	o          ChaosOptions
 	env        *controlplane.Env
 	kubeconfig string
 	dir        string
@@ -170,20 +128,20 @@ type chaos struct {
 	refusals int
 }
 
-func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simulate.Trace, o chaosOptions) (run simulate.ChaosRun, err error) {
+func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simulate.Trace, o ChaosOptions) (run simulate.ChaosRun, err error) {
 	began := time.Now()
 	run = simulate.ChaosRun{Seed: seed, Jobs: len(trace.Jobs)}
 	dir, err := os.MkdirTemp("", fmt.Sprintf("muster-chaos-%d-", seed))
 	if err != nil {
 		return run, err
 	}
-	if o.sim.keepLogs {
+	if o.Sim.KeepLogs {
 		defer fmt.Fprintf(progress, "seed %d: component logs in %s\n", seed, dir)
 	} else {
 		defer os.RemoveAll(dir)
 	}
 	tb := controlplane.NewProcessTB(fmt.Sprintf("muster-chaos-%d", seed))
-	defer endControlPlane(tb, &err)
+	defer tb.End(&err)
 	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, controlplane.MusterProfile)
 	if err != nil {
 		return run, err
@@ -191,7 +149,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	procCtx, stopProcs := context.WithCancel(ctx)
 	defer stopProcs()
 	// Wall time: the chaos run's fault windows are sent in wall time.
-	cloud, err := startArmlocal(procCtx, o.sim, kubeconfig, dir, "")
+	cloud, err := startArmlocal(procCtx, o.Sim, kubeconfig, dir, "")
 	if err != nil {
 		return run, err
 	}
@@ -204,7 +162,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 			return run, err
 		}
 	}
-	ca, err := startAutoscaler(procCtx, o.sim, kubeconfig, cloud, true, dir, "")
+	ca, err := startAutoscaler(procCtx, o.Sim, kubeconfig, cloud, true, dir, "")
 	if err != nil {
 		return run, err
 	}
@@ -216,8 +174,8 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	case <-time.After(time.Until(warm)):
 	}
 	rec := simulate.NewRecord()
-	c.clk = clock{start: time.Now(), minute: o.sim.minute}
-	w := &watcher{rec: rec, clk: c.clk, wallMinute: o.sim.minute, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
+	c.clk = clock{start: time.Now(), minute: o.Sim.Minute}
+	w := &watcher{rec: rec, clk: c.clk, wallMinute: o.Sim.Minute, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{}}
 	gangs := map[string]bool{}
 	mins := map[string]int{}
@@ -234,7 +192,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	}
 	factory := informers.NewSharedInformerFactory(env.Client, 0)
 	c.pods, c.nodes = factory.Core().V1().Pods().Lister(), factory.Core().V1().Nodes().Lister()
-	if err := startInformers(watchCtx, factory); err != nil {
+	if err := controlplane.StartInformers(watchCtx, factory); err != nil {
 		return run, err
 	}
 
@@ -465,13 +423,13 @@ func (c *chaos) startScheduler(i int) error {
 	timeout := int64(max(1, c.wall(chaosGangTimeout).Seconds()))
 	bound := int64(max(1, c.wall(starvationBound).Seconds()))
 	config := controlplane.LeaderElected(controlplane.MusterConfig(c.kubeconfig, controlplane.GangArgs{BackoffSeconds: 2, StatusSyncMillis: 250,
-		ScheduleTimeoutSeconds: timeout, StarvationBoundSeconds: &bound, Preemption: tracePreemption(c.o.sim.minute)}), chaosLease)
+		ScheduleTimeoutSeconds: timeout, StarvationBoundSeconds: &bound, Preemption: tracePreemption(c.o.Sim.Minute)}), chaosLease)
 	path := filepath.Join(c.dir, "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return err
 	}
 	log := freshLog(c.dir, fmt.Sprintf("muster-scheduler-%d", i))
-	p, err := startProcess(c.procCtx, c.o.schedulerBin, []string{"--config=" + path, "--secure-port=0", "--v=2"}, log)
+	p, err := startProcess(c.procCtx, c.o.SchedulerBin, []string{"--config=" + path, "--secure-port=0", "--v=2"}, log)
 	if err != nil {
 		return err
 	}
@@ -481,7 +439,7 @@ func (c *chaos) startScheduler(i int) error {
 	return nil
 }
 
-func (c *chaos) wall(trace time.Duration) time.Duration { return wallOf(c.o.sim, trace) }
+func (c *chaos) wall(trace time.Duration) time.Duration { return wallOf(c.o.Sim, trace) }
 
 // leader is the scheduler replica holding the Lease, by its log (-1: none
 // yet). A replica acquires the lease once in its life.
@@ -588,11 +546,11 @@ func (c *chaos) strike(ctx context.Context, kind string, rng *rand.Rand) (bool, 
 		}
 		// A Deployment restarts a pod that exits: so does the run, once a
 		// trace minute, a few times.
-		ca, err := startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir, "")
+		ca, err := startAutoscaler(c.procCtx, c.o.Sim, c.kubeconfig, c.cloud, true, c.dir, "")
 		for try := 1; err != nil && try < 10 && ctx.Err() == nil; try++ {
 			fmt.Fprintf(c.progress, "[chaos minute %3.0f] restarting the autoscaler: %v\n", c.clk.now().Minutes(), err)
 			sleep(time.Minute)
-			ca, err = startAutoscaler(c.procCtx, c.o.sim, c.kubeconfig, c.cloud, true, c.dir, "")
+			ca, err = startAutoscaler(c.procCtx, c.o.Sim, c.kubeconfig, c.cloud, true, c.dir, "")
 		}
 		if err != nil {
 			return true, err

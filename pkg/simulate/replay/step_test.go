@@ -1,6 +1,6 @@
 // Tests of replays on the stepped clock: a step waits for members held between Reserve and Bind, the next step's time, a mixed trace's replays giving the same figures.
 
-package muster
+package replay
 
 import (
 	"bytes"
@@ -192,7 +192,7 @@ func TestSteppedReplayRepeats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a trace six times on the whole stack")
 	}
-	if err := setupLogging(0); err != nil {
+	if err := controlplane.SetupLogging(0); err != nil {
 		t.Fatal(err)
 	}
 	binDir := buildAutoscalerBinaries(t)
@@ -202,7 +202,7 @@ func TestSteppedReplayRepeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := filepath.Join(dir, "steps")
-	o := simOptions{tracePath: tracePath, binDir: binDir, step: time.Minute, grace: 6 * time.Minute, seed: 1, stepLog: steps}
+	o := Options{TracePath: tracePath, BinDir: binDir, Step: time.Minute, Grace: 6 * time.Minute, Seed: 1, StepLog: steps}
 	replay := func(label string, i int) []simulate.Run {
 		t.Helper()
 		var progress bytes.Buffer
@@ -256,7 +256,7 @@ func TestSteppedReplayRepeats(t *testing.T) {
 			}
 			for j, ja := range a.Jobs {
 				jb := b.Jobs[j]
-				if ja.AtMin != jb.AtMin || (ja.AtMin && (ja.ToMin-jb.ToMin > o.step || jb.ToMin-ja.ToMin > o.step)) {
+				if ja.AtMin != jb.AtMin || (ja.AtMin && (ja.ToMin-jb.ToMin > o.Step || jb.ToMin-ja.ToMin > o.Step)) {
 					report("%s: job %s reached min %v after %s; the first replay %v after %s (more than a step apart)", name, ja.Name, jb.AtMin, jb.ToMin, ja.AtMin, ja.ToMin)
 				}
 			}

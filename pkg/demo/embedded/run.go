@@ -1,6 +1,7 @@
-// The demo command: the scenario's gangs in a local control plane, progress, results, upstream's run.
-
-package muster
+// Package embedded runs `muster demo`: pkg/demo's scenario of gangs in an
+// in-process control plane with muster-scheduler, its progress and report,
+// then the same gangs under upstream's gang scheduling.
+package embedded
 
 import (
 	"context"
@@ -8,15 +9,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
 	v1 "k8s.io/api/core/v1"
 	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -28,10 +25,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/prometheus/common/expfmt"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/component-base/metrics/legacyregistry"
 
-	kubectlmuster "github.com/muster-project/muster/cmd/kubectl-muster/app"
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/demo"
@@ -45,38 +40,6 @@ const (
 	demoBackoff      = 2   // seconds
 	demoStatusMillis = 200 // PodGroup status sync period
 )
-
-func newDemoCommand() *cobra.Command {
-	nodes := 48
-	showMetrics := false
-	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run an in-process control plane and muster-scheduler and submit a bursty mix of gangs",
-		Long: `demo starts etcd, kube-apiserver and muster-scheduler in this process, registers a
-simulated pool of 8-GPU nodes, and submits gangs in waves: single-pod jobs,
-4-member gangs, a large pre-training gang, an elastic gang (min < max) and one
-gang too big for the cluster. It prints progress once a second and then a table
-of how long each gang took to reach min and max, or why it waits.
-
-It exits non-zero if a gang that fits did not reach min (or the elastic gang
-its max), or if the gang that cannot fit got any member bound.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if err := runDemo(ctx, cmd.OutOrStdout(), nodes); err != nil {
-				return err
-			}
-			if showMetrics {
-				return writeMusterMetrics(cmd.OutOrStdout())
-			}
-			return nil
-		},
-	}
-	cmd.Flags().IntVar(&nodes, "nodes", nodes, fmt.Sprintf("number of simulated 8-GPU nodes (at least %d)", demo.MinNodes))
-	cmd.Flags().BoolVar(&showMetrics, "show-metrics", false, "then print the scheduler's muster_* metrics as its /metrics serves them")
-	return cmd
-}
 
 // printer serialises lines from the progress ticker and the submitter.
 type printer struct {
@@ -99,7 +62,11 @@ func (p *printer) printf(format string, args ...any) {
 	fmt.Fprintf(p.out, format, args...)
 }
 
-func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
+// Run runs the demo on a scenario of nodes simulated 8-GPU nodes, writing
+// progress and its report to out; showGangs, when set, prints the gangs as
+// kubectl muster shows them from the demo's API server (kubeconfig) before
+// it stops. Its error says which gang did not do what the scenario expects.
+func Run(ctx context.Context, out io.Writer, nodes int, showGangs func(out io.Writer, kubeconfig string) error) (err error) {
 	scen, err := demo.NewScenario(nodes)
 	if err != nil {
 		return err
@@ -111,7 +78,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	begin := time.Now()
 
 	tb := controlplane.NewProcessTB("muster-demo")
-	defer endControlPlane(tb, &err)
+	defer tb.End(&err)
 
 	p.printf("Starting etcd, kube-apiserver and muster-scheduler in-process...\n")
 	// The control plane serves upstream's Workload API, as a 1.37 cluster
@@ -145,7 +112,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 		return err
 	}
 	// Stopping the components makes them complain about each other.
-	defer silenceLogging()
+	defer controlplane.SilenceLogging()
 	var gpus int64
 	var pools []string
 	for _, pl := range scen.Pools {
@@ -254,7 +221,7 @@ func runDemo(ctx context.Context, out io.Writer, nodes int) (err error) {
 	// run in-process against this API server.
 	p.printf("\n$ kubectl muster gangs -A -o wide\n")
 	p.mu.Lock()
-	kerr := kubectlMusterGangs(out, kubeconfig)
+	kerr := showGangs(out, kubeconfig)
 	p.mu.Unlock()
 	if kerr != nil {
 		return fmt.Errorf("kubectl muster gangs: %w", kerr)
@@ -278,7 +245,7 @@ const upstreamCap = 30 * time.Second
 func runUpstreamDemo(ctx context.Context, scen demo.Scenario, p *printer) (results []demo.Result, err error) {
 	p.printf("\nThe same gangs under kube-scheduler's own gang scheduling (upstream PodGroups, GenericWorkload on), in a second control plane...\n")
 	tb := controlplane.NewProcessTB("muster-demo-upstream")
-	defer endControlPlane(tb, &err)
+	defer tb.End(&err)
 	env, err := controlplane.StartWith(tb, controlplane.Options{WorkloadAPI: true})
 	if err != nil {
 		return nil, err
@@ -325,9 +292,9 @@ func runUpstreamDemo(ctx context.Context, scen demo.Scenario, p *printer) (resul
 	return board.Results(), nil
 }
 
-// writeMusterMetrics prints the muster_* series of the in-process
+// WriteMusterMetrics prints the muster_* series of the in-process
 // scheduler's registry (the one its /metrics serves), in the text format.
-func writeMusterMetrics(out io.Writer) error {
+func WriteMusterMetrics(out io.Writer) error {
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		return err
@@ -342,14 +309,6 @@ func writeMusterMetrics(out io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// kubectlMusterGangs runs `kubectl muster gangs -A -o wide` against the
-// demo's API server.
-func kubectlMusterGangs(out io.Writer, kubeconfig string) error {
-	cmd := kubectlmuster.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: out})
-	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "gangs", "-A", "-o", "wide"})
-	return cmd.Execute()
 }
 
 func createNodes(ctx context.Context, env *controlplane.Env, scen demo.Scenario) error {
@@ -386,18 +345,7 @@ func watchPods(ctx context.Context, env *controlplane.Env, board *demo.Board) er
 	}); err != nil {
 		return err
 	}
-	return startInformers(ctx, factory)
-}
-
-// startInformers starts a factory's informers and waits for their caches.
-func startInformers(ctx context.Context, factory informers.SharedInformerFactory) error {
-	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("watch: %v did not sync", typ)
-		}
-	}
-	return nil
+	return controlplane.StartInformers(ctx, factory)
 }
 
 func gangName(pod *v1.Pod) string {

@@ -1,6 +1,6 @@
 // The package's TestMain: it removes the embedded etcd's data when the tests are done.
 
-package muster
+package replay
 
 import (
 	"os"
