@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -50,6 +51,25 @@ type JobRecord struct {
 	Started time.Duration
 	// Finished is when the job's work was done; zero if it was not.
 	Finished time.Duration
+	// Runs are a gang's runs: from when min members were bound together to
+	// when its work was done, or to when it fell below min (Broken: its
+	// work so far is thrown away, and it starts afresh once min run again).
+	// The last run's To is 0 while it goes on.
+	Runs []RunSpan
+}
+
+// RunSpan is one run of a gang's work.
+type RunSpan struct {
+	From, To time.Duration
+	Broken   bool
+}
+
+// openRun is the gang's run going on, nil when none.
+func (jr *JobRecord) openRun() *RunSpan {
+	if n := len(jr.Runs); n > 0 && jr.Runs[n-1].To == 0 {
+		return &jr.Runs[n-1]
+	}
+	return nil
 }
 
 // NodeRecord follows one node.
@@ -78,6 +98,20 @@ func (r *Record) JobFinished(job string, at time.Duration) {
 	r.Changes++
 	if jr := r.Jobs[job]; jr != nil && jr.Finished == 0 {
 		jr.Finished = max(at, 1)
+		if run := jr.openRun(); run != nil {
+			run.To = jr.Finished
+		}
+	}
+}
+
+// JobBroken notes a gang fell below min while it ran: its run ends and its
+// work so far is lost.
+func (r *Record) JobBroken(job string, at time.Duration) {
+	r.Changes++
+	if jr := r.Jobs[job]; jr != nil {
+		if run := jr.openRun(); run != nil {
+			run.To, run.Broken = max(at, run.From+1), true
+		}
 	}
 }
 
@@ -110,11 +144,20 @@ func (r *Record) PodBound(job, pod, node string, at time.Duration) {
 	}
 }
 
-// JobStarted notes a job began its work.
+// JobStarted notes a job began its work: a gang once min members run
+// together, again after each time it broke.
 func (r *Record) JobStarted(job string, at time.Duration) {
 	r.Changes++
-	if jr := r.Jobs[job]; jr != nil && jr.Started == 0 {
-		jr.Started = max(at, 1)
+	jr := r.Jobs[job]
+	if jr == nil {
+		return
+	}
+	at = max(at, 1)
+	if jr.Started == 0 {
+		jr.Started = at
+	}
+	if jr.Job.Kind == KindGang && jr.Finished == 0 && jr.openRun() == nil {
+		jr.Runs = append(jr.Runs, RunSpan{From: at})
 	}
 }
 
@@ -145,27 +188,65 @@ func (r *Record) heldSpan(jr *JobRecord, pod string) (from, to time.Duration) {
 	return jr.Bound[pod], to
 }
 
-// usedSpan is the part of a member's held span spent working: a gang's
-// members work only from the gang's start, so a gang that never started
-// used nothing. ok is false when the span is empty.
-func (r *Record) usedSpan(jr *JobRecord, pod string) (from, to time.Duration, ok bool) {
-	from, to = r.heldSpan(jr, pod)
-	if jr.Job.Kind == KindGang {
-		if jr.Started == 0 {
-			return 0, 0, false
-		}
-		from = max(from, jr.Started)
+// memberHours splits the GPU time a member held its node into: used (a
+// plain job's, or a gang's in runs that were not broken), lost (a gang's in
+// runs that broke: work thrown away) and belowMin (a gang's while it was
+// not running: before min members were bound together, or after it broke).
+func (r *Record) memberHours(jr *JobRecord, pod string) (used, lost, belowMin float64) {
+	from, to := r.heldSpan(jr, pod)
+	if to <= from {
+		return 0, 0, 0
 	}
-	return from, to, to > from
+	gpus := float64(jr.Job.PodGPUs(pod))
+	if jr.Job.Kind != KindGang {
+		return gpus * (to - from).Hours(), 0, 0
+	}
+	if jr.Finished > 0 {
+		to = min(to, max(from, jr.Finished)) // a member left after its gang's work: idle
+	}
+	var inRuns time.Duration
+	r.eachRun(jr, from, to, func(a, b time.Duration, broken bool) {
+		inRuns += b - a
+		if broken {
+			lost += gpus * (b - a).Hours()
+		} else {
+			used += gpus * (b - a).Hours()
+		}
+	})
+	return used, lost, gpus * max(0, to-from-inRuns).Hours()
 }
 
-// usedGPUSeconds is the GPU time a job's member spent working (usedSpan).
-func (r *Record) usedGPUSeconds(jr *JobRecord, pod string) float64 {
-	from, to, ok := r.usedSpan(jr, pod)
-	if !ok {
-		return 0
+// usedSpans are the parts of a member's held span spent on work that was
+// kept (memberHours' used), for the chart.
+func (r *Record) usedSpans(jr *JobRecord, pod string) [][2]time.Duration {
+	from, to := r.heldSpan(jr, pod)
+	if jr.Job.Kind != KindGang {
+		if to > from {
+			return [][2]time.Duration{{from, to}}
+		}
+		return nil
 	}
-	return float64(jr.Job.PodGPUs(pod)) * (to - from).Seconds()
+	var out [][2]time.Duration
+	r.eachRun(jr, from, to, func(a, b time.Duration, broken bool) {
+		if !broken {
+			out = append(out, [2]time.Duration{a, b})
+		}
+	})
+	return out
+}
+
+// eachRun calls f with the part [a, b) of [from, to) inside each of the
+// gang's runs that it overlaps; a run going on lasts to the record's end.
+func (r *Record) eachRun(jr *JobRecord, from, to time.Duration, f func(a, b time.Duration, broken bool)) {
+	for _, run := range jr.Runs {
+		end := run.To
+		if end == 0 {
+			end = r.End
+		}
+		if a, b := max(from, run.From), min(to, end); b > a {
+			f(a, b, run.Broken)
+		}
+	}
 }
 
 // NodeUp notes a node registered.
@@ -194,12 +275,24 @@ type Figures struct {
 	// pod ever running on them.
 	ExcessNodes int
 	Excess      []string // their names
-	// GPU-hours, trace time: paid for (nodes up), used by jobs that had
-	// started, idle (the difference).
+	// GPU-hours, trace time: paid for (nodes up), used by jobs making
+	// progress (plain jobs' pods, gangs' members in runs that were not
+	// broken), idle (the difference).
 	ProvisionedGPUHours, UsedGPUHours, IdleGPUHours float64
 	// PartialGangGPUHours are GPU-hours held by members of gangs that never
 	// started.
 	PartialGangGPUHours float64
+	// BelowMinGPUHours are GPU-hours held by gangs' members while fewer
+	// than min ran together (before the gang started, or after it broke);
+	// LostWorkGPUHours those of runs that broke, whose work was thrown
+	// away. Neither counts as used.
+	BelowMinGPUHours, LostWorkGPUHours float64
+	// GangsBroken fell below min after they had started, at least once.
+	GangsBroken int
+	// MeanWaitToMin and P90WaitToMin are over every gang: from arrival to
+	// min members bound together, or to the run's end for a gang that never
+	// got there.
+	MeanWaitToMin, P90WaitToMin time.Duration
 	// Cost is $ for the nodes' hours at Record.Prices.
 	Cost     float64
 	Failures []Failure
@@ -233,6 +326,7 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes,
 		Reclaims: r.Reclaims, ReclaimedMembers: r.ReclaimedMembers, GangsBelowMinByReclaim: len(r.BelowMinByReclaim)}
 	var turnaround time.Duration
+	var waits []time.Duration
 	names := make([]string, 0, len(r.Jobs))
 	for n := range r.Jobs {
 		names = append(names, n)
@@ -267,6 +361,16 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		if jr.Job.Kind == KindGang && jr.MostBound > 0 && jr.MostBound < jr.Job.Min {
 			f.PartialGangs++
 		}
+		if jr.Job.Kind == KindGang {
+			wait := max(0, r.End-jr.Created)
+			if jf.AtMin {
+				wait = jf.ToMin
+			}
+			waits = append(waits, wait)
+			if slices.ContainsFunc(jr.Runs, func(run RunSpan) bool { return run.Broken }) {
+				f.GangsBroken++
+			}
+		}
 		if jr.Job.Kind == KindGang && jr.Finished > 0 {
 			f.GangsFinished++
 			turnaround += jr.Finished - jr.Created
@@ -275,7 +379,10 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 	}
 	for _, jr := range r.Jobs {
 		for pod := range jr.Bound {
-			f.UsedGPUHours += r.usedGPUSeconds(jr, pod) / 3600
+			used, lost, belowMin := r.memberHours(jr, pod)
+			f.UsedGPUHours += used
+			f.LostWorkGPUHours += lost
+			f.BelowMinGPUHours += belowMin
 			if jr.Job.Kind == KindGang && jr.Started == 0 {
 				from, to := r.heldSpan(jr, pod)
 				f.PartialGangGPUHours += float64(jr.Job.PodGPUs(pod)) * max(0, to-from).Hours()
@@ -301,6 +408,7 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 	if f.GangsFinished > 0 {
 		f.MeanTurnaround = turnaround / time.Duration(f.GangsFinished)
 	}
+	f.MeanWaitToMin, f.P90WaitToMin = meanAndP90(waits)
 	f.IdleGPUHours = max(0, f.ProvisionedGPUHours-f.UsedGPUHours)
 	f.LongestWaitAfterCapacity, f.LongestWaitGang = r.LongestWaitAfterCapacity()
 	sort.Strings(f.Excess)
@@ -325,8 +433,11 @@ func (r *Record) GPUSeries() (provisioned, used []Level) {
 	for _, jr := range r.Jobs {
 		for pod := range jr.Bound {
 			g := jr.Job.PodGPUs(pod)
-			if from, to, ok := r.usedSpan(jr, pod); ok && g > 0 {
-				ue = append(ue, ev{from, g}, ev{to, -g})
+			if g == 0 {
+				continue
+			}
+			for _, span := range r.usedSpans(jr, pod) {
+				ue = append(ue, ev{span[0], g}, ev{span[1], -g})
 			}
 		}
 	}
@@ -348,6 +459,22 @@ func (r *Record) GPUSeries() (provisioned, used []Level) {
 		return append(out, Level{At: r.End, Value: v})
 	}
 	return series(pe), series(ue)
+}
+
+// meanAndP90 is the mean of ds and their 90th percentile (nearest rank);
+// zero for none.
+func meanAndP90(ds []time.Duration) (mean, p90 time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	var sum time.Duration
+	for _, d := range sorted {
+		sum += d
+	}
+	rank := (9*len(sorted) + 9) / 10 // ceil(0.9 n)
+	return sum / time.Duration(len(sorted)), sorted[rank-1]
 }
 
 // Level is a value from At on.

@@ -86,9 +86,14 @@ var figureRows = []struct {
 	{"GPU-hours used", "%.1f", func(f Figures) float64 { return f.UsedGPUHours }},
 	{"GPU-hours idle", "%.1f", func(f Figures) float64 { return f.IdleGPUHours }},
 	{"GPU-hours held by gangs that never started", "%.1f", func(f Figures) float64 { return f.PartialGangGPUHours }},
+	{"GPU-hours held by gangs below min (never started or broken)", "%.1f", func(f Figures) float64 { return f.BelowMinGPUHours }},
+	{"GPU-hours of work thrown away (runs broken)", "%.1f", func(f Figures) float64 { return f.LostWorkGPUHours }},
+	{"gangs broken after they started", "%g", func(f Figures) float64 { return float64(f.GangsBroken) }},
 	{"cost ($)", "%.2f", func(f Figures) float64 { return f.Cost }},
 	{"gangs finished", "%g", func(f Figures) float64 { return float64(f.GangsFinished) }},
 	{"mean gang turnaround (minutes)", "%.1f", func(f Figures) float64 { return f.MeanTurnaround.Minutes() }},
+	{"mean wait to min over all gangs (minutes)", "%.1f", func(f Figures) float64 { return f.MeanWaitToMin.Minutes() }},
+	{"p90 wait to min over all gangs (minutes)", "%.1f", func(f Figures) float64 { return f.P90WaitToMin.Minutes() }},
 	{"failed scale-ups", "%g", func(f Figures) float64 { return float64(len(f.Failures)) }},
 	{"longest wait of a gang after capacity existed (minutes)", "%.1f", func(f Figures) float64 { return f.LongestWaitAfterCapacity.Minutes() }},
 }
@@ -290,8 +295,8 @@ func (j JobSpread) cell() string {
 }
 
 // RepeatSummaryLine is the repeat report's last line: per side, the spread of
-// the figures a reader must be able to trust (partial gangs, excess nodes,
-// nodes added).
+// the figures a reader must be able to trust (nodes added, partial and
+// broken gangs, excess nodes) and of the waits to min (mean, p90).
 func RepeatSummaryLine(sides ...RepeatSide) string {
 	parts := make([]string, len(sides))
 	for i, s := range sides {
@@ -302,6 +307,12 @@ func RepeatSummaryLine(sides ...RepeatSide) string {
 				fs = append(fs, "partial gangs "+f.Spread.Format(f.Verb))
 			case "excess nodes (added, never used)":
 				fs = append(fs, "excess nodes "+f.Spread.Format(f.Verb))
+			case "gangs broken after they started":
+				fs = append(fs, "broken gangs "+f.Spread.Format(f.Verb))
+			case "mean wait to min over all gangs (minutes)":
+				fs = append(fs, "wait to min mean "+f.Spread.Format(f.Verb)+"m")
+			case "p90 wait to min over all gangs (minutes)":
+				fs = append(fs, "p90 "+f.Spread.Format(f.Verb)+"m")
 			case "nodes added":
 				fs = append(fs, "nodes added "+f.Spread.Format(f.Verb))
 			}

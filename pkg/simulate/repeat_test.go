@@ -211,7 +211,7 @@ func TestWriteRepeatTable(t *testing.T) {
 		t.Error("no sides: want an error")
 	}
 	line := RepeatSummaryLine(m, b)
-	if want := "muster over 2 runs: nodes added 6, partial gangs 0, excess nodes 0; baseline over 2 runs: nodes added 8, partial gangs 1, excess nodes 2.5 (2–3)"; line != want {
+	if want := "muster over 2 runs: nodes added 6, partial gangs 0, excess nodes 0, broken gangs 0, wait to min mean 0.0m, p90 0.0m; baseline over 2 runs: nodes added 8, partial gangs 1, excess nodes 2.5 (2–3), broken gangs 0, wait to min mean 0.0m, p90 0.0m"; line != want {
 		t.Errorf("summary line\n %q\nwant\n %q", line, want)
 	}
 }

@@ -71,9 +71,15 @@ func WriteReport(w io.Writer, trace Trace, runs ...Run) error {
 	row("GPU-hours used", func(f Figures) string { return fmt.Sprintf("%.1f", f.UsedGPUHours) })
 	row("GPU-hours idle", func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) })
 	row("GPU-hours held by gangs that never started", func(f Figures) string { return fmt.Sprintf("%.1f", f.PartialGangGPUHours) })
+	row("GPU-hours held by gangs below min (never started or broken)", func(f Figures) string { return fmt.Sprintf("%.1f", f.BelowMinGPUHours) })
+	row("GPU-hours of work thrown away (runs broken)", func(f Figures) string { return fmt.Sprintf("%.1f", f.LostWorkGPUHours) })
+	row("gangs broken after they started", func(f Figures) string { return fmt.Sprint(f.GangsBroken) })
 	row("cost ($, nodes' hours at the pools' prices)", func(f Figures) string { return fmt.Sprintf("%.2f", f.Cost) })
 	row("gangs finished (mean minutes from arrival)", func(f Figures) string {
 		return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes())
+	})
+	row("wait to min over all gangs, mean / p90 (never: to the end)", func(f Figures) string {
+		return fmt.Sprintf("%.1fm / %.1fm", f.MeanWaitToMin.Minutes(), f.P90WaitToMin.Minutes())
 	})
 	if reclaims := slices.ContainsFunc(runs, func(r Run) bool { return r.Figures.Reclaims > 0 }); reclaims {
 		row("spot nodes reclaimed (members on them)", func(f Figures) string { return fmt.Sprintf("%d (%d)", f.Reclaims, f.ReclaimedMembers) })
@@ -106,7 +112,9 @@ func WriteReport(w io.Writer, trace Trace, runs ...Run) error {
 func SummaryLine(runs ...Run) string {
 	parts := make([]string, len(runs))
 	for i, r := range runs {
-		parts[i] = fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f, cost $%.2f", r.Name, r.Figures.PartialGangs, r.Figures.ExcessNodes, r.Figures.IdleGPUHours, r.Figures.Cost)
+		f := r.Figures
+		parts[i] = fmt.Sprintf("%s: partial gangs %d, excess nodes %d, idle GPU-hours %.1f, cost $%.2f, broken gangs %d, wait to min mean %.1fm p90 %.1fm",
+			r.Name, f.PartialGangs, f.ExcessNodes, f.IdleGPUHours, f.Cost, f.GangsBroken, f.MeanWaitToMin.Minutes(), f.P90WaitToMin.Minutes())
 		if r.Figures.Reclaims > 0 {
 			parts[i] += fmt.Sprintf(", gangs below min after a reclaim %d", r.Figures.GangsBelowMinByReclaim)
 		}
@@ -162,19 +170,23 @@ type TraceSummary struct {
 	Muster, Baseline Figures
 }
 
-// WriteSummary writes one line per replayed trace: partial gangs, excess
-// nodes, idle GPU-hours and the longest wait after capacity, both runs.
+// WriteSummary writes one line per replayed trace: partial and broken
+// gangs, excess nodes, idle GPU-hours, cost, the mean and p90 wait to min
+// and the longest wait after capacity, both runs.
 func WriteSummary(w io.Writer, traces []TraceSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEED\tPARTIAL GANGS (MUSTER/BASELINE)\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE RATIO\tLONGEST WAIT AFTER CAPACITY")
+	fmt.Fprintln(tw, "SEED\tPARTIAL GANGS (MUSTER/BASELINE)\tBROKEN GANGS\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE RATIO\tCOST ($)\tMEAN WAIT TO MIN\tP90 WAIT TO MIN\tLONGEST WAIT AFTER CAPACITY")
 	for _, t := range traces {
 		ratio := "-"
 		if t.Baseline.IdleGPUHours > 0 {
 			ratio = fmt.Sprintf("%.2f", t.Muster.IdleGPUHours/t.Baseline.IdleGPUHours)
 		}
-		fmt.Fprintf(tw, "%d\t%d / %d\t%d / %d\t%.1f / %.1f\t%s\t%.1fm / %.1fm\n", t.Seed,
-			t.Muster.PartialGangs, t.Baseline.PartialGangs, t.Muster.ExcessNodes, t.Baseline.ExcessNodes,
-			t.Muster.IdleGPUHours, t.Baseline.IdleGPUHours, ratio,
+		fmt.Fprintf(tw, "%d\t%d / %d\t%d / %d\t%d / %d\t%.1f / %.1f\t%s\t%.0f / %.0f\t%.1fm / %.1fm\t%.1fm / %.1fm\t%.1fm / %.1fm\n", t.Seed,
+			t.Muster.PartialGangs, t.Baseline.PartialGangs, t.Muster.GangsBroken, t.Baseline.GangsBroken,
+			t.Muster.ExcessNodes, t.Baseline.ExcessNodes,
+			t.Muster.IdleGPUHours, t.Baseline.IdleGPUHours, ratio, t.Muster.Cost, t.Baseline.Cost,
+			t.Muster.MeanWaitToMin.Minutes(), t.Baseline.MeanWaitToMin.Minutes(),
+			t.Muster.P90WaitToMin.Minutes(), t.Baseline.P90WaitToMin.Minutes(),
 			t.Muster.LongestWaitAfterCapacity.Minutes(), t.Baseline.LongestWaitAfterCapacity.Minutes())
 	}
 	return tw.Flush()

@@ -247,7 +247,7 @@ func TestReportAndChart(t *testing.T) {
 	out := sb.String()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	// Two H100 nodes for 39 minutes at $98.32 an hour each: $127.82.
-	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3, cost $127.82; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4, cost $127.82"
+	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3, cost $127.82, broken gangs 0, wait to min mean 2.0m p90 2.0m; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4, cost $127.82, broken gangs 0, wait to min mean 40.0m p90 40.0m"
 	if lines[len(lines)-1] != wantLast {
 		t.Errorf("last line %q, want %q", lines[len(lines)-1], wantLast)
 	}
@@ -372,5 +372,99 @@ func TestTraceRepeat(t *testing.T) {
 	}
 	if _, err := tr.Repeat(0, time.Hour); err == nil {
 		t.Error("Repeat with a zero period: want an error")
+	}
+}
+
+// A gang that breaks after it started: the GPU time of its broken run is
+// work thrown away, the time its survivor holds a node below min is held by
+// a broken gang, neither is used; a gang that never reaches min waits to
+// the run's end in the wait figures, and a plain job's pods count as used.
+func TestBrokenGangFigures(t *testing.T) {
+	tr, err := ParseTrace(strings.NewReader(`0 rigid gang 2 8 16 30
+0 never gang 2 8 16 30
+0 solo gpu 1 1 2 10
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := time.Minute
+	r := NewRecord()
+	for _, j := range tr.Jobs {
+		r.JobCreated(j, 0)
+	}
+	for _, n := range []string{"n0", "n1", "n2", "n3"} {
+		r.NodeUp(n, "gpu-heavy", 8, 0)
+	}
+	// rigid: both bound at 2m and run; n1's member is lost at 12m, the
+	// survivor holds n0 until its replacement binds at 20m, and the gang
+	// runs again from 20m to its end at 50m.
+	r.PodBound("rigid", "rigid-0", "n0", 2*m)
+	r.PodBound("rigid", "rigid-1", "n1", 2*m)
+	r.JobStarted("rigid", 2*m)
+	r.PodDone("rigid", "rigid-1", "n1", 8, 12*m)
+	r.JobBroken("rigid", 12*m)
+	r.PodBound("rigid", "rigid-1-r1", "n1", 20*m)
+	r.JobStarted("rigid", 20*m)
+	r.JobFinished("rigid", 50*m)
+	r.PodDone("rigid", "rigid-0", "n0", 8, 50*m)
+	r.PodDone("rigid", "rigid-1-r1", "n1", 8, 50*m)
+	// never: one member bound at 5m, the other never.
+	r.PodBound("never", "never-0", "n2", 5*m)
+	// solo: a plain pod from 1m to 11m.
+	r.PodBound("solo", "solo-0", "n3", m)
+	r.JobStarted("solo", m)
+	r.PodDone("solo", "solo-0", "n3", 1, 11*m)
+	r.JobFinished("solo", 11*m)
+	r.End = 60 * m
+
+	f := r.Figures(nil)
+	h := func(gpus, minutes float64) float64 { return gpus * minutes / 60 }
+	// rigid's kept run: 2 x 8 GPUs for 30m; solo: 1 GPU for 10m.
+	if want := h(16, 30) + h(1, 10); !near(f.UsedGPUHours, want) {
+		t.Errorf("used %.2f GPU-hours, want %.2f (the kept run and the plain pod)", f.UsedGPUHours, want)
+	}
+	// rigid's broken run: 2 x 8 GPUs for 10m.
+	if want := h(16, 10); !near(f.LostWorkGPUHours, want) {
+		t.Errorf("work thrown away %.2f GPU-hours, want %.2f", f.LostWorkGPUHours, want)
+	}
+	// rigid's survivor, 12m to 20m; never's member, 5m to the end.
+	if want := h(8, 8) + h(8, 55); !near(f.BelowMinGPUHours, want) {
+		t.Errorf("held below min %.2f GPU-hours, want %.2f", f.BelowMinGPUHours, want)
+	}
+	if want := h(8, 55); !near(f.PartialGangGPUHours, want) {
+		t.Errorf("held by gangs that never started %.2f, want %.2f", f.PartialGangGPUHours, want)
+	}
+	if f.GangsBroken != 1 || f.PartialGangs != 1 {
+		t.Errorf("broken gangs %d, partial gangs %d; want 1 and 1", f.GangsBroken, f.PartialGangs)
+	}
+	// Waits over the two gangs: rigid 2m, never 60m (to the end).
+	if f.MeanWaitToMin != 31*m || f.P90WaitToMin != 60*m {
+		t.Errorf("wait to min mean %s p90 %s, want 31m and 1h (never counted to the end)", f.MeanWaitToMin, f.P90WaitToMin)
+	}
+	if want := f.ProvisionedGPUHours - f.UsedGPUHours; !near(f.IdleGPUHours, want) {
+		t.Errorf("idle %.2f, want paid minus used %.2f", f.IdleGPUHours, want)
+	}
+	_, used := r.GPUSeries()
+	for _, l := range used {
+		if l.At >= 12*m && l.At < 20*m && l.Value != 0 {
+			t.Errorf("the chart shows %d GPUs used at %s, while rigid was broken and solo done", l.Value, l.At)
+		}
+	}
+}
+
+func TestMeanAndP90(t *testing.T) {
+	m := time.Minute
+	for _, tc := range []struct {
+		in        []time.Duration
+		mean, p90 time.Duration
+	}{
+		{nil, 0, 0},
+		{[]time.Duration{5 * m}, 5 * m, 5 * m},
+		{[]time.Duration{10 * m, 1 * m, 2 * m, 3 * m, 4 * m, 5 * m, 6 * m, 7 * m, 8 * m, 9 * m}, 55 * m / 10, 9 * m},
+		{[]time.Duration{1 * m, 2 * m, 3 * m, 4 * m, 5 * m, 6 * m, 7 * m, 8 * m, 9 * m, 10 * m, 11 * m}, 6 * m, 10 * m},
+	} {
+		if mean, p90 := meanAndP90(tc.in); mean != tc.mean || p90 != tc.p90 {
+			t.Errorf("%v: mean %s p90 %s, want %s and %s", tc.in, mean, p90, tc.mean, tc.p90)
+		}
 	}
 }

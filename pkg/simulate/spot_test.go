@@ -48,6 +48,7 @@ func TestReportWithSpot(t *testing.T) {
 		r.JobStarted("el", m)
 		if finished > 0 {
 			r.JobFinished("el", finished)
+			r.PodDone("el", "el-0", "n0", 8, finished)
 		}
 		r.Reclaims, r.ReclaimedMembers = reclaims, reclaims
 		if below > 0 {
@@ -67,7 +68,7 @@ func TestReportWithSpot(t *testing.T) {
 		t.Errorf("report lacks the reclaims row:\n%s", out)
 	}
 	for _, want := range []string{"MUSTER-NO-SPOT TO MIN", "gangs a reclaim took below min", "1 (31.0m)",
-		"muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.1, cost $10.00, gangs below min after a reclaim 0; muster-no-spot: partial gangs 0, excess nodes 0, idle GPU-hours 0.1, cost $10.00; baseline: partial gangs 0, excess nodes 0, idle GPU-hours 0.1, cost $10.00, gangs below min after a reclaim 1"} {
+		"muster: partial gangs 0, excess nodes 0, idle GPU-hours 4.0, cost $10.00, broken gangs 0, wait to min mean 1.0m p90 1.0m, gangs below min after a reclaim 0; muster-no-spot: partial gangs 0, excess nodes 0, idle GPU-hours 0.0, cost $10.00, broken gangs 0, wait to min mean 1.0m p90 1.0m; baseline: partial gangs 0, excess nodes 0, idle GPU-hours 0.1, cost $10.00, broken gangs 0, wait to min mean 1.0m p90 1.0m, gangs below min after a reclaim 1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

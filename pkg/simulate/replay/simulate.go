@@ -1179,6 +1179,7 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 		if running < j.Min {
 			w.started[jobName] = false
 			w.gen[jobName]++
+			w.rec.JobBroken(jobName, w.clk.now())
 			if byReclaim {
 				w.rec.BelowMinByReclaim[jobName] = true
 			}

@@ -112,7 +112,7 @@ func TestSimulateSmoke(t *testing.T) {
 	}
 	t.Log(out.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	last := regexp.MustCompile(`^muster: partial gangs 0, excess nodes 0, idle GPU-hours [0-9.]+, cost \$[0-9.]+; baseline: partial gangs [0-9]+, excess nodes [0-9]+, idle GPU-hours [0-9.]+, cost \$[0-9.]+$`)
+	last := regexp.MustCompile(`^muster: partial gangs 0, excess nodes 0, idle GPU-hours [0-9.]+, cost \$[0-9.]+, broken gangs 0, wait to min mean [0-9.]+m p90 [0-9.]+m; baseline: partial gangs [0-9]+, excess nodes [0-9]+, idle GPU-hours [0-9.]+, cost \$[0-9.]+, broken gangs [0-9]+, wait to min mean [0-9.]+m p90 [0-9.]+m$`)
 	if !last.MatchString(lines[len(lines)-1]) {
 		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
 	}
