@@ -61,6 +61,10 @@ const (
 	ReasonShed      = "MembersShed"
 	ReasonPreempted = "Preempted"
 	ReasonMadeRoom  = "MadeRoom"
+	// ReasonWaitingForNodes: preempting whole gangs would make room, but
+	// the gang waits for new nodes first, as its policy says, while they
+	// may still come.
+	ReasonWaitingForNodes = "WaitingForNodes"
 )
 
 // Summary is a gang's status in one line of state and one of words.

@@ -136,6 +136,7 @@ type State struct {
 	mu        sync.RWMutex
 	domain    func(gang.Key) (func(*v1.Node) bool, bool)
 	booked    func() map[string]gang.Key
+	nodesMay  func(gang.Key) (bool, string)
 	roomFreed fwk.QueueingHintFn
 	status    StatusWriter
 	requests  RequestWriter
@@ -221,6 +222,31 @@ func (s *State) Booked() map[string]gang.Key {
 		return nil
 	}
 	return booked()
+}
+
+// ShareNodesMayCome makes may, the ProvisioningRequest writer's answer to
+// "may new nodes still come for this gang" (provisioning.Writer.NodesMayCome),
+// what MusterGang's provision-or-preempt waits on.
+func (s *State) ShareNodesMayCome(may func(gang.Key) (bool, string)) {
+	s.mu.Lock()
+	s.nodesMay = may
+	s.mu.Unlock()
+}
+
+// NodesMayCome says whether new nodes may still come for gang k, and why
+// not; known is false when the profile writes no ProvisioningRequests.
+func (s *State) NodesMayCome(k gang.Key) (may bool, why string, known bool) {
+	if s == nil {
+		return false, "", false
+	}
+	s.mu.RLock()
+	f := s.nodesMay
+	s.mu.RUnlock()
+	if f == nil {
+		return false, "", false
+	}
+	may, why = f(k)
+	return may, why, true
 }
 
 // ShareRoomFreed makes hint, MusterGang's queueing hint for a gang member

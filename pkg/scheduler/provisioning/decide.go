@@ -172,9 +172,10 @@ type Backoff struct {
 // is the first seen since the last replacement (it starts the backoff);
 // due says the replacement is due now, and then next has the generation
 // the replacement is named by.
-func (r replacement) ended(now time.Time, why string, never bool, b Backoff) (next replacement, noticed, due bool) {
+func (r replacement) ended(now time.Time, why string, failed, never bool, b Backoff) (next replacement, noticed, due bool) {
 	if r.due.IsZero() {
 		noticed = true
+		r.failed = failed
 		if r.wait == 0 {
 			r.wait = b.First
 		}
@@ -204,6 +205,25 @@ func (r replacement) ended(now time.Time, why string, never bool, b Backoff) (ne
 		r.wait = min(2*r.wait, b.Ceiling)
 	}
 	return r, noticed, true
+}
+
+// nodesMayCome says whether new nodes may still come for a gang whose
+// latest verdict is want (nil: none yet) and whose request's replacement
+// state is r (nil: none of its requests ended): its verdict asks for them,
+// and it is not waiting out the backoff after the autoscaler failed its
+// request (every pool that could serve it at its max, out of quota or
+// backed off). why says why not. A gang with no verdict yet may: its first
+// attempt fails before its shortfall is worked out.
+func nodesMayCome(want *Want, r *replacement) (may bool, why string) {
+	switch {
+	case want == nil:
+		return true, ""
+	case !want.Verdict.Ask:
+		return false, "no nodes were asked for it: " + want.Verdict.Message
+	case r != nil && !r.due.IsZero() && r.failed:
+		return false, "its ProvisioningRequest " + r.why
+	}
+	return true, ""
 }
 
 // requestPlan is what a sync does with a short gang's request.
@@ -248,7 +268,7 @@ func planRequest(base, live string, v requestView, shortMembers int64, r replace
 		}
 		return plan, r
 	}
-	r, noticed, due := r.ended(now, why, never, b)
+	r, noticed, due := r.ended(now, why, outcome == OutcomeFailed, never, b)
 	plan.Why, plan.Outcome, plan.Noticed = why, outcome, noticed
 	if !due {
 		plan.Name, plan.Wait = live, true

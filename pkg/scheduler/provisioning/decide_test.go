@@ -4,6 +4,7 @@ package provisioning
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,7 +149,7 @@ func TestReplacementBackoff(t *testing.T) {
 	} {
 		var r replacement
 		for i, e := range tc.ends {
-			next, noticed, due := r.ended(at(e.at), "failed", e.never, b)
+			next, noticed, due := r.ended(at(e.at), "failed", true, e.never, b)
 			if noticed != e.wantNoticed || due != e.wantDue || next.gen != e.wantGen || next.wait != e.wantWait {
 				t.Errorf("%s, end %d at %ds: noticed %v due %v gen %d wait %v; want %v %v %d %v", tc.name, i, e.at,
 					noticed, due, next.gen, next.wait, e.wantNoticed, e.wantDue, e.wantGen, e.wantWait)
@@ -190,11 +191,11 @@ func TestPlanRequest(t *testing.T) {
 			want: requestPlan{Name: "g-2-r1"}, wantR: replacement{gen: 1}},
 		{name: "failed: wait, members held", base: "g-2", live: "g-2", v: failed, short: 2,
 			want:  requestPlan{Name: "g-2", Wait: true, Why: "failed: no quota", Noticed: true, Outcome: OutcomeFailed},
-			wantR: replacement{wait: time.Second, due: now.Add(time.Second), why: "failed: no quota"}},
+			wantR: replacement{wait: time.Second, due: now.Add(time.Second), why: "failed: no quota", failed: true}},
 		{name: "failed, backoff passed: replaced under the next generation", base: "g-2", live: "g-2", v: failed, short: 2,
-			r:     replacement{wait: time.Second, due: now, why: "failed: no quota"},
+			r:     replacement{wait: time.Second, due: now, why: "failed: no quota", failed: true},
 			want:  requestPlan{Name: "g-2-r1", Replacing: true, Why: "failed: no quota", Outcome: OutcomeFailed},
-			wantR: replacement{gen: 1, wait: 2 * time.Second, why: "failed: no quota"}},
+			wantR: replacement{gen: 1, wait: 2 * time.Second, why: "failed: no quota", failed: true}},
 		{name: "deleted while the shortfall changed: still waits", base: "g-1", live: "g-2", v: requestView{Err: notFound}, short: 1,
 			want:  requestPlan{Name: "g-2", Wait: true, Why: "was deleted", Noticed: true, Outcome: OutcomeDeleted},
 			wantR: replacement{wait: time.Second, due: now.Add(time.Second), why: "was deleted"}},
@@ -208,5 +209,47 @@ func TestPlanRequest(t *testing.T) {
 		if r != tc.wantR {
 			t.Errorf("%s: replacement %+v, want %+v", tc.name, r, tc.wantR)
 		}
+	}
+}
+
+// New nodes may come for a gang only while its verdict asks for them and
+// the autoscaler has not failed its request (the backoff after a failure);
+// a gang with no verdict yet may, since its first attempt fails before its
+// shortfall is worked out.
+func TestNodesMayCome(t *testing.T) {
+	now := time.Unix(1000, 0)
+	short := &Want{Min: 3, Verdict: shortfall.Verdict{Ask: true, Short: shortfall.Need{Members: 2}, Message: "short 2 of 3 members"}}
+	fitsNow := &Want{Min: 3, Verdict: shortfall.Verdict{NoReason: shortfall.ReasonFits, Message: "3 more members fit now"}}
+	never := &Want{Min: 3, Verdict: shortfall.Verdict{NoReason: shortfall.ReasonUnfixable, Message: "members fit no node for a reason new nodes cannot fix: taint"}}
+	failed := &replacement{due: now.Add(time.Minute), why: "failed: max node group size reached", failed: true}
+	deleted := &replacement{due: now.Add(time.Minute), why: "was deleted"}
+	replaced := &replacement{gen: 1, failed: true} // its replacement is out: no end seen since
+	for _, tc := range []struct {
+		name   string
+		want   *Want
+		r      *replacement
+		may    bool
+		whyHas string
+	}{
+		{"no verdict yet", nil, nil, true, ""},
+		{"short, request out", short, nil, true, ""},
+		{"short, request failed, backing off", short, failed, false, "its ProvisioningRequest failed: max node group size reached"},
+		{"short, request deleted, backing off", short, deleted, true, ""},
+		{"short, failed request replaced", short, replaced, true, ""},
+		{"members fit now: no request", fitsNow, nil, false, "no nodes were asked for it: 3 more members fit now"},
+		{"nodes would not help", never, nil, false, "new nodes cannot fix"},
+	} {
+		may, why := nodesMayCome(tc.want, tc.r)
+		if may != tc.may || !strings.Contains(why, tc.whyHas) || (tc.may && why != "") {
+			t.Errorf("%s: may %v (%q), want %v (%q)", tc.name, may, why, tc.may, tc.whyHas)
+		}
+	}
+	// ended records whether the end was a failure the autoscaler reported.
+	b := Backoff{First: time.Second, Ceiling: time.Minute, NeverFitsCeiling: time.Hour}
+	if r, _, _ := (replacement{}).ended(now, "failed: quota", true, false, b); !r.failed {
+		t.Error("a failed request's replacement state does not say it failed")
+	}
+	if r, _, _ := (replacement{}).ended(now, "was deleted", false, false, b); r.failed {
+		t.Error("a deleted request's replacement state says it failed")
 	}
 }

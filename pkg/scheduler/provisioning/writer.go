@@ -209,6 +209,9 @@ type replacement struct {
 	// never: the end due for replacement was a failure because no pool
 	// could ever hold the gang.
 	never bool
+	// failed: the end due for replacement was a failure the autoscaler
+	// reported (no pool could add the nodes now).
+	failed bool
 }
 
 // Retry backoff of a gang's request that ended while the gang was short.
@@ -289,6 +292,19 @@ func (w *Writer) Set(x Want) {
 		w.sets++ // only a new verdict is owed a sync (Settled)
 	}
 	w.want[x.Key] = x
+}
+
+// NodesMayCome says whether new nodes may still come for gang k (see
+// nodesMayCome), and why not: MusterGang's provision-or-preempt waits for
+// nodes only while they may.
+func (w *Writer) NodesMayCome(k gang.Key) (bool, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var want *Want
+	if x, ok := w.want[k]; ok {
+		want = &x
+	}
+	return nodesMayCome(want, w.replaced[k])
 }
 
 // Syncs counts the Syncs begun as leader, and says which of them was the

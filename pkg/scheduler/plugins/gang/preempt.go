@@ -30,7 +30,8 @@ import (
 type preemption struct {
 	rules []config.PreemptionRule
 	// nodesCanHelp: the cluster serves ProvisioningRequests, so a gang short
-	// of room may get new nodes instead.
+	// of room may get new nodes instead (when its request is out: see
+	// nodesMayCome).
 	nodesCanHelp bool
 }
 
@@ -63,16 +64,36 @@ func (p preemption) policy(priority int32) capacity.Policy {
 // what must leave for the quorum to fit, under the gang's preemption policy,
 // and evicts it. It returns what it did in words, "" when it took nothing.
 // Like the framework's DefaultPreemption it runs in the scheduling cycle.
+//
+// Whole gangs are preempted at once when no new nodes may come for the gang
+// (nodesMayCome); while they may, the gang waits up to its policy's
+// MaxWaitForNodes, and its Preempting condition says so when preempting
+// would make room.
 func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node) string {
 	logger := klog.FromContext(ctx)
 	priority := corev1helpers.PodPriority(pod)
-	rule := pl.preemption.policy(priority).Rule(pl.clock.Since(pl.created(spec)), pl.preemption.nodesCanHelp)
+	policy := pl.preemption.policy(priority)
+	waited := pl.clock.Since(pl.created(spec))
+	nodesMay, noNodes := pl.nodesMayCome(spec.Key)
+	rule := policy.Rule(waited, nodesMay)
 	if !rule.Shed && !rule.Preempt {
 		return ""
 	}
 	others, keys := pl.runningGangs(spec.Key)
 	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: pl.created(spec), Min: int64(spec.MinMember)}
 	room := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, rule, pl.clock.Now())
+	if policy.Preempt && !rule.Preempt && (!room.Fits || len(room.Victims) == 0) {
+		// Shedding alone does not make room: say whether preempting
+		// would, and that the gang waits for nodes first.
+		whole := rule
+		whole.Preempt = true
+		if r := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, whole, pl.clock.Now()); r.Fits && len(r.Victims) > 0 {
+			msg := fmt.Sprintf("preempting lower-priority gangs would make room for its quorum; it waits up to %s more for new nodes first (its ProvisioningRequest is out)",
+				max(0, policy.MaxWaitForNodes-waited).Round(time.Second))
+			pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionFalse, Reason: gang.ReasonWaitingForNodes, Message: msg})
+			pl.status.touch(spec.Key)
+		}
+	}
 	if !room.Fits || len(room.Victims) == 0 {
 		return ""
 	}
@@ -96,12 +117,28 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 		logger.V(2).Info("Made room for a gang", "gang", spec.Key, "victim", v.Gang.Key, "members", len(v.Members), "whole", v.Whole)
 	}
 	msg := strings.Join(said, "; ") + fmt.Sprintf(" to make room for its quorum (priority %d)", priority)
+	if rule.Preempt && !nodesMay {
+		msg += "; no new nodes can come for it: " + noNodes
+	}
 	pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionTrue, Reason: gang.ReasonMadeRoom, Message: msg})
 	if obj := pl.eventObject(spec.Key, pod); obj != nil {
 		pl.handle.EventRecorder().Eventf(obj, nil, v1.EventTypeNormal, gang.ReasonMadeRoom, "Preempting", "%s", msg)
 	}
 	pl.status.touch(spec.Key)
 	return msg
+}
+
+// nodesMayCome says whether new nodes may still come for gang k, and why
+// not: the ProvisioningRequest writer's answer (provisioning.Writer.
+// NodesMayCome), or, where the profile writes no requests, never.
+func (pl *Gang) nodesMayCome(k gang.Key) (bool, string) {
+	if may, why, known := pl.state.NodesMayCome(k); known {
+		return may, why
+	}
+	if !pl.preemption.nodesCanHelp {
+		return false, "the cluster serves no ProvisioningRequests"
+	}
+	return false, "no ProvisioningRequest is written for it (MusterTopology is not in the profile)"
 }
 
 // runningGangs lists every other gang with members bound, as MakeRoom reads

@@ -77,6 +77,7 @@ func (pl *Topology) buildRequestWriter(ctx context.Context, h fwk.Handle, period
 		return err
 	}
 	pl.state.ShareBookings(pl.requests.BookedNodes)
+	pl.state.ShareNodesMayCome(pl.requests.NodesMayCome)
 	pl.state.ShareRequests(pl.requests)
 	pl.state.AddController(ctx, "ProvisioningRequests", pl.requests.Run)
 	return nil
