@@ -218,6 +218,30 @@ func waitExtraCondition(t *testing.T, ctx context.Context, env *controlplane.Env
 	}
 }
 
+// waitNoExtraCondition waits until the PodGroup's status has no condition
+// of type typ.
+func waitNoExtraCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name, typ string) {
+	t.Helper()
+	var got string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		st, err := podGroupStatus(ctx, env, name)
+		if err != nil {
+			return false, nil
+		}
+		conds, _ := st["conditions"].([]any)
+		for _, c := range conds {
+			if m := c.(map[string]any); m["type"] == typ {
+				got = fmt.Sprintf("%v: %v", m["reason"], m["message"])
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("PodGroup %s: want no %s condition, still %q", name, typ, got)
+	}
+}
+
 // No hint for a gang that new nodes would not help: an incomplete gang, one
 // confined to a level new nodes cannot join, or members pinned to a node.
 // Members beyond max are never counted.

@@ -16,6 +16,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 )
 
 // kubelet stands in for the kubelets: it finishes terminating pods, as a
@@ -191,46 +192,62 @@ func TestProvisionOrPreempt(t *testing.T) {
 // Provision or preempt, on a full cluster: a priority-1000 gang (a CPU
 // launcher and three 8-GPU workers) that shedding an elastic gang's extras
 // cannot serve waits for new nodes while its request is out, and says so;
-// once the autoscaler fails its request (its pools at their max), no new
-// nodes can come, and it preempts the elastic gang whole at once, although
-// its policy would wait 600 s for nodes.
+// once the autoscaler says no pool can add them now (its pools at their
+// max), or fails the request, no new nodes can come, and it preempts the
+// elastic gang whole at once, although its policy would wait 600 s.
 func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
-	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 600}]"})
-	k := startKubelet(t, ctx, env)
-	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
-		t.Fatal(err)
-	}
-	if err := controlplane.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
-		t.Fatal(err)
-	}
-	createPodGroupWithPriority(t, ctx, env, "elastic", 2, 4, 4, "")
-	waitBound(t, env, gang.PodGroupLabel, "elastic", 4)
+	const atMax = "no node pool can add capacity for 3 pods now (gpu: max node group size reached); will retry"
+	for _, tc := range []struct {
+		name string
+		said metav1.Condition
+		why  string
+	}{
+		{"no pool can add nodes now",
+			metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: provisioning.ReasonCapacityIsNotFound, Message: atMax},
+			"no new nodes can come for it: the cluster-autoscaler cannot add them now: " + atMax},
+		{"the request failed",
+			metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "MaxNodeGroupSizeReached", Message: "gpu: max node group size reached"},
+			"no new nodes can come for it: its ProvisioningRequest failed: gpu: max node group size reached"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 600}]"})
+			k := startKubelet(t, ctx, env)
+			if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+				t.Fatal(err)
+			}
+			if err := controlplane.CreatePriorityClass(ctx, env.Client, "high", 1000); err != nil {
+				t.Fatal(err)
+			}
+			createPodGroupWithPriority(t, ctx, env, "elastic", 2, 4, 4, "")
+			waitBound(t, env, gang.PodGroupLabel, "elastic", 4)
 
-	createPodGroup(t, env, 4, 0, 0, "high")
-	members := controlplane.PodGroupMembers(ns, "high", 4, 8)
-	members[3].Name, members[3].GPUs = "high-launcher", 0
-	for i := range members {
-		members[i].PriorityClass = "high"
-	}
-	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
-		t.Fatal(err)
-	}
-	prs := waitProvReqs(t, ctx, env, "high", "for the 3 workers", func(prs []autoscalingv1.ProvisioningRequest) bool {
-		return len(prs) == 1 && prs[0].Spec.PodSets[0].Count == 3
-	})
-	waitExtraCondition(t, ctx, env, "high", gang.ConditionPreempting, gang.ReasonWaitingForNodes, "waits up to")
-	if ev := k.evicted(); len(ev) != 0 {
-		t.Fatalf("evicted %v while the gang's request is out", ev)
-	}
+			createPodGroup(t, env, 4, 0, 0, "high")
+			members := controlplane.PodGroupMembers(ns, "high", 4, 8)
+			members[3].Name, members[3].GPUs = "high-launcher", 0
+			for i := range members {
+				members[i].PriorityClass = "high"
+			}
+			if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
+				t.Fatal(err)
+			}
+			prs := waitProvReqs(t, ctx, env, "high", "for the 3 workers", func(prs []autoscalingv1.ProvisioningRequest) bool {
+				return len(prs) == 1 && prs[0].Spec.PodSets[0].Count == 3
+			})
+			waitExtraCondition(t, ctx, env, "high", gang.ConditionPreempting, gang.ReasonWaitingForNodes, "waits up to")
+			if ev := k.evicted(); len(ev) != 0 {
+				t.Fatalf("evicted %v while the gang's request is out", ev)
+			}
 
-	setProvReqCondition(t, ctx, env, prs[0].Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue,
-		Reason: "MaxNodeGroupSizeReached", Message: "gpu: max node group size reached"})
-	waitBound(t, env, gang.PodGroupLabel, "high", 4)
-	waitExtraCondition(t, ctx, env, "high", gang.ConditionPreempting, gang.ReasonMadeRoom,
-		"no new nodes can come for it: its ProvisioningRequest failed: gpu: max node group size reached")
-	waitExtraCondition(t, ctx, env, "elastic", gang.ConditionDisrupted, gang.ReasonPreempted, "for team-a/high (priority 1000)")
-	if n := len(k.evicted()); n != 4 {
-		t.Errorf("%d of elastic's members evicted, want all 4 (whole, not below min)", n)
+			setProvReqCondition(t, ctx, env, prs[0].Name, tc.said)
+			waitBound(t, env, gang.PodGroupLabel, "high", 4)
+			// The condition goes once the quorum binds; the event stays.
+			waitEvent(t, ctx, env, "PodGroup", "high", gang.ReasonMadeRoom, tc.why)
+			waitExtraCondition(t, ctx, env, "elastic", gang.ConditionDisrupted, gang.ReasonPreempted, "for team-a/high (priority 1000)")
+			waitNoExtraCondition(t, ctx, env, "high", gang.ConditionPreempting)
+			if n := len(k.evicted()); n != 4 {
+				t.Errorf("%d of elastic's members evicted, want all 4 (whole, not below min)", n)
+			}
+		})
 	}
 }
 

@@ -33,6 +33,7 @@ func (w *Writer) forget(k gang.Key) {
 	delete(w.adoptedMin, k)
 	delete(w.booked, k)
 	delete(w.replaced, k)
+	delete(w.notNow, k)
 }
 
 // Bookings lists the gangs whose provisioned capacity is on its way. A nil

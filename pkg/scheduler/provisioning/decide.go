@@ -208,13 +208,15 @@ func (r replacement) ended(now time.Time, why string, failed, never bool, b Back
 }
 
 // nodesMayCome says whether new nodes may still come for a gang whose
-// latest verdict is want (nil: none yet) and whose request's replacement
-// state is r (nil: none of its requests ended): its verdict asks for them,
-// and it is not waiting out the backoff after the autoscaler failed its
-// request (every pool that could serve it at its max, out of quota or
-// backed off). why says why not. A gang with no verdict yet may: its first
-// attempt fails before its shortfall is worked out.
-func nodesMayCome(want *Want, r *replacement) (may bool, why string) {
+// latest verdict is want (nil: none yet), whose request's replacement state
+// is r (nil: none of its requests ended) and whose live request the
+// autoscaler last said it could not serve now with notNow ("" when it did
+// not): its verdict asks for nodes, the autoscaler has not failed its
+// request (it is not waiting out the backoff after that), and has not said
+// that no pool can add them now (every pool that could serve it at its max,
+// out of quota or backed off). why says why not. A gang with no verdict yet
+// may: its first attempt fails before its shortfall is worked out.
+func nodesMayCome(want *Want, r *replacement, notNow string) (may bool, why string) {
 	switch {
 	case want == nil:
 		return true, ""
@@ -222,6 +224,8 @@ func nodesMayCome(want *Want, r *replacement) (may bool, why string) {
 		return false, "no nodes were asked for it: " + want.Verdict.Message
 	case r != nil && !r.due.IsZero() && r.failed:
 		return false, "its ProvisioningRequest " + r.why
+	case notNow != "":
+		return false, "the cluster-autoscaler cannot add them now: " + notNow
 	}
 	return true, ""
 }

@@ -224,22 +224,25 @@ func TestNodesMayCome(t *testing.T) {
 	failed := &replacement{due: now.Add(time.Minute), why: "failed: max node group size reached", failed: true}
 	deleted := &replacement{due: now.Add(time.Minute), why: "was deleted"}
 	replaced := &replacement{gen: 1, failed: true} // its replacement is out: no end seen since
+	const atMax = "no node pool can add capacity for 2 pods now (gpu: max node group size reached); will retry"
 	for _, tc := range []struct {
 		name   string
 		want   *Want
 		r      *replacement
+		notNow string
 		may    bool
 		whyHas string
 	}{
-		{"no verdict yet", nil, nil, true, ""},
-		{"short, request out", short, nil, true, ""},
-		{"short, request failed, backing off", short, failed, false, "its ProvisioningRequest failed: max node group size reached"},
-		{"short, request deleted, backing off", short, deleted, true, ""},
-		{"short, failed request replaced", short, replaced, true, ""},
-		{"members fit now: no request", fitsNow, nil, false, "no nodes were asked for it: 3 more members fit now"},
-		{"nodes would not help", never, nil, false, "new nodes cannot fix"},
+		{"no verdict yet", nil, nil, "", true, ""},
+		{"short, request out", short, nil, "", true, ""},
+		{"short, the autoscaler can add no nodes now", short, nil, atMax, false, "the cluster-autoscaler cannot add them now: " + atMax},
+		{"short, request failed, backing off", short, failed, "", false, "its ProvisioningRequest failed: max node group size reached"},
+		{"short, request deleted, backing off", short, deleted, "", true, ""},
+		{"short, failed request replaced", short, replaced, "", true, ""},
+		{"members fit now: no request", fitsNow, nil, "", false, "no nodes were asked for it: 3 more members fit now"},
+		{"nodes would not help", never, nil, "", false, "new nodes cannot fix"},
 	} {
-		may, why := nodesMayCome(tc.want, tc.r)
+		may, why := nodesMayCome(tc.want, tc.r, tc.notNow)
 		if may != tc.may || !strings.Contains(why, tc.whyHas) || (tc.may && why != "") {
 			t.Errorf("%s: may %v (%q), want %v (%q)", tc.name, may, why, tc.may, tc.whyHas)
 		}

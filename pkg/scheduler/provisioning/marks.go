@@ -130,13 +130,20 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned b
 		w.mu.Unlock()
 		c.Reason = ReasonProvisioned
 		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))
-	case hasReason(conds, autoscalingv1.Provisioned, "CapacityIsNotFound"):
+	case hasReason(conds, autoscalingv1.Provisioned, ReasonCapacityIsNotFound):
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonNotFound
 		c.Message = fmt.Sprintf("%s; no node pool can provide them: %s", short, conds[autoscalingv1.Provisioned].Message)
 	case hasCondition(conds, autoscalingv1.Provisioned):
 		c.Message = fmt.Sprintf("%s; %s", short, conds[autoscalingv1.Provisioned].Message)
 	}
 	w.report(x.Key, c)
+	w.mu.Lock()
+	if c.Reason == ReasonNotFound {
+		w.notNow[x.Key] = conds[autoscalingv1.Provisioned].Message
+	} else {
+		delete(w.notNow, x.Key)
+	}
+	w.mu.Unlock()
 	return isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired) && !isTrue(conds, autoscalingv1.Failed)
 }
 

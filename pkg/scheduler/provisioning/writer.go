@@ -63,6 +63,11 @@ const (
 	ReasonRetrying = "CapacityRequestRetrying"
 )
 
+// ReasonCapacityIsNotFound is the reason of Provisioned=False the
+// cluster-autoscaler gives a request it could not add capacity for now
+// (upstream's, and muster-autoscaler's); it retries later.
+const ReasonCapacityIsNotFound = "CapacityIsNotFound"
+
 // ReasonNeverFits is the reason muster-autoscaler gives a request it fails
 // because no node pool could hold the gang even at its max size.
 const ReasonNeverFits = "NoNodeGroupCanHold"
@@ -172,8 +177,13 @@ type Writer struct {
 	bookingEnded func()
 	// replaced tracks gangs whose request ended while they were short.
 	replaced map[gang.Key]*replacement
-	backoff  Backoff
-	now      func() time.Time
+	// notNow holds, per gang, what the autoscaler said when it could not
+	// add capacity for the gang's live request now (Provisioned=False,
+	// CapacityIsNotFound): every pool that could serve it at its max, out
+	// of quota or backed off.
+	notNow  map[gang.Key]string
+	backoff Backoff
+	now     func() time.Time
 	// sets counts the verdicts Set; setsSynced is what it counted when
 	// the last whole Sync began (Settled). begun counts the Syncs begun
 	// as leader, done is begun's count at the start of the last one to
@@ -281,7 +291,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 	return &Writer{client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
 		gpu: o.GPUResource, leading: o.Leading, bookingEnded: o.OnBookingEnd, backoff: o.Backoff, now: o.Now,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
-		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, kick: make(chan struct{}, 1)}, nil
+		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, kick: make(chan struct{}, 1)}, nil
 }
 
 // Set records the latest verdict on a gang.
@@ -304,7 +314,7 @@ func (w *Writer) NodesMayCome(k gang.Key) (bool, string) {
 	if x, ok := w.want[k]; ok {
 		want = &x
 	}
-	return nodesMayCome(want, w.replaced[k])
+	return nodesMayCome(want, w.replaced[k], w.notNow[k])
 }
 
 // Syncs counts the Syncs begun as leader, and says which of them was the
