@@ -11,6 +11,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -157,7 +158,8 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		}
 		w.mu.Unlock()
 		if err := w.writeWorkloadStatus(ctx, upstream, conds, owned); err != nil {
-			delete(w.last, k) // try again on the next change
+			logger.V(2).Info("Could not write PodGroup status", "podGroup", klog.KRef(k.Namespace, k.Name), "err", err)
+			w.retry(k, err)
 		}
 		return
 	}
@@ -176,7 +178,21 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 	}})
 	if _, err := w.pgs.SchedulingV1alpha1().PodGroups(k.Namespace).Patch(ctx, k.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 		logger.V(2).Info("Could not write PodGroup status", "podGroup", klog.KRef(k.Namespace, k.Name), "err", err)
-		delete(w.last, k) // try again on the next change
+		w.retry(k, err)
+	}
+}
+
+// retry has a status write that failed with err tried again at the next
+// flush: a gang that has settled brings no change that would sync it again,
+// and its status would stay what it was (a condition cleared, say, still
+// shown). A PodGroup that is gone, or that this scheduler may not write,
+// is not retried: its next change syncs it again.
+func (w *statusWriter) retry(k gang.Key, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.last, k)
+	if !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+		w.dirty[k] = struct{}{}
 	}
 }
 
