@@ -197,23 +197,9 @@ func TestShortGangGetsExactHint(t *testing.T) {
 // waitExtraCondition waits for a PodGroup condition of type typ.
 func waitExtraCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name, typ, reason, msgPart string) {
 	t.Helper()
-	var got string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		st, err := podGroupStatus(ctx, env, name)
-		if err != nil {
-			return false, nil
-		}
-		conds, _ := st["conditions"].([]any)
-		for _, c := range conds {
-			m := c.(map[string]any)
-			if m["type"] == typ {
-				got = fmt.Sprintf("%v: %v", m["reason"], m["message"])
-				return m["reason"] == reason && strings.Contains(m["message"].(string), msgPart), nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
+	if got, ok := pollExtraCondition(ctx, env, name, typ, func(c map[string]any) bool {
+		return c != nil && c["reason"] == reason && strings.Contains(c["message"].(string), msgPart)
+	}); !ok {
 		t.Fatalf("PodGroup %s: want %s condition %s with %q, last %q", name, typ, reason, msgPart, got)
 	}
 }
@@ -222,6 +208,14 @@ func waitExtraCondition(t *testing.T, ctx context.Context, env *controlplane.Env
 // of type typ.
 func waitNoExtraCondition(t *testing.T, ctx context.Context, env *controlplane.Env, name, typ string) {
 	t.Helper()
+	if got, ok := pollExtraCondition(ctx, env, name, typ, func(c map[string]any) bool { return c == nil }); !ok {
+		t.Fatalf("PodGroup %s: want no %s condition, still %q", name, typ, got)
+	}
+}
+
+// pollExtraCondition polls the PodGroup's condition of type typ (nil when
+// it has none) until done holds; it returns the last one seen, in words.
+func pollExtraCondition(ctx context.Context, env *controlplane.Env, name, typ string, done func(map[string]any) bool) (string, bool) {
 	var got string
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		st, err := podGroupStatus(ctx, env, name)
@@ -232,14 +226,13 @@ func waitNoExtraCondition(t *testing.T, ctx context.Context, env *controlplane.E
 		for _, c := range conds {
 			if m := c.(map[string]any); m["type"] == typ {
 				got = fmt.Sprintf("%v: %v", m["reason"], m["message"])
-				return false, nil
+				return done(m), nil
 			}
 		}
-		return true, nil
+		got = ""
+		return done(nil), nil
 	})
-	if err != nil {
-		t.Fatalf("PodGroup %s: want no %s condition, still %q", name, typ, got)
-	}
+	return got, err == nil
 }
 
 // No hint for a gang that new nodes would not help: an incomplete gang, one

@@ -276,19 +276,33 @@ func caughtUp(t *testing.T, ctx context.Context, env *controlplane.Env, sched *c
 func quietTwice(t *testing.T, ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler) {
 	t.Helper()
 	twice(t, ctx, "the scheduler did not catch up with the API server", func(ctx context.Context) (bool, string) {
-		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		if ok, why := sched.Caught(nodes.Items, pods.Items); !ok {
+		if ok, why := caught(ctx, env, sched, nil); !ok {
 			return false, why
 		}
 		return sched.Quiet()
 	})
+}
+
+// caught says whether the scheduler has seen every node and pod the API
+// lists, and every pod passes also (nil: any), and why not.
+func caught(ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler, also func(*v1.Pod) (bool, string)) (bool, string) {
+	nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err.Error()
+	}
+	pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err.Error()
+	}
+	for i := range pods.Items {
+		if also == nil {
+			break
+		}
+		if ok, why := also(&pods.Items[i]); !ok {
+			return false, why
+		}
+	}
+	return sched.Caught(nodes.Items, pods.Items)
 }
 
 // twice waits until look holds on two looks in a row, 20 ms apart, so that

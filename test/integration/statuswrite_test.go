@@ -89,20 +89,12 @@ func TestRefusedStatusWriteIsRetried(t *testing.T) {
 	// members' marks), nothing touches the gang again: a write refused
 	// after that is the writer trying again on its own.
 	twice(t, ctx, "the scheduler did not catch up with the API server", func(ctx context.Context) (bool, string) {
-		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		for _, p := range pods.Items {
+		return caught(ctx, env, sched, func(p *v1.Pod) (bool, string) {
 			if p.Labels[gang.PodGroupLabel] == "mixed" && p.Annotations[gang.SafeToEvictAnnotation] != "false" {
 				return false, p.Name + " not marked safe-to-evict=false yet"
 			}
-		}
-		return sched.Caught(nodes.Items, pods.Items)
+			return true, ""
+		})
 	})
 	refusals := func() float64 {
 		return metric(t, "apiserver_validating_admission_policy_check_total", map[string]string{"policy": policy.Name, "enforcement_action": "deny"})
