@@ -14,13 +14,16 @@
 //     consumers already bound (members running are not booked twice), so
 //     neither ordinary pods nor scale-down take the capacity until the gang
 //     binds or the booking TTL passes;
-//   - Injector picks one request that needs capacity, marks it Accepted and
-//     adds its fake pods (built from its PodTemplate) to the pending list;
-//   - Orchestrator alternates, like upstream's WrapperOrchestrator, between
-//     ordinary pods and the request's pods; for the latter it calls the
+//   - Injector picks every request that needs capacity, marks it Accepted
+//     and adds its fake pods (built from its PodTemplate) to the pending
+//     list, a higher-priority gang's first, then older requests first;
+//   - Orchestrator serves each request in that order, then the ordinary
+//     pods, in the same loop (upstream's WrapperOrchestrator serves one
+//     request or the ordinary pods per loop): for a request it calls the
 //     core's scale-up orchestrator with allOrNothing=true and similar-pool
-//     balancing off, so one pool gets all the new nodes, and sets the
-//     request's Provisioned / Failed condition.
+//     balancing off, so one pool gets all its new nodes, keeps the existing
+//     room it takes from those after it, and sets its Provisioned / Failed
+//     condition; a request that cannot be served holds up no other.
 //
 // Other provisioning classes (check-capacity, vendor classes) are ignored.
 package provreq

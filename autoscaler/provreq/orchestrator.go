@@ -4,6 +4,7 @@ package provreq
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,19 +32,22 @@ import (
 )
 
 // Orchestrator is the core's scale-up orchestrator with ProvisioningRequest
-// support. Like upstream's WrapperOrchestrator, each loop it serves either
-// the ordinary pending pods or the pods of one request, alternating when
-// both are pending. A request's pods get one all-or-nothing scale-up of one
-// pool (upstream's best-effort-atomic class).
+// support. Each loop it serves every request the Injector brought, in the
+// order their gangs are served (priority, then age), then the ordinary
+// pending pods: a request's pods get one all-or-nothing scale-up of one
+// pool (upstream's best-effort-atomic class), the room existing nodes have
+// for it is kept from the requests and pods after it, and a request that
+// cannot be served holds up neither. Upstream's WrapperOrchestrator serves
+// one request or the ordinary pods per loop, so a burst of gangs waited a
+// loop each.
 type Orchestrator struct {
 	client *Client
 	now    func() time.Time
 
-	ctx     *ca_context.AutoscalingContext
-	pods    scaleup.Orchestrator
-	atomic  scaleup.Orchestrator
-	sim     *scheduling.HintingSimulator
-	lastReq bool
+	ctx    *ca_context.AutoscalingContext
+	pods   scaleup.Orchestrator
+	atomic scaleup.Orchestrator
+	sim    *scheduling.HintingSimulator
 }
 
 // NewOrchestrator returns an Orchestrator on wall time.
@@ -72,18 +76,115 @@ func (o *Orchestrator) ScaleUpToNodeGroupMinSize(nodes []*apiv1.Node, nodeInfos 
 func (o *Orchestrator) ScaleUp(pending []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
 	nodeInfos map[string]*framework.NodeInfo, allOrNothing bool) (*status.ScaleUpStatus, ca_errors.AutoscalerError) {
 	reqPods, regular := splitOut(pending)
-	serveRequest := !o.lastReq
 	if len(reqPods) == 0 {
-		serveRequest = false
-	} else if len(regular) == 0 {
-		serveRequest = true
-	}
-	o.lastReq = serveRequest
-	o.ctx.ProvisioningRequestScaleUpMode = serveRequest
-	if !serveRequest {
+		o.ctx.ProvisioningRequestScaleUpMode = false
 		return o.pods.ScaleUp(regular, nodes, daemonSets, nodeInfos, allOrNothing)
 	}
-	return o.provision(reqPods, nodes, daemonSets, nodeInfos)
+	// What the requests take of existing room stays in the snapshot for
+	// the requests and pods after them, and only for this scale-up: the
+	// loop's scale-down sees the snapshot as it was.
+	snap := o.ctx.ClusterSnapshot
+	snap.Fork()
+	defer snap.Revert()
+	var all *status.ScaleUpStatus
+	var errs []ca_errors.AutoscalerError
+	requests, scaled := byRequest(reqPods), 0
+	o.ctx.ProvisioningRequestScaleUpMode = true
+	for _, pods := range requests {
+		st, err := o.provision(pods, nodes, daemonSets, nodeInfos)
+		all = mergeStatus(all, st)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if st != nil && st.Result == status.ScaleUpSuccessful {
+			scaled++
+		}
+	}
+	o.ctx.ProvisioningRequestScaleUpMode = false
+	regularScaled := false
+	if len(regular) > 0 {
+		st, err := o.pods.ScaleUp(regular, nodes, daemonSets, nodeInfos, allOrNothing)
+		all = mergeStatus(all, st)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		regularScaled = st != nil && st.Result == status.ScaleUpSuccessful
+	}
+	klog.V(1).InfoS("Served this loop's ProvisioningRequests and pending pods", "requests", len(requests), "requestsScaledUp", scaled,
+		"pendingPods", len(regular), "pendingPodsScaledUp", regularScaled)
+	if len(errs) > 0 && all.Result != status.ScaleUpSuccessful {
+		// Nothing was scaled up: the loop's scale-up failed. Where something
+		// was, the failures are in the requests' conditions and the log.
+		return all, errs[0]
+	}
+	for _, err := range errs {
+		klog.ErrorS(err, "A scale-up of this loop failed; the others went ahead")
+	}
+	return all, nil
+}
+
+// byRequest groups the pods of requests by request, in the order they
+// come (the Injector's: the order their gangs are served).
+func byRequest(reqPods []*apiv1.Pod) [][]*apiv1.Pod {
+	var order []string
+	groups := map[string][]*apiv1.Pod{}
+	for _, p := range reqPods {
+		name, _ := ConsumedRequest(p)
+		key := p.Namespace + "/" + name
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], p)
+	}
+	out := make([][]*apiv1.Pod, 0, len(order))
+	for _, key := range order {
+		out = append(out, groups[key])
+	}
+	return out
+}
+
+// mergeStatus is the status of a loop that ran the scale-ups of a and b:
+// successful if either was, else the more telling of the two results.
+func mergeStatus(a, b *status.ScaleUpStatus) *status.ScaleUpStatus {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := *a
+	if resultRank(b.Result) < resultRank(a.Result) {
+		out.Result, out.ScaleUpError = b.Result, b.ScaleUpError
+	}
+	out.ScaleUpInfos = append(slices.Clone(a.ScaleUpInfos), b.ScaleUpInfos...)
+	out.PodsTriggeredScaleUp = append(slices.Clone(a.PodsTriggeredScaleUp), b.PodsTriggeredScaleUp...)
+	out.PodsRemainUnschedulable = append(slices.Clone(a.PodsRemainUnschedulable), b.PodsRemainUnschedulable...)
+	out.PodsAwaitEvaluation = append(slices.Clone(a.PodsAwaitEvaluation), b.PodsAwaitEvaluation...)
+	out.CreateNodeGroupResults = append(slices.Clone(a.CreateNodeGroupResults), b.CreateNodeGroupResults...)
+	out.ConsideredNodeGroups = append(slices.Clone(a.ConsideredNodeGroups), b.ConsideredNodeGroups...)
+	out.FailedCreationNodeGroups = append(slices.Clone(a.FailedCreationNodeGroups), b.FailedCreationNodeGroups...)
+	out.FailedResizeNodeGroups = append(slices.Clone(a.FailedResizeNodeGroups), b.FailedResizeNodeGroups...)
+	return &out
+}
+
+// resultRank orders scale-up results for mergeStatus: a scale-up that
+// happened first, then an error, then the reasons none was needed or tried.
+func resultRank(r status.ScaleUpResult) int {
+	switch r {
+	case status.ScaleUpSuccessful:
+		return 0
+	case status.ScaleUpError:
+		return 1
+	case status.ScaleUpNoOptionsAvailable:
+		return 2
+	case status.ScaleUpLimitedByMaxNodesTotal:
+		return 3
+	case status.ScaleUpInCooldown:
+		return 4
+	case status.ScaleUpNotNeeded:
+		return 5
+	}
+	return 6
 }
 
 // splitOut separates the pods of requests from ordinary pods.
@@ -133,8 +234,15 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
 	}
 
+	// The request's pods placed on existing room stay placed (Commit) once
+	// it is served, for the requests and pods after it in this loop.
 	snap.Fork()
-	defer snap.Revert()
+	served := false
+	defer func() {
+		if !served || snap.Commit() != nil {
+			snap.Revert()
+		}
+	}()
 
 	// A request names only what its gang lacks: the gang's other members
 	// were packed into the snapshot already (GangRoom), so the request's
@@ -155,6 +263,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		}
 	}
 	if len(rest) == 0 {
+		served = true
 		v1.ClearAddedInstances(pr)
 		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsFound,
 			fmt.Sprintf("capacity is found in the cluster: %s fit on existing or upcoming nodes", countPods(len(pods))))
@@ -182,6 +291,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	o.ctx.BalanceSimilarNodeGroups = balance
 
 	if aerr == nil && st != nil && st.Result == status.ScaleUpSuccessful {
+		served = true
 		o.recordScaleUp(log, pr, st, groups, before, nodes)
 		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedMessage(st, len(pods), len(pods)-len(rest)))
 		return st, nil

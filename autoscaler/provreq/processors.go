@@ -4,6 +4,7 @@ package provreq
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
@@ -104,9 +106,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Injector is a PodListProcessor that picks the next request needing
-// capacity, marks it Accepted and adds its pods to the pending list, as
-// upstream's ProvisioningRequestPodsInjector.
+// Injector is a PodListProcessor that picks the requests needing capacity,
+// marks them Accepted and adds their pods to the pending list, as
+// upstream's ProvisioningRequestPodsInjector, but every such request each
+// loop rather than one: the pods of a higher-priority gang's request come
+// first, then those of older requests (the order the scheduler serves the
+// gangs in), and the Orchestrator serves them in that order.
 type Injector struct {
 	client *Client
 	opts   Options
@@ -168,6 +173,11 @@ func (p *Injector) next() ([]*apiv1.Pod, error) {
 			delete(p.backoff, uid)
 		}
 	}
+	type served struct {
+		pods     []*apiv1.Pod
+		priority int32
+	}
+	var take []served
 	for _, pr := range reqs {
 		if !p.available(pr) {
 			continue
@@ -187,17 +197,30 @@ func (p *Injector) next() ([]*apiv1.Pod, error) {
 			p.lastProcess = p.now()
 			continue
 		}
+		if len(pods) == 0 {
+			continue
+		}
 		if !isTrue(pr, v1.Accepted) {
 			setCondition(pr, v1.Accepted, metav1.ConditionTrue, ReasonAccepted, "ProvisioningRequest is accepted by muster-autoscaler", now)
 			if err := p.client.UpdateStatus(pr); err != nil {
-				return nil, fmt.Errorf("marking ProvisioningRequest %s/%s Accepted: %w", pr.Namespace, pr.Name, err)
+				klog.ErrorS(err, "Could not mark a ProvisioningRequest Accepted; will retry", "provisioningRequest", klog.KObj(pr))
+				continue
 			}
 		}
 		klog.V(1).InfoS("Processing a ProvisioningRequest", "provisioningRequest", klog.KObj(pr), "pods", len(pods))
-		p.lastProcess = p.now()
-		return pods, nil
+		take = append(take, served{pods: pods, priority: corev1helpers.PodPriority(pods[0])})
 	}
-	return nil, nil
+	if len(take) == 0 {
+		return nil, nil
+	}
+	p.lastProcess = p.now()
+	// reqs are oldest first: a stable sort by priority keeps age within it.
+	sort.SliceStable(take, func(i, j int) bool { return take[i].priority > take[j].priority })
+	var out []*apiv1.Pod
+	for _, t := range take {
+		out = append(out, t.pods...)
+	}
+	return out, nil
 }
 
 // CleanUp implements pods.PodListProcessor.

@@ -21,6 +21,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	ktesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
 )
@@ -306,7 +307,9 @@ func TestUnbound(t *testing.T) {
 // TestInjectorMarksAcceptedAndFailed drives the injector through the
 // client against fake APIs: a request whose template is missing fails, one
 // whose template cannot be read now is retried later, one whose template
-// the lister does not have yet is read through from the API.
+// the lister does not have yet is read through from the API; every request
+// that can be served is injected in one loop, a priority-1000 gang's
+// first, then the others oldest first.
 func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	scheme := runtime.NewScheme()
 	mk := func(name, tmpl, class string, created int64) *v1.ProvisioningRequest {
@@ -320,6 +323,7 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 		mk("flaky", "flaky", v1.ProvisioningClassBestEffortAtomicScaleUp, 600),
 		mk("late", "late", v1.ProvisioningClassBestEffortAtomicScaleUp, 700),
 		mk("good", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, 1000),
+		mk("urgent", "urgent", v1.ProvisioningClassBestEffortAtomicScaleUp, 1100),
 	}
 	var objs []runtime.Object
 	for _, pr := range reqs {
@@ -332,6 +336,11 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	if err := idx.Add(template("ml", "gang-a")); err != nil {
+		t.Fatal(err)
+	}
+	urgent := template("ml", "urgent")
+	urgent.Template.Spec.Priority = ptr.To(int32(1000))
+	if err := idx.Add(urgent); err != nil {
 		t.Fatal(err)
 	}
 	kube := kubefake.NewSimpleClientset(template("ml", "late"))
@@ -354,8 +363,8 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 	for _, p := range out {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "ordinary,late-0-0,late-0-1" {
-		t.Fatalf("pending after injection %v", names)
+	if want := "ordinary,urgent-0-0,urgent-0-1,late-0-0,late-0-1,good-0-0,good-0-1"; strings.Join(names, ",") != want {
+		t.Fatalf("pending after injection %v, want %s", names, want)
 	}
 	get := func(name string) *v1.ProvisioningRequest {
 		u, err := dyn.Resource(v1.Resource).Namespace("ml").Get(t.Context(), name, metav1.GetOptions{})
@@ -368,27 +377,29 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 		}
 		return pr
 	}
-	if g := get("late"); !isTrue(g, v1.Accepted) || findCondition(g, v1.Provisioned) != nil {
-		t.Fatalf("late: conditions %+v, want Accepted only", g.Status.Conditions)
+	for _, name := range []string{"urgent", "late", "good"} {
+		if g := get(name); !isTrue(g, v1.Accepted) || findCondition(g, v1.Provisioned) != nil {
+			t.Fatalf("%s: conditions %+v, want Accepted only", name, g.Status.Conditions)
+		}
 	}
 	if b := get("bad"); !isTrue(b, v1.Failed) || findCondition(b, v1.Failed).Reason != ReasonFailedToCreatePods ||
 		!strings.Contains(findCondition(b, v1.Failed).Message, "PodTemplate ml/missing") {
 		t.Fatalf("bad: conditions %+v, want Failed FailedToCreatePods naming the template", b.Status.Conditions)
 	}
-	for _, name := range []string{"flaky", "other", "good"} {
+	for _, name := range []string{"flaky", "other"} {
 		if o := get(name); len(o.Status.Conditions) != 0 {
 			t.Fatalf("%s was written: %+v", name, o.Status.Conditions)
 		}
 	}
-	// Next loop: late is Accepted but not Provisioned (as after a restart
-	// mid scale-up), so it is offered again, without another write.
+	// Next loop: they are Accepted but not Provisioned (as after a restart
+	// mid scale-up), so they are offered again, without another write.
 	if err := c.Refresh(); err != nil {
 		t.Fatal(err)
 	}
 	before := len(dyn.Actions())
 	out, err = inj.Process(nil, nil)
-	if err != nil || len(out) != 2 || out[0].Name != "late-0-0" {
-		t.Fatalf("second loop: %d pods, err %v; want late's 2 pods", len(out), err)
+	if err != nil || len(out) != 6 || out[0].Name != "urgent-0-0" || out[2].Name != "late-0-0" {
+		t.Fatalf("second loop: %d pods, err %v; want urgent's, late's and good's 2 pods each, in that order", len(out), err)
 	}
 	if n := len(dyn.Actions()) - before; n != 0 {
 		t.Fatalf("%d API calls to re-offer an Accepted request, want none", n)

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -258,10 +259,16 @@ type autoscalerProcess struct {
 
 func startAutoscalerProcess(t *testing.T, bin string, args []string, env []string, prefix string) *autoscalerProcess {
 	t.Helper()
+	return startAutoscalerWriter(t, bin, args, env, logWriter{t, prefix})
+}
+
+// startAutoscalerWriter starts the autoscaler with its output to out.
+func startAutoscalerWriter(t *testing.T, bin string, args []string, env []string, out io.Writer) *autoscalerProcess {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
-	cmd.Stdout = logWriter{t, prefix}
-	cmd.Stderr = logWriter{t, prefix}
+	cmd.Stdout = out
+	cmd.Stderr = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
