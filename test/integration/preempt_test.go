@@ -16,7 +16,6 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
-	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 )
 
 // kubelet stands in for the kubelets: it finishes terminating pods, as a
@@ -203,7 +202,7 @@ func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
 		why  string
 	}{
 		{"no pool can add nodes now",
-			metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: provisioning.ReasonCapacityIsNotFound, Message: atMax},
+			metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: autoscalingv1.CapacityIsNotFound, Message: atMax},
 			"no new nodes can come for it: the cluster-autoscaler cannot add them now: " + atMax},
 		{"the request failed",
 			metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "MaxNodeGroupSizeReached", Message: "gpu: max node group size reached"},

@@ -130,7 +130,7 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned b
 		w.mu.Unlock()
 		c.Reason = ReasonProvisioned
 		c.Message = fmt.Sprintf("%s; %s", short, orDefault(conds[autoscalingv1.Provisioned].Message, "the cluster-autoscaler added them"))
-	case hasReason(conds, autoscalingv1.Provisioned, ReasonCapacityIsNotFound):
+	case hasReason(conds, autoscalingv1.Provisioned, autoscalingv1.CapacityIsNotFound):
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonNotFound
 		c.Message = fmt.Sprintf("%s; no node pool can provide them: %s", short, conds[autoscalingv1.Provisioned].Message)
 	case hasCondition(conds, autoscalingv1.Provisioned):

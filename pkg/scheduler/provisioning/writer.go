@@ -63,11 +63,6 @@ const (
 	ReasonRetrying = "CapacityRequestRetrying"
 )
 
-// ReasonCapacityIsNotFound is the reason of Provisioned=False the
-// cluster-autoscaler gives a request it could not add capacity for now
-// (upstream's, and muster-autoscaler's); it retries later.
-const ReasonCapacityIsNotFound = "CapacityIsNotFound"
-
 // ReasonNeverFits is the reason muster-autoscaler gives a request it fails
 // because no node pool could hold the gang even at its max size.
 const ReasonNeverFits = "NoNodeGroupCanHold"

@@ -1211,7 +1211,7 @@ func (w *watcher) failures() {
 			continue
 		}
 		for _, c := range pr.Status.Conditions {
-			if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == "CapacityIsNotFound" {
+			if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == autoscalingv1.CapacityIsNotFound {
 				w.addFailure(now, "request "+pr.Name, c.Message)
 			}
 		}

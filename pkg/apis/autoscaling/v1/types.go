@@ -127,6 +127,11 @@ const (
 	CapacityRevoked = "CapacityRevoked"
 )
 
+// CapacityIsNotFound is the reason of Provisioned=False the
+// cluster-autoscaler gives a request it could not add capacity for now
+// (upstream's, and muster-autoscaler's); it retries later.
+const CapacityIsNotFound = "CapacityIsNotFound"
+
 // Provisioning classes and the pod annotations that tie pods to a request.
 const (
 	// ClassBestEffortAtomicScaleUp adds all the capacity or none of it.
