@@ -133,21 +133,8 @@ func waitProvisionedNow(t *testing.T, dyn dynamic.Interface, name string) *metav
 // both gangs binds: neither request's booking is left counting them, so
 // neither is found short of the capacity its members run on.
 func TestBookingsOfRunningGangs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the autoscaler and runs a control plane")
-	}
-	bin := buildAutoscaler(t)
-	restCfg := startAPIServer(t)
-	kube := kubernetes.NewForConfigOrDie(restCfg)
-	dyn := dynamic.NewForConfigOrDie(restCfg)
-	installProvisioningRequestCRD(t, restCfg)
+	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: time.Second})
 	ctx := context.Background()
-
-	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(arm.Close)
 	// The heavy pool has one H100 node, busy with a job, and may grow to 4.
 	for _, ss := range []armlocal.ScaleSetSpec{
 		{ResourceGroup: rg, Name: "cpu", SKU: "Standard_D16s_v5", Capacity: 1, Tags: poolTags("1", "5", false)},

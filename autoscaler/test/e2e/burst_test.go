@@ -14,8 +14,6 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
 	provreqv1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
@@ -52,19 +50,7 @@ var servedRE = regexp.MustCompile(`requests=(\d+) requestsScaledUp=(\d+) pending
 // until this change, served one request per loop and the ordinary pods in
 // the loops between.
 func TestBurstIsProvisionedInOneLoop(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the autoscaler and runs a control plane")
-	}
-	bin := buildAutoscaler(t)
-	restCfg := startAPIServer(t)
-	kube := kubernetes.NewForConfigOrDie(restCfg)
-	dyn := dynamic.NewForConfigOrDie(restCfg)
-	installProvisioningRequestCRD(t, restCfg)
-	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 3 * time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(arm.Close)
+	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: 3 * time.Second, FamilyQuota: 2000})
 	addPools(t, arm, "12")
 	bar := newBarriers(t, kube, arm) // the CPU pool's one node, full
 

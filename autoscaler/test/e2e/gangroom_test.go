@@ -12,8 +12,6 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
 	provreqv1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
@@ -27,24 +25,11 @@ import (
 // a gang that counts on them but could never run does not keep them: its
 // request fails and the nodes are scaled down.
 func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the autoscaler and runs a control plane")
-	}
-	bin := buildAutoscaler(t)
-	restCfg := startAPIServer(t)
-	kube := kubernetes.NewForConfigOrDie(restCfg)
-	dyn := dynamic.NewForConfigOrDie(restCfg)
-	installProvisioningRequestCRD(t, restCfg)
-	ctx := context.Background()
-
 	// The heavy pool's max is 4, the GPU family's quota 3 of its VMs (96
 	// vCPUs each): a fourth node cannot come now, yet a 4-member gang fits
 	// the pool at its max.
-	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(arm.Close)
+	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: time.Second, FamilyQuota: 300})
+	ctx := context.Background()
 	addPools(t, arm, "4")
 	args := []string{
 		"--kubeconfig=" + writeKubeconfig(t, restCfg),

@@ -365,21 +365,8 @@ func (p *autoscalerProcess) checkRunning(t *testing.T) {
 //	(c'') a gang that does not fit the full pool now but would fit it
 //	    empty: CapacityIsNotFound, retried, not Failed.
 func TestProvisioningRequests(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the autoscaler and runs a control plane")
-	}
-	bin := buildAutoscaler(t)
-	restCfg := startAPIServer(t)
-	kube := kubernetes.NewForConfigOrDie(restCfg)
-	dyn := dynamic.NewForConfigOrDie(restCfg)
-	installProvisioningRequestCRD(t, restCfg)
-
 	// 12 ND96 H100 instances need 1152 vCPUs of their family.
-	arm, err := armlocal.New(armlocal.Options{ProvisioningDelay: 3 * time.Second, ClientID: "muster-autoscaler", ClientSecret: "e2e-secret", FamilyQuota: 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(arm.Close)
+	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: 3 * time.Second, FamilyQuota: 2000})
 	addPools(t, arm, "12")
 	bar := newBarriers(t, kube, arm)
 
@@ -610,4 +597,26 @@ func TestProvisioningRequests(t *testing.T) {
 
 func unstructuredFrom(obj map[string]interface{}) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}
+}
+
+// provreqStack is what the ProvisioningRequest tests run on: the autoscaler
+// built, an API server with the request CRD, its clients, and armlocal
+// with opts (the autoscaler's credentials filled in), closed at the end.
+func provreqStack(t *testing.T, opts armlocal.Options) (bin string, restCfg *rest.Config, kube *kubernetes.Clientset, dyn *dynamic.DynamicClient, arm *armlocal.Server) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the autoscaler and runs a control plane")
+	}
+	bin = buildAutoscaler(t)
+	restCfg = startAPIServer(t)
+	kube = kubernetes.NewForConfigOrDie(restCfg)
+	dyn = dynamic.NewForConfigOrDie(restCfg)
+	installProvisioningRequestCRD(t, restCfg)
+	opts.ClientID, opts.ClientSecret = "muster-autoscaler", "e2e-secret"
+	arm, err := armlocal.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(arm.Close)
+	return bin, restCfg, kube, dyn, arm
 }
