@@ -87,14 +87,25 @@ func (s *Scheduler) Release() int {
 }
 
 // Caught says whether the scheduler has seen what the API server holds
-// (nodes and pods, as listed): as many nodes in its cache, as many pods
-// placed (its cache holds them and the pods it assumed), and every pending
-// pod of its profiles in its queue. A stepped replay releases the queue
-// only then, so that no change made while it was held reaches the
-// scheduler after the others were scheduled.
+// (nodes and pods, as listed): every node in its cache as listed (its
+// resourceVersion: a node registered and then made ready is two changes),
+// as many pods placed (its cache holds them and the pods it assumed), and
+// every pending pod of its profiles in its queue. A stepped replay
+// releases the queue only then, so that no change made while it was held
+// reaches the scheduler after the others were scheduled. (Counting nodes
+// was not enough: beside a CPU hog a node's taint removal reached the
+// scheduler after the release, the pods tried first found no room, and
+// pods tried later took the node.)
 func (s *Scheduler) Caught(nodes []v1.Node, pods []v1.Pod) (bool, string) {
 	if n := s.sched.Cache.NodeCount(); n != len(nodes) {
 		return false, fmt.Sprintf("%d of %d nodes in the scheduler's cache", n, len(nodes))
+	}
+	cached := s.sched.Cache.Dump().Nodes
+	for i := range nodes {
+		n := &nodes[i]
+		if ni := cached[n.Name]; ni == nil || ni.Node() == nil || ni.Node().ResourceVersion != n.ResourceVersion {
+			return false, fmt.Sprintf("node %s at resourceVersion %s not yet in the scheduler's cache", n.Name, n.ResourceVersion)
+		}
 	}
 	placed := 0
 	var pending []*v1.Pod
