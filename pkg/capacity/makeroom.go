@@ -93,19 +93,27 @@ type unit struct {
 // 1..min-1 members bound: it loses members above its min, or all of them.
 // Victims not needed once the rest are chosen are given back, latest first.
 // When all sources together do not make the quorum fit, MakeRoom takes
-// nothing: no gang is disrupted for one that still could not run.
-func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, others []Gang, inDomain func(*v1.Node) bool, rule Rule, now time.Time) Room {
-	if pack(logger, q, nodes, inDomain, nil).Fits() {
+// nothing: no gang is disrupted for one that still could not run. Room
+// held for others (the plan's, for gangs served before g) stays theirs:
+// the quorum must fit around it, as its members' Filter will have it.
+func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, others []Gang, inDomain func(*v1.Node) bool, rule Rule, now time.Time) Room {
+	if PackAround(logger, q, nodes, inDomain, held).Fits() {
 		return Room{Fits: true}
 	}
 	if !rule.Shed && !rule.Preempt {
 		return Room{}
 	}
 	index := make(map[string]int, len(nodes))
+	base := make([]used, len(nodes))
 	for i := range nodes {
 		index[nodes[i].Node.Name] = i
+		if u, ok := held.on(nodes[i].Node.Name); ok {
+			base[i] = u.clone()
+		}
 	}
-	base := make([]used, len(nodes))
+	if held.plan != nil {
+		inDomain = held.plan.admitFor(held.key, inDomain)
+	}
 	apply := func(u unit, sign int64) {
 		for _, m := range u.members {
 			if i, ok := index[m.Node]; ok {

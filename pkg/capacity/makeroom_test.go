@@ -125,7 +125,7 @@ func TestMakeRoom(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			nodes := cluster(4)
 			g, others := tt.build(nodes)
-			r := MakeRoom(logger, Quorum{{Shape: w8, Count: tt.need}}, g, nodes, others, nil, tt.rule, t0.Add(3*time.Hour))
+			r := MakeRoom(logger, Quorum{{Shape: w8, Count: tt.need}}, g, nodes, Held{}, others, nil, tt.rule, t0.Add(3*time.Hour))
 			if got := describe(r); got != tt.want {
 				t.Errorf("MakeRoom = %s, want %s", got, tt.want)
 			}
@@ -166,7 +166,7 @@ func TestMakeRoomProperties(t *testing.T) {
 		}
 		g := Gang{Key: "me", Priority: int32(rng.Intn(3)), Since: t0.Add(time.Duration(rng.Intn(300)) * time.Minute)}
 		rule := Rule{Shed: rng.Intn(4) > 0, Preempt: rng.Intn(4) > 0}
-		r := MakeRoom(logger, q, g, nodes, others, nil, rule, now)
+		r := MakeRoom(logger, q, g, nodes, Held{}, others, nil, rule, now)
 		fitsFree := Pack(logger, q, nodes, nil).Fits()
 		if fitsFree && (!r.Fits || len(r.Victims) > 0) {
 			t.Fatalf("trial %d: quorum fits free room, MakeRoom took %s", trial, describe(r))

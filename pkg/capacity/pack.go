@@ -168,6 +168,48 @@ func (u *used) add(s *Shape, c int64) {
 	}
 }
 
+// sub takes o off u; a OnePerNode member stays counted, as what is left
+// may still hold one.
+func (u *used) sub(o used) {
+	u.pods -= o.pods
+	u.milliCPU -= o.milliCPU
+	u.memory -= o.memory
+	if len(o.scalars) > 0 && u.scalars == nil {
+		u.scalars = map[v1.ResourceName]int64{}
+	}
+	for k, v := range o.scalars {
+		u.scalars[k] -= v
+	}
+}
+
+// addUsed adds o to u.
+func (u *used) addUsed(o used) {
+	u.onePerNode = u.onePerNode || o.onePerNode
+	u.pods += o.pods
+	u.milliCPU += o.milliCPU
+	u.memory += o.memory
+	if len(o.scalars) > 0 && u.scalars == nil {
+		u.scalars = map[v1.ResourceName]int64{}
+	}
+	for k, v := range o.scalars {
+		u.scalars[k] += v
+	}
+}
+
+// beyond is what u takes beyond o, by resource (never below zero).
+func (u used) beyond(o used) used {
+	out := used{onePerNode: u.onePerNode, pods: max(0, u.pods-o.pods), milliCPU: max(0, u.milliCPU-o.milliCPU), memory: max(0, u.memory-o.memory)}
+	for k, v := range u.scalars {
+		if d := v - o.scalars[k]; d > 0 {
+			if out.scalars == nil {
+				out.scalars = map[v1.ResourceName]int64{}
+			}
+			out.scalars[k] = d
+		}
+	}
+	return out
+}
+
 func copies(free, want int64) int64 {
 	if want <= 0 {
 		return math.MaxInt64

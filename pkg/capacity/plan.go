@@ -28,6 +28,11 @@ type Waiting struct {
 	// members must share (a required level): room is promised and held for
 	// it there only.
 	InDomain func(*v1.Node) bool
+	// MayShed says the gang may shed members above min of elastic gangs
+	// served after it (its preemption policy allows it): room held for it
+	// while it starves is lent to those members, to be shed the moment
+	// its quorum's room is complete.
+	MayShed bool
 }
 
 // Plan is the free room promised to waiting quorums, in the order they are
@@ -35,16 +40,24 @@ type Waiting struct {
 // before it left is promised the room it packs into; so is, once it has
 // waited longer than the starvation bound, the part of a quorum that does
 // not fit yet, so that room freed up accumulates for it instead of going to
-// younger gangs. Elastic members beyond min use only room promised to
-// nobody, and a quorum only room not promised to gangs before it.
+// younger gangs. A quorum uses only room not promised to gangs before it.
+// Elastic members beyond min use room promised to nobody, and room held for
+// a starving quorum that may shed them (Lent): they give it back when that
+// quorum's room is complete, instead of it idling until then.
 type Plan struct {
 	order []string
 	rank  map[string]int
+	// served is each ranked gang's priority and age, in rank order.
+	served []Waiting
 	// holds lists, per node with room held, what gangs hold there:
 	// cumulative entries in rank order, so "held ahead of gang i" is the
 	// last entry ranked before i. Only nodes a gang packs onto get entries,
 	// so a plan costs what its gangs touch, not nodes x gangs.
 	holds map[string][]cumulativeHold
+	// lent is holds' counterpart for the room held for starving gangs
+	// that may shed elastic members (Waiting.MayShed): cumulative in rank
+	// order, that room only.
+	lent map[string][]cumulativeHold
 	// firstHeld is the rank of the first gang that holds room (len(order)
 	// if none): a gang ranked no later holds nothing ahead of it.
 	firstHeld int
@@ -88,14 +101,18 @@ func (p *Plan) ServedAfterAll(g Waiting) bool {
 }
 
 // MakePlan promises free room to waiting quorums in order (see Plan).
-// booked names, by node, the gang whose booking holds it (nodes the
-// autoscaler added for that gang's request): those nodes are room for that
-// gang's GPU members only. starvationBound is how long a quorum that does
-// not fit waits before the room it can use is held for it.
-func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[string]string, starvationBound time.Duration) *Plan {
+// running lists the gangs with members bound (as MakeRoom reads them): a
+// starving gang that may shed counts the room of the members it may shed
+// as its own, so that room it lent stays its room, and the plan promises
+// it its room once that is complete. booked names, by node, the gang whose
+// booking holds it (nodes the autoscaler added for that gang's request):
+// those nodes are room for that gang's GPU members only. starvationBound
+// is how long a quorum that does not fit waits before the room it can use
+// is held for it.
+func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gang, booked map[string]string, starvationBound time.Duration) *Plan {
 	w := append([]Waiting(nil), waiting...)
 	Served(w)
-	p := &Plan{rank: make(map[string]int, len(w)), holds: map[string][]cumulativeHold{}, firstHeld: len(w), booked: booked}
+	p := &Plan{rank: make(map[string]int, len(w)), served: make([]Waiting, 0, len(w)), holds: map[string][]cumulativeHold{}, firstHeld: len(w), booked: booked}
 	// base is what the gangs kept so far hold, per node; each gang packs
 	// onto it in place, and is taken off again (its journal undone) when
 	// it neither fits nor has starved.
@@ -104,27 +121,68 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[st
 	for i, g := range w {
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
+		p.served = append(p.served, Waiting{Key: g.Key, Priority: g.Priority, Since: g.Since})
 		journal = journal[:0]
 		fits := packInto(logger, g.Quorum, nodes, p.admitFor(g.Key, g.InDomain), base, &journal).Fits()
-		if !fits && (g.Waited < starvationBound || !g.CouldFit) {
-			for _, e := range journal {
-				base[e.node].add(e.shape, -e.count)
+		starving := !fits && g.Waited >= starvationBound && g.CouldFit
+		if !fits && !starving {
+			undo(base, journal)
+			continue
+		}
+		// took is, for a starving gang that may shed, the room it takes
+		// beyond the room of the members it may shed, by node: that room
+		// is already in use, so only what lies beyond it is held from the
+		// gangs served after it.
+		var took map[int]used
+		if starving && g.MayShed {
+			if shed := sheddable(g, running, nodes); shed != nil {
+				undo(base, journal)
+				journal = journal[:0]
+				for i := range shed {
+					base[i].sub(shed[i])
+				}
+				fits = packInto(logger, g.Quorum, nodes, p.admitFor(g.Key, g.InDomain), base, &journal).Fits()
+				undo(base, journal)
+				for i := range shed {
+					base[i].addUsed(shed[i])
+				}
+				took = map[int]used{}
+				for _, e := range journal {
+					u := took[e.node]
+					u.add(e.shape, e.count)
+					took[e.node] = u
+				}
+				for n, u := range took {
+					u = u.beyond(shed[n])
+					took[n] = u
+					base[n].addUsed(u)
+				}
+			}
+		}
+		lends := !fits && g.MayShed
+		if lends && p.lent == nil {
+			p.lent = map[string][]cumulativeHold{}
+		}
+		if took != nil {
+			for n, u := range took {
+				if u.zero() {
+					continue
+				}
+				name := nodes[n].Node.Name
+				p.holds[name] = addHold(p.holds[name], i, u)
+				if lends {
+					p.lent[name] = addHold(p.lent[name], i, u)
+				}
+				p.firstHeld = min(p.firstHeld, i)
 			}
 			continue
 		}
 		for _, e := range journal {
 			name := nodes[e.node].Node.Name
-			hs := p.holds[name]
-			if n := len(hs); n > 0 && hs[n-1].rank == i {
-				hs[n-1].u.add(e.shape, e.count)
-				continue
+			p.holds[name] = addPlaced(p.holds[name], i, e)
+			if lends {
+				p.lent[name] = addPlaced(p.lent[name], i, e)
 			}
-			var u used
-			if n := len(hs); n > 0 {
-				u = hs[n-1].u.clone()
-			}
-			u.add(e.shape, e.count)
-			p.holds[name] = append(hs, cumulativeHold{rank: i, u: u})
 		}
 		if len(journal) > 0 {
 			p.firstHeld = min(p.firstHeld, i)
@@ -135,6 +193,77 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, booked map[st
 		p.last.Quorum, p.last.InDomain = nil, nil
 	}
 	return p
+}
+
+// undo takes a journal's placements off base.
+func undo(base []used, journal []placed) {
+	for _, e := range journal {
+		base[e.node].add(e.shape, -e.count)
+	}
+}
+
+// sheddable is, by node, the room of the running members g may shed
+// (MakeRoom's extras); nil if none.
+func sheddable(g Waiting, running []Gang, nodes []Node) []used {
+	units := extras(Gang{Key: g.Key, Priority: g.Priority, Since: g.Since}, running)
+	if len(units) == 0 {
+		return nil
+	}
+	index := make(map[string]int, len(nodes))
+	for i := range nodes {
+		index[nodes[i].Node.Name] = i
+	}
+	var out []used
+	for _, u := range units {
+		for _, m := range u.members {
+			if i, ok := index[m.Node]; ok {
+				if out == nil {
+					out = make([]used, len(nodes))
+				}
+				out[i].add(m.Shape, 1)
+			}
+		}
+	}
+	return out
+}
+
+// addPlaced adds what a journal entry places, for the gang ranked rank, to
+// a node's cumulative holds.
+func addPlaced(hs []cumulativeHold, rank int, e placed) []cumulativeHold {
+	if n := len(hs); n > 0 && hs[n-1].rank == rank {
+		hs[n-1].u.add(e.shape, e.count)
+		return hs
+	}
+	var u used
+	if n := len(hs); n > 0 {
+		u = hs[n-1].u.clone()
+	}
+	u.add(e.shape, e.count)
+	return append(hs, cumulativeHold{rank: rank, u: u})
+}
+
+// addHold is addPlaced for room u.
+func addHold(hs []cumulativeHold, rank int, u used) []cumulativeHold {
+	if n := len(hs); n > 0 && hs[n-1].rank == rank {
+		hs[n-1].u.addUsed(u)
+		return hs
+	}
+	var c used
+	if n := len(hs); n > 0 {
+		c = hs[n-1].u.clone()
+	}
+	c.addUsed(u)
+	return append(hs, cumulativeHold{rank: rank, u: c})
+}
+
+// before is the last of a node's cumulative holds ranked before rank.
+func before(hs []cumulativeHold, rank int) (used, bool) {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].rank < rank {
+			return hs[i].u, true
+		}
+	}
+	return used{}, false
 }
 
 // admitFor is the node test for gang key's GPU members: nodes booked for
@@ -159,6 +288,8 @@ type Held struct {
 	key  string
 	// rank: room held by gangs ranked before it is set aside.
 	rank int
+	// lenders: room lent by gangs ranked before it is not (Lent).
+	lenders int
 }
 
 // Ahead returns the room held for gangs served before key, and the nodes
@@ -174,18 +305,38 @@ func (p *Plan) Ahead(key string) Held {
 	return Held{plan: p, key: key, rank: len(p.order)}
 }
 
+// Lent returns, for a member above min of an elastic gang (key, priority
+// and age; not one disrupted only as a whole), the room held for every
+// waiting gang, less the room held for starving gangs that may shed it:
+// those served before it (higher priority, or equal and older), as
+// capacity.MakeRoom sheds members, whose preemption policy sheds. Such a
+// gang sheds what it lent when its attempt finds its room complete.
+func (p *Plan) Lent(key string, priority int32, since time.Time) Held {
+	h := p.Ahead(key)
+	if p == nil || len(p.lent) == 0 {
+		return h
+	}
+	h.lenders = sort.Search(len(p.served), func(i int) bool {
+		s := p.served[i]
+		return s.Priority < priority || (s.Priority == priority && !s.Since.Before(since))
+	})
+	return h
+}
+
 // on is the room held on the node, if any.
 func (h Held) on(node string) (used, bool) {
 	if h.plan == nil || h.rank <= h.plan.firstHeld {
 		return used{}, false
 	}
-	hs := h.plan.holds[node]
-	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i].rank < h.rank {
-			return hs[i].u, true
-		}
+	u, ok := before(h.plan.holds[node], h.rank)
+	if !ok || h.lenders == 0 {
+		return u, ok
 	}
-	return used{}, false
+	if l, lent := before(h.plan.lent[node], h.lenders); lent {
+		u = u.clone()
+		u.sub(l)
+	}
+	return u, true
 }
 
 // bookedElsewhere says the node is booked for another gang.

@@ -25,7 +25,7 @@ func TestPlan(t *testing.T) {
 	plan := MakePlan(logger, []Waiting{
 		{Key: "young", Since: t0.Add(time.Minute), Quorum: q(2)},
 		{Key: "old", Since: t0, Quorum: q(3)},
-	}, nodes, nil, bound)
+	}, nodes, nil, nil, bound)
 	if got := fmt.Sprint(plan.Waiting()); got != "[old young]" {
 		t.Errorf("served %s, want [old young]", got)
 	}
@@ -50,7 +50,7 @@ func TestPlan(t *testing.T) {
 	}
 
 	// Priority before age.
-	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(3)}, {Key: "urgent", Priority: 1000, Since: t0.Add(time.Hour), Quorum: q(3)}}, nodes, nil, bound)
+	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(3)}, {Key: "urgent", Priority: 1000, Since: t0.Add(time.Hour), Quorum: q(3)}}, nodes, nil, nil, bound)
 	if got := fmt.Sprint(plan.Waiting()); got != "[urgent old]" {
 		t.Errorf("served %s, want [urgent old]", got)
 	}
@@ -60,12 +60,12 @@ func TestPlan(t *testing.T) {
 	big := Waiting{Key: "big", Since: t0, Quorum: q(4), Waited: time.Minute, CouldFit: true}
 	running(nodes, "other", 0, 0, 1, w8, 0) // one node busy: big does not fit now
 	small := Waiting{Key: "small", Since: t0.Add(time.Minute), Quorum: q(2)}
-	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, nil, bound)
 	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("a quorum that does not fit held room before the starvation bound")
 	}
 	big.Waited = bound
-	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, nil, bound)
 	if PackAround(logger, q(1), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("a gang starved past the bound was overtaken by a younger one")
 	}
@@ -73,7 +73,7 @@ func TestPlan(t *testing.T) {
 	// held room is there only: n3 stays the younger gang's.
 	inDomain := func(n *v1.Node) bool { return n.Name != "n3" }
 	confined := Waiting{Key: "big", Since: t0, Quorum: q(3), Waited: bound, CouldFit: true, InDomain: inDomain}
-	plan = MakePlan(logger, []Waiting{confined, small}, nodes, nil, bound)
+	plan = MakePlan(logger, []Waiting{confined, small}, nodes, nil, nil, bound)
 	if !plan.Ahead("small").Admits(w8, &nodes[3]) {
 		t.Error("room outside its required domain was held for a starved gang")
 	}
@@ -81,7 +81,7 @@ func TestPlan(t *testing.T) {
 		t.Error("a starved gang's room in its required domain went to a younger gang")
 	}
 	big.CouldFit = false // larger than the cluster: new nodes serve it, held room would idle
-	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, bound)
+	plan = MakePlan(logger, []Waiting{big, small}, nodes, nil, nil, bound)
 	if !PackAround(logger, q(2), nodes, nil, plan.Ahead("small")).Fits() {
 		t.Error("room was held for a gang larger than the cluster")
 	}
@@ -90,7 +90,7 @@ func TestPlan(t *testing.T) {
 	// rank: the older gang does not count the younger one's new node.
 	nodes = cluster(4)
 	booked := map[string]string{nodes[3].Node.Name: "young"}
-	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(4)}, {Key: "young", Since: t0.Add(time.Minute), Quorum: q(1)}}, nodes, booked, bound)
+	plan = MakePlan(logger, []Waiting{{Key: "old", Since: t0, Quorum: q(4)}, {Key: "young", Since: t0.Add(time.Minute), Quorum: q(1)}}, nodes, nil, booked, bound)
 	if PackAround(logger, q(4), nodes, nil, plan.Ahead("old")).Fits() {
 		t.Error("the older gang counts a node booked for the younger one")
 	}
@@ -125,7 +125,7 @@ func TestPlanProperties(t *testing.T) {
 				continue
 			}
 			waiting = append(waiting, Waiting{Key: fmt.Sprintf("g%d", g), Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute),
-				Waited: time.Duration(rng.Intn(20)) * time.Minute, Quorum: q, CouldFit: rng.Intn(2) == 0})
+				Waited: time.Duration(rng.Intn(20)) * time.Minute, Quorum: q, CouldFit: rng.Intn(2) == 0, MayShed: rng.Intn(2) == 0})
 		}
 		booked := map[string]string{}
 		for i := range nodes {
@@ -133,7 +133,7 @@ func TestPlanProperties(t *testing.T) {
 				booked[nodes[i].Node.Name] = waiting[rng.Intn(len(waiting))].Key
 			}
 		}
-		plan := MakePlan(logger, waiting, nodes, booked, 10*time.Minute)
+		plan := MakePlan(logger, waiting, nodes, nil, booked, 10*time.Minute)
 		// No node is promised twice: a node booked for one gang holds
 		// nothing for another gang's GPU members.
 		for i, key := range plan.order {
@@ -184,21 +184,42 @@ func TestPlanProperties(t *testing.T) {
 			}
 		}
 		// Place one elastic member of a random shape wherever the plan
-		// admits it; every quorum the plan served must still fit around
-		// the gangs before it.
+		// admits it, either one that may not borrow or one that may (of a
+		// random priority and age); every quorum the plan served must
+		// still fit around the gangs before it, in the plan made once the
+		// member is bound: only the room of gangs that do not fit yet is
+		// lent, and it stays theirs.
 		s := shapes[rng.Intn(len(shapes))]
+		member, borrows := all, rng.Intn(2) == 0
+		elastic := Gang{Key: "elastic", Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute)}
+		if borrows {
+			member = plan.Lent(elastic.Key, elastic.Priority, elastic.Since)
+		}
 		for i := range nodes {
-			if !all.Admits(s, &nodes[i]) {
+			if !member.Admits(s, &nodes[i]) {
 				continue
 			}
 			after := append([]Node(nil), nodes...)
 			after[i].MilliCPU -= s.Demand.MilliCPU
 			after[i].Pods--
 			after[i].UsedScalars = map[v1.ResourceName]int64{gpu: after[i].UsedScalars[gpu] + s.GPUs}
+			next := plan
+			if borrows {
+				elastic.Bound = []Member{{Name: "elastic-1", Node: nodes[i].Node.Name, Shape: s, Started: t0}}
+				next = MakePlan(logger, waiting, after, []Gang{elastic}, booked, 10*time.Minute)
+			}
 			for _, w := range waiting {
 				before := PackAround(logger, w.Quorum, nodes, nil, plan.Ahead(w.Key)).Fits()
-				if before && !PackAround(logger, w.Quorum, after, nil, plan.Ahead(w.Key)).Fits() {
-					t.Fatalf("trial %d: an elastic %s on %s took room gang %s's quorum was promised", trial, s, nodes[i].Node.Name, w.Key)
+				if before && !PackAround(logger, w.Quorum, after, nil, next.Ahead(w.Key)).Fits() {
+					for _, ww := range waiting {
+						t.Logf("DBG %s prio %d since %s waited %s couldfit %t mayshed %t q %s", ww.Key, ww.Priority, ww.Since.Sub(t0), ww.Waited, ww.CouldFit, ww.MayShed, ww.Quorum)
+					}
+					for _, n := range nodes {
+						t.Logf("DBG node %s cpu %d gpus used %d booked %q", n.Node.Name, n.MilliCPU, n.UsedScalars[gpu], booked[n.Node.Name])
+					}
+					t.Logf("DBG order %v / %v; held before %v; next %v", plan.order, next.order, plan.heldBefore(len(plan.order)), next.heldBefore(len(next.order)))
+					t.Logf("DBG elastic %d %s", elastic.Priority, elastic.Since.Sub(t0))
+					t.Fatalf("trial %d: an elastic %s on %s (borrowing %t) took room gang %s's quorum was promised", trial, s, nodes[i].Node.Name, borrows, w.Key)
 				}
 			}
 			break
@@ -244,7 +265,7 @@ func BenchmarkMakePlan5000Nodes200Gangs(b *testing.B) {
 	b.ReportAllocs()
 	admitted := 0
 	for b.Loop() {
-		plan := MakePlan(logger, waiting, nodes, nil, time.Hour)
+		plan := MakePlan(logger, waiting, nodes, nil, nil, time.Hour)
 		held := plan.Ahead("g199")
 		admitted = 0
 		for i := range nodes {
@@ -327,7 +348,7 @@ func TestServedAfterAll(t *testing.T) {
 	plan := MakePlan(logger, []Waiting{
 		{Key: "ns/a", Since: t0, Quorum: q},
 		{Key: "ns/b", Since: t0.Add(time.Minute), Quorum: q},
-	}, cluster(2), nil, time.Hour)
+	}, cluster(2), nil, nil, time.Hour)
 	for _, tc := range []struct {
 		g    Waiting
 		want bool
@@ -343,7 +364,7 @@ func TestServedAfterAll(t *testing.T) {
 		}
 	}
 	var none *Plan
-	if !none.ServedAfterAll(Waiting{Key: "ns/x", Priority: 1000}) || !MakePlan(logger, nil, cluster(1), nil, time.Hour).ServedAfterAll(Waiting{Key: "ns/x"}) {
+	if !none.ServedAfterAll(Waiting{Key: "ns/x", Priority: 1000}) || !MakePlan(logger, nil, cluster(1), nil, nil, time.Hour).ServedAfterAll(Waiting{Key: "ns/x"}) {
 		t.Error("a plan without gangs does not serve a new gang last")
 	}
 }
@@ -383,7 +404,7 @@ func TestHeldGPUs(t *testing.T) {
 	plan := MakePlan(logger, []Waiting{
 		{Key: "old", Since: t0, Quorum: Quorum{{Shape: w8, Count: 2}}},
 		{Key: "young", Since: t0.Add(time.Minute), Quorum: Quorum{{Shape: w8, Count: 1}}},
-	}, nodes, map[string]string{nodes[3].Node.Name: "booked"}, time.Hour)
+	}, nodes, nil, map[string]string{nodes[3].Node.Name: "booked"}, time.Hour)
 	sum := func(h Held) (total int64, nodes int) {
 		h.GPUs(gpu, func(_ string, g int64) { total += g; nodes++ })
 		return total, nodes
@@ -396,5 +417,112 @@ func TestHeldGPUs(t *testing.T) {
 	}
 	if g, n := sum(plan.Ahead("booked")); n != 3 || g != 24 {
 		t.Errorf("ahead of the booked gang (not waiting: all that is held, its own booked node not): %d GPUs on %d nodes, want 24 on 3", g, n)
+	}
+}
+
+// TestLentRoom: room held for a starving gang that may shed elastic members
+// is lent to the members above min of gangs it may shed (lower priority, or
+// equal and younger), not to others; room promised to a gang that fits, or
+// held for one that may not shed, is lent to nobody. Once the starving
+// gang's room is complete counting what it lent, MakeRoom sheds the
+// borrowers.
+func TestLentRoom(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	q := func(n int64) Quorum { return Quorum{{Shape: w8, Count: n}} }
+	const bound = 10 * time.Minute
+	// n0 and n1 run a rigid gang; n4 runs an elastic gang's min member.
+	nodes := cluster(5)
+	running(nodes, "busy", 0, 0, 2, w8, 0, 1)
+	running(nodes, "elastic", 0, time.Hour, 1, w8, 4)
+	starving := Waiting{Key: "starving", Since: t0, Waited: bound, CouldFit: true, MayShed: true, Quorum: q(3)}
+	plan := MakePlan(logger, []Waiting{starving}, nodes, nil, nil, bound)
+	admitted := func(h Held) (out []string) {
+		for i := range nodes {
+			if h.Admits(w8, &nodes[i]) {
+				out = append(out, nodes[i].Node.Name)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		priority int32
+		since    time.Duration
+		want     string
+	}{
+		{"younger, same priority: borrows", 0, time.Hour, "[n2 n3]"},
+		{"lower priority, older: borrows", -1, -time.Hour, "[n2 n3]"},
+		{"older, same priority: not shed by it", 0, -time.Hour, "[]"},
+		{"higher priority: not shed by it", 1, time.Hour, "[]"},
+	} {
+		if got := fmt.Sprint(admitted(plan.Lent("elastic", c.priority, t0.Add(c.since)))); got != c.want {
+			t.Errorf("%s: admitted on %s, want %s", c.name, got, c.want)
+		}
+	}
+	if got := fmt.Sprint(admitted(plan.Ahead("elastic"))); got != "[]" {
+		t.Errorf("a member that may not borrow (Ahead): admitted on %s, want none", got)
+	}
+	if PackAround(logger, q(2), nodes, nil, plan.Lent("elastic", 0, t0.Add(time.Hour))).Fits() != true {
+		t.Error("two borrowing members do not fit the two nodes held for the starving gang")
+	}
+	if PackAround(logger, q(1), nodes, nil, plan.Ahead("starving")).Fits() != true {
+		t.Error("the starving gang is kept off its own room")
+	}
+
+	noShed := starving
+	noShed.MayShed = false
+	plan = MakePlan(logger, []Waiting{noShed}, nodes, nil, nil, bound)
+	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0, t0.Add(time.Hour)))); got != "[]" {
+		t.Errorf("room held for a gang that may not shed: a borrower admitted on %s, want none", got)
+	}
+	// A gang that fits is promised its room at once: nothing is lent. n2
+	// is promised to the fitting gang served first; n3 stays lent.
+	fitting := Waiting{Key: "fitting", Priority: 5, Since: t0, MayShed: true, Quorum: q(1)}
+	plan = MakePlan(logger, []Waiting{starving, fitting}, nodes, nil, nil, bound)
+	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0, t0.Add(time.Hour)))); got != "[n3]" {
+		t.Errorf("beside a fitting gang's promise: a borrower admitted on %s, want [n3]", got)
+	}
+
+	// The borrowers bound on n2 and n3, beside the elastic gang's min
+	// member on n4; then the rigid gang ends. Freed room alone does not
+	// complete the starving gang's quorum, with one borrower shed it does:
+	// only that one is shed.
+	nodes = cluster(5)
+	elastic := running(nodes, "elastic", 0, time.Hour, 1, w8, 4, 2, 3)
+	plan = MakePlan(logger, []Waiting{starving}, nodes, nil, nil, bound)
+	held := plan.Ahead("starving")
+	if PackAround(logger, q(3), nodes, nil, held).Fits() {
+		t.Fatal("the starving gang fits without shedding")
+	}
+	r := MakeRoom(logger, q(3), Gang{Key: "starving", Since: t0, Min: 3}, nodes, held, []Gang{elastic}, nil, Rule{Shed: true}, t0.Add(2*time.Hour))
+	if got := describe(r); got != "elastic:extras:1" {
+		t.Errorf("MakeRoom: %s, want one borrower shed", got)
+	} else if m := r.Victims[0].Members[0]; m.Name != "elastic-2" {
+		t.Errorf("MakeRoom shed %s, want the newest member, elastic-2", m.Name)
+	}
+}
+
+// TestMakeRoomAroundHeld: room the plan holds for a gang served first is
+// not room MakeRoom may count, so a gang does not stay put (or disrupt
+// others for nothing) on room it could not use.
+func TestMakeRoomAroundHeld(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	q := func(n int64) Quorum { return Quorum{{Shape: w8, Count: n}} }
+	nodes := cluster(3)
+	low := running(nodes, "low", -1, 0, 1, w8, 2)
+	// "first" (priority 10) fits on n0 and is promised it; "second"
+	// (priority 5) needs two nodes: n1, and n2 once low is preempted.
+	plan := MakePlan(logger, []Waiting{
+		{Key: "first", Priority: 10, Since: t0, Quorum: q(1)},
+		{Key: "second", Priority: 5, Since: t0, Quorum: q(2)},
+	}, nodes, nil, nil, time.Hour)
+	me := Gang{Key: "second", Priority: 5, Since: t0, Min: 2}
+	if got := describe(MakeRoom(logger, q(2), me, nodes, plan.Ahead("second"), []Gang{low}, nil, Rule{Shed: true, Preempt: true}, t0.Add(time.Hour))); got != "low:whole:1" {
+		t.Errorf("around the room held for the gang first: %s, want low preempted", got)
+	}
+	if got := describe(MakeRoom(logger, q(2), me, nodes, Held{}, []Gang{low}, nil, Rule{Shed: true, Preempt: true}, t0.Add(time.Hour))); got != "fits" {
+		t.Errorf("with nothing held: %q, want it fits as it is", got)
 	}
 }

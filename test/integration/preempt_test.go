@@ -379,3 +379,54 @@ func TestStarvingQuorumKeepsRoomWhileAPodTerminates(t *testing.T) {
 	expectNodes(t, nodesOf(t, ctx, env, "rigid"), "gpu-1", "gpu-2")
 	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)
 }
+
+// Room held for a starving gang is lent to the extras of a younger elastic
+// gang of equal priority (extras it may shed), and taken back, by shedding
+// them, the moment the starving gang's room is complete; then it binds
+// whole. The elastic gang's 4-GPU min member runs on a 4-GPU node the
+// rigid gang's 8-GPU members cannot use.
+func TestElasticExtrasBorrowHeldRoomUntilShed(t *testing.T) {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	k := startKubelet(t, ctx, env)
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.CreateNodes(ctx, env.Client, "small", 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
+	topoGang(t, ctx, env, "rigid", 2, 8, 2, 2)
+	waitPod(t, ctx, env, "rigid-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/rigid"))
+	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	topoGang(t, ctx, env, "elastic", 3, 4, 1, 3)
+	waitBound(t, env, gang.GroupLabel, "elastic", 1)
+	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "small-0")
+
+	// gpu-0 frees: held for rigid, which needs two nodes, and lent to
+	// elastic's two extras meanwhile.
+	unholdGPUs(t, ctx, env, 8, "gpu-0")
+	waitBound(t, env, gang.GroupLabel, "elastic", 3)
+	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "gpu-0", "gpu-0", "small-0")
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "rigid", 0)
+	if e := k.evicted(); len(e) != 0 {
+		t.Fatalf("evicted %v before rigid's room was complete", e)
+	}
+
+	// gpu-1 frees: with the lent room rigid's room is complete. The
+	// borrowers are shed, and rigid binds whole on gpu-0 and gpu-1.
+	unholdGPUs(t, ctx, env, 8, "gpu-1")
+	waitBound(t, env, gang.GroupLabel, "rigid", 2)
+	expectNodes(t, nodesOf(t, ctx, env, "rigid"), "gpu-0", "gpu-1")
+	evicted := k.evicted()
+	if len(evicted) != 2 || evicted["elastic-1"] == "" || evicted["elastic-2"] == "" {
+		t.Fatalf("evicted %v, want elastic's two extras", evicted)
+	}
+	for name, msg := range evicted {
+		if want := "muster-scheduler: shed 2 of 3 members for team-a/rigid (priority 0)"; msg != want {
+			t.Errorf("%s DisruptionTarget %q, want %q", name, msg, want)
+		}
+	}
+	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)
+}

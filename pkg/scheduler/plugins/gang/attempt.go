@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -39,15 +40,23 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
 	cs.Attempt = pl.tracker.Attempt(spec.Key)
-	// Room the capacity plan holds for gangs served first is not this
-	// member's: Filter keeps it off, and the room check leaves it out.
-	held := pl.plan(ctx, nodes).Ahead(spec.Key.String())
 	counts := pl.tracker.Count(spec.Key, members, pod.UID)
-	// Spot nodes matter only to members that tolerate their taint. A member
-	// is above min once the quorum is placed or holds its reservations.
+	// A member is above min once the quorum is placed or holds its
+	// reservations.
+	extra := counts.Placed+counts.Waiting >= int(spec.MinMember)
+	// Room the capacity plan holds for gangs served first is not this
+	// member's: Filter keeps it off, and the room check leaves it out. A
+	// member above min may borrow room held for a starving gang that would
+	// shed it (capacity.Plan.Lent), unless its gang goes only as a whole.
+	plan := pl.plan(ctx, nodes)
+	held := plan.Ahead(spec.Key.String())
+	if extra && !spec.WholeOnly {
+		held = plan.Lent(spec.Key.String(), corev1helpers.PodPriority(pod), pl.created(spec))
+	}
+	// Spot nodes matter only to members that tolerate their taint.
 	spot := ""
 	if capacity.TolerateSpot(pod) {
-		spot = capacity.SpotRule(counts.Placed+counts.Waiting < int(spec.MinMember), spec.SpotExtras)
+		spot = capacity.SpotRule(!extra, spec.SpotExtras)
 	}
 	if !held.Empty() || spot != "" {
 		state.Write(gangstate.HeldKey, &gangstate.Held{Held: held, Shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), Spot: spot})
@@ -67,7 +76,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		if !held.Empty() && capacity.Pack(logger, quorum, rooms, nil).Fits() {
 			msg += " (room is held for gangs ahead in the capacity plan: higher priority, or older)"
 		}
-		if did := pl.makeRoom(ctx, spec, pod, quorum, rooms); did != "" {
+		if did := pl.makeRoom(ctx, spec, pod, quorum, rooms, held); did != "" {
 			msg += "; " + did
 		}
 		pl.roomShort.Store(spec.Key, true)
@@ -145,7 +154,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		members := pl.members(spec.Key)
 		counts := pl.tracker.Count(spec.Key, members, "")
 		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
-		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.rooms.Rooms(nodes)); did != "" {
+		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.rooms.Rooms(nodes), pl.plan(ctx, nodes).Ahead(spec.Key.String())); did != "" {
 			msg += "; " + did
 		}
 	}

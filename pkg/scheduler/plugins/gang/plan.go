@@ -131,7 +131,17 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 		gpuPart, _ := waiting[i].Quorum.Split()
 		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), gpuPart, empty, waiting[i].InDomain).Fits()
 	}
-	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, pl.rooms.Rooms(nodes), booked, pl.starvationBound)
+	// A starving gang that may shed counts the room of the members it may
+	// shed (those it lent room to) as its own: read the running gangs
+	// only then, as they are every bound pod.
+	var running []capacity.Gang
+	for _, w := range waiting {
+		if w.Waited >= pl.starvationBound && w.CouldFit && w.MayShed {
+			running, _ = pl.runningGangs(gang.Key{})
+			break
+		}
+	}
+	c.plan = capacity.MakePlan(klog.FromContext(ctx), waiting, pl.rooms.Rooms(nodes), running, booked, pl.starvationBound)
 	return c.plan
 }
 
@@ -203,8 +213,9 @@ func (pl *Gang) waitingGangs() []capacity.Waiting {
 			// yet, and room held for it would only idle.
 			continue
 		}
-		out = append(out, capacity.Waiting{Key: k.String(), Priority: corev1helpers.PodPriority(p), Since: pl.created(spec), Waited: pl.clock.Since(pl.created(spec)),
-			Quorum: capacity.QuorumOfShapes(need, ready, nil, pl.shapes.Of), InDomain: inDomain})
+		priority := corev1helpers.PodPriority(p)
+		out = append(out, capacity.Waiting{Key: k.String(), Priority: priority, Since: pl.created(spec), Waited: pl.clock.Since(pl.created(spec)),
+			Quorum: capacity.QuorumOfShapes(need, ready, nil, pl.shapes.Of), InDomain: inDomain, MayShed: pl.preemption.policy(priority).Preempt})
 	}
 	return out
 }

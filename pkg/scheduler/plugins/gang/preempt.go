@@ -69,7 +69,7 @@ func (p preemption) policy(priority int32) capacity.Policy {
 // (nodesMayCome); while they may, the gang waits up to its policy's
 // MaxWaitForNodes, and its Preempting condition says so when preempting
 // would make room.
-func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node) string {
+func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node, held capacity.Held) string {
 	logger := klog.FromContext(ctx)
 	priority := corev1helpers.PodPriority(pod)
 	policy := pl.preemption.policy(priority)
@@ -81,13 +81,13 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 	}
 	others, keys := pl.runningGangs(spec.Key)
 	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: pl.created(spec), Min: int64(spec.MinMember)}
-	room := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, rule, pl.clock.Now())
+	room := capacity.MakeRoom(logger, quorum, me, rooms, held, others, nil, rule, pl.clock.Now())
 	if policy.Preempt && !rule.Preempt && (!room.Fits || len(room.Victims) == 0) {
 		// Shedding alone does not make room: say whether preempting
 		// would, and that the gang waits for nodes first.
 		whole := rule
 		whole.Preempt = true
-		if r := capacity.MakeRoom(logger, quorum, me, rooms, others, nil, whole, pl.clock.Now()); r.Fits && len(r.Victims) > 0 {
+		if r := capacity.MakeRoom(logger, quorum, me, rooms, held, others, nil, whole, pl.clock.Now()); r.Fits && len(r.Victims) > 0 {
 			msg := fmt.Sprintf("preempting lower-priority gangs would make room for its quorum; it waits up to %s more for new nodes first (its ProvisioningRequest is out)",
 				max(0, policy.MaxWaitForNodes-waited).Round(time.Second))
 			pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionFalse, Reason: gang.ReasonWaitingForNodes, Message: msg})

@@ -67,7 +67,7 @@ func TestChoiceLeavesOutHeldRoom(t *testing.T) {
 	pl := newTestPlugin()
 	old := members("old", 2, "8")
 	plan := capacity.MakePlan(logger, []capacity.Waiting{{Key: "ml/old", Since: time.Now().Add(-time.Minute),
-		Quorum: capacity.Quorum{{Shape: capacity.ShapeOf(old[0], "nvidia.com/gpu"), Count: 2}}}}, nodefit.Rooms(c.views), nil, time.Hour)
+		Quorum: capacity.Quorum{{Shape: capacity.ShapeOf(old[0], "nvidia.com/gpu"), Count: 2}}}}, nodefit.Rooms(c.views), nil, nil, time.Hour)
 	held := plan.Ahead("ml/young")
 	heldNodes := 0
 	for _, ni := range c.views {
