@@ -211,14 +211,14 @@ func TestPlanProperties(t *testing.T) {
 			for _, w := range waiting {
 				before := PackAround(logger, w.Quorum, nodes, nil, plan.Ahead(w.Key)).Fits()
 				if before && !PackAround(logger, w.Quorum, after, nil, next.Ahead(w.Key)).Fits() {
-					for _, ww := range waiting {
-						t.Logf("DBG %s prio %d since %s waited %s couldfit %t mayshed %t q %s", ww.Key, ww.Priority, ww.Since.Sub(t0), ww.Waited, ww.CouldFit, ww.MayShed, ww.Quorum)
+					// The case, for a failure to be read.
+					for _, g := range waiting {
+						t.Logf("waiting %s: priority %d, since %s, waited %s, could fit %t, may shed %t, quorum %s", g.Key, g.Priority, g.Since.Sub(t0), g.Waited, g.CouldFit, g.MayShed, g.Quorum)
 					}
 					for _, n := range nodes {
-						t.Logf("DBG node %s cpu %d gpus used %d booked %q", n.Node.Name, n.MilliCPU, n.UsedScalars[gpu], booked[n.Node.Name])
+						t.Logf("node %s: %d mCPU free, %d GPUs used, booked for %q", n.Node.Name, n.MilliCPU, n.UsedScalars[gpu], booked[n.Node.Name])
 					}
-					t.Logf("DBG order %v / %v; held before %v; next %v", plan.order, next.order, plan.heldBefore(len(plan.order)), next.heldBefore(len(next.order)))
-					t.Logf("DBG elastic %d %s", elastic.Priority, elastic.Since.Sub(t0))
+					t.Logf("held before: %v; once the member is bound: %v", plan.heldBefore(len(plan.order)), next.heldBefore(len(next.order)))
 					t.Fatalf("trial %d: an elastic %s on %s (borrowing %t) took room gang %s's quorum was promised", trial, s, nodes[i].Node.Name, borrows, w.Key)
 				}
 			}
