@@ -103,6 +103,22 @@ func setProvReqCondition(t *testing.T, ctx context.Context, env *controlplane.En
 	}
 }
 
+// patchProvReq merge-patches a ProvisioningRequest (not its status).
+func patchProvReq(t *testing.T, ctx context.Context, env *controlplane.Env, name string, patch map[string]any) {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Resource(autoscalingv1.Resource).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", data, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // providerID is the spec.providerID the tests give node name.
 func providerID(name string) string {
 	return "azure:///subscriptions/test/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/gpu/virtualMachines/" + name

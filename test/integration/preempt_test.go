@@ -16,6 +16,7 @@ import (
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/provisioning"
 )
 
 // kubelet stands in for the kubelets: it finishes terminating pods, as a
@@ -192,8 +193,11 @@ func TestProvisionOrPreempt(t *testing.T) {
 // launcher and three 8-GPU workers) that shedding an elastic gang's extras
 // cannot serve waits for new nodes while its request is out, and says so;
 // once the autoscaler says no pool can add them now (its pools at their
-// max), or fails the request, no new nodes can come, and it preempts the
-// elastic gang whole at once, although its policy would wait 600 s.
+// max), or fails the request, or no autoscaler has answered the request
+// for two minutes (none serves ProvisioningRequests: the writer's record of
+// when it created the request is set back, as the test cannot wait), no
+// new nodes can come, and it preempts the elastic gang whole at once,
+// although its policy would wait 600 s.
 func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
 	const atMax = "no node pool can add capacity for 3 pods now (gpu: max node group size reached); will retry"
 	for _, tc := range []struct {
@@ -207,6 +211,8 @@ func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
 		{"the request failed",
 			metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "MaxNodeGroupSizeReached", Message: "gpu: max node group size reached"},
 			"no new nodes can come for it: its ProvisioningRequest failed: gpu: max node group size reached"},
+		{"no autoscaler answers", metav1.Condition{},
+			"no new nodes can come for it: no cluster-autoscaler has answered its ProvisioningRequest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1, Preemption: "[{minPriority: 0, policy: LowerPriority, maxWaitForNodesSeconds: 600}]"})
@@ -237,7 +243,12 @@ func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
 				t.Fatalf("evicted %v while the gang's request is out", ev)
 			}
 
-			setProvReqCondition(t, ctx, env, prs[0].Name, tc.said)
+			if tc.said.Type != "" {
+				setProvReqCondition(t, ctx, env, prs[0].Name, tc.said)
+			} else {
+				patchProvReq(t, ctx, env, prs[0].Name, map[string]any{"metadata": map[string]any{"annotations": map[string]any{
+					provisioning.CreatedAnnotation: time.Now().Add(-3 * time.Minute).UTC().Format(time.RFC3339Nano)}}})
+			}
 			waitBound(t, env, gang.PodGroupLabel, "high", 4)
 			// The condition goes once the quorum binds; the event stays.
 			waitEvent(t, ctx, env, "PodGroup", "high", gang.ReasonMadeRoom, tc.why)

@@ -3,6 +3,7 @@
 package provisioning
 
 import (
+	"fmt"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -209,13 +210,12 @@ func (r replacement) ended(now time.Time, why string, failed, never bool, b Back
 
 // nodesMayCome says whether new nodes may still come for a gang whose
 // latest verdict is want (nil: none yet), whose request's replacement state
-// is r (nil: none of its requests ended) and whose live request the
-// autoscaler last said it could not serve now with notNow ("" when it did
-// not): its verdict asks for nodes, the autoscaler has not failed its
-// request (it is not waiting out the backoff after that), and has not said
-// that no pool can add them now (every pool that could serve it at its max,
-// out of quota or backed off). why says why not. A gang with no verdict yet
-// may: its first attempt fails before its shortfall is worked out.
+// is r (nil: none of its requests ended) and whose live request cannot be
+// served now for the reason notNow ("" when nothing says so: see notNowFor):
+// its verdict asks for nodes, the autoscaler has not failed its request (it
+// is not waiting out the backoff after that), and its live request may
+// still be served. why says why not. A gang with no verdict yet may: its
+// first attempt fails before its shortfall is worked out.
 func nodesMayCome(want *Want, r *replacement, notNow string) (may bool, why string) {
 	switch {
 	case want == nil:
@@ -225,9 +225,33 @@ func nodesMayCome(want *Want, r *replacement, notNow string) (may bool, why stri
 	case r != nil && !r.due.IsZero() && r.failed:
 		return false, "its ProvisioningRequest " + r.why
 	case notNow != "":
-		return false, "the cluster-autoscaler cannot add them now: " + notNow
+		return false, notNow
 	}
 	return true, ""
+}
+
+// unansweredAfter is how long a ProvisioningRequest may go without a
+// condition before the writer takes it that no cluster-autoscaler serves
+// ProvisioningRequests in the cluster: one that does sets a condition in
+// its first loop after the request appears (every 10 s by default).
+const unansweredAfter = 2 * time.Minute
+
+// notNowFor says why a live request cannot be served now ("" when it may
+// be): the autoscaler said that no pool can add its nodes now
+// (Provisioned=False, CapacityIsNotFound: every pool that could serve it at
+// its max, out of quota or backed off), or no autoscaler has answered it
+// in unansweredAfter since created (the writer's clock; zero: unknown).
+func notNowFor(name string, conds map[string]metav1.Condition, created, now time.Time) string {
+	if hasReason(conds, autoscalingv1.Provisioned, autoscalingv1.CapacityIsNotFound) {
+		return "the cluster-autoscaler cannot add them now: " + conds[autoscalingv1.Provisioned].Message
+	}
+	if len(conds) > 0 || created.IsZero() {
+		return ""
+	}
+	if waited := now.Sub(created); waited >= unansweredAfter {
+		return fmt.Sprintf("no cluster-autoscaler has answered its ProvisioningRequest %s in %s: none serves ProvisioningRequests here", name, waited.Round(time.Second))
+	}
+	return ""
 }
 
 // requestPlan is what a sync does with a short gang's request.

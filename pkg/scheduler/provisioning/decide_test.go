@@ -235,7 +235,7 @@ func TestNodesMayCome(t *testing.T) {
 	}{
 		{"no verdict yet", nil, nil, "", true, ""},
 		{"short, request out", short, nil, "", true, ""},
-		{"short, the autoscaler can add no nodes now", short, nil, atMax, false, "the cluster-autoscaler cannot add them now: " + atMax},
+		{"short, the autoscaler can add no nodes now", short, nil, "the cluster-autoscaler cannot add them now: " + atMax, false, "the cluster-autoscaler cannot add them now: " + atMax},
 		{"short, request failed, backing off", short, failed, "", false, "its ProvisioningRequest failed: max node group size reached"},
 		{"short, request deleted, backing off", short, deleted, "", true, ""},
 		{"short, failed request replaced", short, replaced, "", true, ""},
@@ -254,5 +254,31 @@ func TestNodesMayCome(t *testing.T) {
 	}
 	if r, _, _ := (replacement{}).ended(now, "was deleted", false, false, b); r.failed {
 		t.Error("a deleted request's replacement state says it failed")
+	}
+}
+
+// A live request cannot be served now when the autoscaler says no pool can
+// add its nodes, or when no autoscaler has answered it for unansweredAfter
+// (on the writer's clock, from the request's created-at annotation).
+func TestNotNowFor(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	notFound := map[string]metav1.Condition{autoscalingv1.Provisioned: {Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: autoscalingv1.CapacityIsNotFound, Message: "gpu: max node group size reached"}}
+	accepted := map[string]metav1.Condition{autoscalingv1.Accepted: {Type: autoscalingv1.Accepted, Status: metav1.ConditionTrue}}
+	for _, tc := range []struct {
+		name    string
+		conds   map[string]metav1.Condition
+		created time.Time
+		whyHas  string
+	}{
+		{"no pool can add them", notFound, now, "the cluster-autoscaler cannot add them now: gpu: max node group size reached"},
+		{"accepted, long ago", accepted, now.Add(-time.Hour), ""},
+		{"no answer yet, just written", nil, now.Add(-time.Second), ""},
+		{"no answer past the bound", nil, now.Add(-unansweredAfter), "no cluster-autoscaler has answered its ProvisioningRequest muster-a in 2m0s"},
+		{"no answer, creation unknown (adopted without the annotation)", nil, time.Time{}, ""},
+	} {
+		why := notNowFor("muster-a", tc.conds, tc.created, now)
+		if (tc.whyHas == "") != (why == "") || !strings.Contains(why, tc.whyHas) {
+			t.Errorf("%s: %q, want %q", tc.name, why, tc.whyHas)
+		}
 	}
 }

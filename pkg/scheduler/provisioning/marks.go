@@ -5,6 +5,7 @@ package provisioning
 import (
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -136,10 +137,15 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned b
 	case hasCondition(conds, autoscalingv1.Provisioned):
 		c.Message = fmt.Sprintf("%s; %s", short, conds[autoscalingv1.Provisioned].Message)
 	}
+	created, _ := time.Parse(time.RFC3339Nano, pr.Annotations[CreatedAnnotation])
+	notNow := notNowFor(name, conds, created, w.now())
+	if notNow != "" && len(conds) == 0 {
+		c.Message += "; " + notNow
+	}
 	w.report(x.Key, c)
 	w.mu.Lock()
-	if c.Reason == ReasonNotFound {
-		w.notNow[x.Key] = conds[autoscalingv1.Provisioned].Message
+	if notNow != "" {
+		w.notNow[x.Key] = notNow
 	} else {
 		delete(w.notNow, x.Key)
 	}
