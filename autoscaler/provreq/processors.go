@@ -77,8 +77,14 @@ type Options struct {
 	// --provisioning-request-initial-backoff-time/-max-backoff-time).
 	InitialBackoff, MaxBackoff time.Duration
 	// BookingTTL is how long capacity stays booked for a Provisioned
-	// request whose pods have not all bound (upstream: 10 minutes).
+	// request whose pods have not all bound (upstream: 10 minutes), from
+	// when the nodes added for it have all registered (see expiry).
 	BookingTTL time.Duration
+	// MaxNodeProvisionTime bounds the wait for those nodes (the
+	// autoscaler's --max-node-provision-time, default 15 minutes): a
+	// booking whose nodes have not all registered by then counts from
+	// then.
+	MaxNodeProvisionTime time.Duration
 	// Expiry fails a request not provisioned this long after creation
 	// (upstream: 7 days).
 	Expiry time.Duration
@@ -96,6 +102,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BookingTTL <= 0 {
 		o.BookingTTL = 10 * time.Minute
+	}
+	if o.MaxNodeProvisionTime <= 0 {
+		o.MaxNodeProvisionTime = 15 * time.Minute
 	}
 	if o.Expiry <= 0 {
 		o.Expiry = 7 * 24 * time.Hour
@@ -244,12 +253,17 @@ type Booking struct {
 	opts   Options
 	now    func() time.Time
 	sim    *scheduling.HintingSimulator
+	// up is when each Provisioned request's added nodes were first seen
+	// all registered (its booking's start). Kept in memory: after a
+	// restart a booking starts again when its nodes are next seen, later
+	// rather than sooner.
+	up map[types.UID]time.Time
 }
 
 // NewBooking returns a Booking.
 func NewBooking(c *Client, opts Options) *Booking {
 	opts = opts.withDefaults()
-	return &Booking{client: c, opts: opts, now: opts.Now, sim: scheduling.NewHintingSimulator()}
+	return &Booking{client: c, opts: opts, now: opts.Now, sim: scheduling.NewHintingSimulator(), up: map[types.UID]time.Time{}}
 }
 
 // Refresh implements loopstart.Observer: lists the requests, then marks
@@ -261,8 +275,11 @@ func (b *Booking) Refresh() {
 		return
 	}
 	now := b.now()
+	live := map[types.UID]bool{}
 	for _, pr := range b.client.Requests() {
-		t, reason, msg, ok := expiry(pr, now, b.opts)
+		live[pr.UID] = true
+		up, isUp := b.up[pr.UID]
+		t, reason, msg, ok := expiry(pr, now, b.opts, up, isUp)
 		if !ok {
 			continue
 		}
@@ -273,16 +290,37 @@ func (b *Booking) Refresh() {
 		}
 		klog.V(1).InfoS("ProvisioningRequest expired", "provisioningRequest", klog.KObj(pr), "condition", t, "reason", reason)
 	}
+	for uid := range b.up {
+		if !live[uid] {
+			delete(b.up, uid)
+		}
+	}
 }
 
-// expiry says which condition, if any, time adds to pr.
-func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options) (string, string, string, bool) {
+// expiry says which condition, if any, time adds to pr. A booking lasts
+// BookingTTL from when the nodes added for the request all registered (up,
+// when isUp), not from the scale-up: nodes that take as long to boot as the
+// booking lasts (H100 pools take ten minutes, the default booking) came up
+// unbooked, and another gang took them while the request's gang asked
+// again and waited for nodes of its own once more. Nodes that have not all
+// registered within MaxNodeProvisionTime start the booking then. Capacity
+// found on existing nodes is up when provisioned.
+func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options, up time.Time, isUp bool) (string, string, string, bool) {
 	if !supported(pr) || isTrue(pr, v1.Failed) || isTrue(pr, v1.BookingExpired) {
 		return "", "", "", false
 	}
 	if prov := findCondition(pr, v1.Provisioned); prov != nil && prov.Status == metav1.ConditionTrue {
-		if prov.LastTransitionTime.Add(opts.BookingTTL).Before(now) {
-			return v1.BookingExpired, ReasonBookingExpired, fmt.Sprintf("capacity was booked for %s after it was provisioned; released", opts.BookingTTL), true
+		start, since := prov.LastTransitionTime.Time, "it was provisioned"
+		if _, added, _, ok := v1.AddedInstances(pr); ok && added > 0 {
+			switch {
+			case isUp && up.After(start):
+				start, since = up, "its nodes came up"
+			case !isUp:
+				start, since = start.Add(opts.MaxNodeProvisionTime), fmt.Sprintf("its nodes were due (%s after it was provisioned)", opts.MaxNodeProvisionTime)
+			}
+		}
+		if start.Add(opts.BookingTTL).Before(now) {
+			return v1.BookingExpired, ReasonBookingExpired, fmt.Sprintf("capacity was booked for %s after %s; released", opts.BookingTTL, since), true
 		}
 		return "", "", "", false
 	}
@@ -322,6 +360,11 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 			}
 		}
 		b.recordInstances(ctx, pr, registered)
+		if !nodesUp(pr, registered) {
+			delete(b.up, pr.UID) // a new scale-up of a request set back and retried
+		} else if _, seen := b.up[pr.UID]; !seen {
+			b.up[pr.UID] = b.now()
+		}
 		if bound == nil {
 			infos, err := ctx.ClusterSnapshot.ListNodeInfos()
 			if err != nil {
@@ -370,6 +413,25 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 		}
 	}
 	return pending, nil
+}
+
+// nodesUp says every node added for pr has registered (registered holds
+// the snapshot's lower-cased provider IDs); so has a request that added
+// none.
+func nodesUp(pr *v1.ProvisioningRequest, registered map[string]bool) bool {
+	_, added, ids, ok := v1.AddedInstances(pr)
+	if !ok || added == 0 {
+		return true
+	}
+	if len(ids) < added {
+		return false
+	}
+	for _, id := range ids {
+		if !registered[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // recordInstances completes the record of the instances added for pr, as

@@ -238,13 +238,23 @@ func TestInjectorAvailability(t *testing.T) {
 func TestExpiry(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	opts := Options{BookingTTL: 10 * time.Minute, Expiry: time.Hour}.withDefaults()
+	provisioned := func(ago time.Duration) []metav1.Condition {
+		return []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, now.Add(-ago))}
+	}
 	for _, tc := range []struct {
 		name    string
 		created time.Time
 		conds   []metav1.Condition
+		added   int           // nodes the scale-up added (0: capacity found)
+		up      time.Duration // how long ago they were all seen registered (0: not yet)
 		want    string
 	}{
 		{name: "fresh", created: now.Add(-time.Minute)},
+		{name: "nodes added, still booting", created: now.Add(-time.Hour), conds: provisioned(11 * time.Minute), added: 2},
+		{name: "nodes added, up a minute ago", created: now.Add(-time.Hour), conds: provisioned(11 * time.Minute), added: 2, up: time.Minute},
+		{name: "nodes added, up past the TTL", created: now.Add(-time.Hour), conds: provisioned(30 * time.Minute), added: 2, up: 11 * time.Minute, want: v1.BookingExpired},
+		{name: "nodes never all came", created: now.Add(-time.Hour), conds: provisioned(26 * time.Minute), added: 2, want: v1.BookingExpired},
+		{name: "nodes not all come yet, within the provision time", created: now.Add(-time.Hour), conds: provisioned(24 * time.Minute), added: 2},
 		{name: "booked within TTL", created: now.Add(-2 * time.Hour), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, now.Add(-9*time.Minute))}},
 		{name: "booking over", created: now.Add(-time.Minute), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, now.Add(-11*time.Minute))}, want: v1.BookingExpired},
 		{name: "already expired", created: now.Add(-time.Minute), conds: []metav1.Condition{cond(v1.Provisioned, metav1.ConditionTrue, "", now.Add(-11*time.Minute)), cond(v1.BookingExpired, metav1.ConditionTrue, "", now)}},
@@ -255,7 +265,10 @@ func TestExpiry(t *testing.T) {
 			pr := request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp)
 			pr.CreationTimestamp = metav1.NewTime(tc.created)
 			pr.Status.Conditions = tc.conds
-			got, _, _, ok := expiry(pr, now, opts)
+			if tc.added > 0 {
+				v1.SetAddedInstances(pr, "gpu", tc.added, nil)
+			}
+			got, _, _, ok := expiry(pr, now, opts, now.Add(-tc.up), tc.up > 0)
 			if ok != (tc.want != "") || got != tc.want {
 				t.Fatalf("expiry = %q %v, want %q", got, ok, tc.want)
 			}
@@ -541,5 +554,33 @@ func TestUpdateStatusConflict(t *testing.T) {
 	}
 	if cached, _ := c.Request("ml", "r"); !isTrue(cached, v1.Provisioned) {
 		t.Fatal("the client's loop cache does not have the written status")
+	}
+}
+
+// TestNodesUp: a request's booking starts once every node added for it has
+// registered; a request that added none is up at once.
+func TestNodesUp(t *testing.T) {
+	const a, b = "azure:///subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/gpu/virtualmachines/1",
+		"azure:///subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/gpu/virtualmachines/2"
+	for _, tc := range []struct {
+		name       string
+		added      int
+		ids        []string
+		registered map[string]bool
+		want       bool
+	}{
+		{"capacity found, none added", 0, nil, nil, true},
+		{"added, none known yet", 2, nil, map[string]bool{a: true}, false},
+		{"added, one of two known", 2, []string{a}, map[string]bool{a: true}, false},
+		{"both known, one registered", 2, []string{a, b}, map[string]bool{a: true}, false},
+		{"both registered", 2, []string{a, b}, map[string]bool{a: true, b: true}, true},
+	} {
+		pr := request("ml", "r", v1.ProvisioningClassBestEffortAtomicScaleUp)
+		if tc.added > 0 {
+			v1.SetAddedInstances(pr, "gpu", tc.added, tc.ids)
+		}
+		if got := nodesUp(pr, tc.registered); got != tc.want {
+			t.Errorf("%s: nodesUp = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -223,6 +223,9 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 			InitialBackoff: autoscalingOptions.ProvisioningRequestInitialBackoffTime,
 			MaxBackoff:     autoscalingOptions.ProvisioningRequestMaxBackoffTime,
 			BookingTTL:     *provreqBookingTTL,
+			// Bookings count from when their nodes registered, and at
+			// the latest from when they were due.
+			MaxNodeProvisionTime: autoscalingOptions.NodeGroupDefaults.MaxNodeProvisionTime,
 		}
 		booking := provreq.NewBooking(client, prOpts)
 		provreqInjector = provreq.NewInjector(client, prOpts)
