@@ -195,3 +195,69 @@ func TestBookingKeepsNoRunningMemberTwice(t *testing.T) {
 		t.Fatalf("request written %v; its capacity is not lost", dyn.Actions()[before:])
 	}
 }
+
+// TestBookingStartsWhenItsNodesRegister: a request provisioned twelve
+// minutes ago whose two nodes are still booting keeps its booking (ten
+// minutes) past the TTL; once both have registered the booking runs ten
+// minutes from then, and expires after.
+func TestBookingStartsWhenItsNodesRegister(t *testing.T) {
+	provisionedAt := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	now := provisionedAt.Add(12 * time.Minute)
+	pr := request("ml", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 2})
+	pr.Status.Conditions = []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, provisionedAt), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedAt)}
+	ids := []string{"azure:///vmss/gpu/virtualmachines/0", "azure:///vmss/gpu/virtualmachines/1"}
+	v1.SetAddedInstances(pr, "gpu", 2, ids)
+	u, err := toUnstructured(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := idx.Add(template("ml", "gang-a")); err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
+	b := NewBooking(c, Options{Now: func() time.Time { return now }})
+	// process runs a loop's booking on two nodes, registered (their
+	// provider IDs set) or still upcoming (the core's placeholders).
+	process := func(registered bool) {
+		t.Helper()
+		var nodes []*apiv1.Node
+		for i, id := range ids {
+			n := gpuTestNode(fmt.Sprintf("gpu-%d", i))
+			if registered {
+				n.Spec.ProviderID = id
+			}
+			nodes = append(nodes, n)
+		}
+		snap := testsnapshot.NewTestSnapshotOrDie(t)
+		if err := snap.SetClusterState(nodes, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Process(&ca_context.AutoscalingContext{ClusterSnapshot: snap}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expired := func() *metav1.Condition {
+		t.Helper()
+		b.Refresh()
+		got, _ := c.Request("ml", "gang-a")
+		return findCondition(got, v1.BookingExpired)
+	}
+
+	b.Refresh()
+	process(false)
+	if e := expired(); e != nil {
+		t.Fatalf("BookingExpired while the nodes boot, 12 minutes after the scale-up: %+v", e)
+	}
+	process(true) // both registered at minute 12
+	now = provisionedAt.Add(21 * time.Minute)
+	if e := expired(); e != nil {
+		t.Fatalf("BookingExpired 9 minutes after the nodes came up: %+v", e)
+	}
+	now = provisionedAt.Add(23 * time.Minute)
+	e := expired()
+	if e == nil || e.Status != metav1.ConditionTrue || !strings.Contains(e.Message, "after its nodes came up") {
+		t.Fatalf("BookingExpired %+v, want True 11 minutes after the nodes came up", e)
+	}
+}
