@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +86,38 @@ func TestMixedGangBindsOnExactlyEnoughNodes(t *testing.T) {
 				t.Errorf("a gang that fits asked the autoscaler for capacity: %v", prs)
 			}
 		})
+	}
+}
+
+// An elastic MPIJob-style gang (minMember 3: two of its four 8-GPU workers
+// and its launcher) on two free 8-GPU nodes and a CPU node binds its
+// quorum, its workers created first: the queue tries a third worker after
+// two hold reservations, and that worker's finding no node must not fail
+// the attempt while the launcher completes the quorum. It failed it, every
+// attempt, and the gang waited for nodes it did not need (the spot trace's
+// ft-a: 20 minutes after the room it needed existed).
+func TestMixedGangQuorumNotFailedByAWorkerBeyondIt(t *testing.T) {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 3, 5, 0, "mpi")
+	launcher, workers := mpiJob("mpi", 4)
+	createPods(t, ctx, env, append(workers, launcher)...)
+	waitBound(t, env, gang.PodGroupLabel, "mpi", 3)
+	waitPod(t, ctx, env, launcher.Name, "bound", func(p *v1.Pod) bool { return p.Spec.NodeName != "" })
+	settledBound(t, ctx, env, sched, gang.PodGroupLabel, "mpi", 3)
+	evs, err := env.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs.Items {
+		if strings.Contains(e.Message, "could not place its quorum") {
+			t.Errorf("an attempt failed on the way: %s %s: %s", e.InvolvedObject.Name, e.Reason, e.Message)
+		}
 	}
 }
 

@@ -137,9 +137,17 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		pl.handle.Activate(klog.FromContext(ctx), map[string]*v1.Pod{pod.Namespace + "/" + pod.Name: pod})
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s: member %s fits none of the nodes holding its gang's members; trying every node", spec.Key, pod.Name))
 	}
-	counts := pl.tracker.Count(spec.Key, pl.members(spec.Key), pod.UID)
+	members := pl.members(spec.Key)
+	counts := pl.tracker.Count(spec.Key, members, pod.UID)
 	if spec.QuorumPlaced(counts) {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
+	}
+	if q, others := pl.othersComplete(ctx, spec, pod, members, counts); others != nil {
+		// The attempt's room check counted the members most likely to
+		// fit (a launcher), not this one: the queue only tried it first.
+		// It waits; the others are tried while the reservations hold.
+		pl.handle.Activate(klog.FromContext(ctx), others)
+		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s: member %s fits no node; its other pending members (%s) complete the quorum and are tried first", spec.Key, pod.Name, q))
 	}
 	why, roomShort := pl.whyNoNode(statuses)
 	msg := fmt.Sprintf("gang %s could not place its quorum: member %s fits no node (%d of min %d placed, %d holding reservations released)%s",
@@ -159,6 +167,40 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		}
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
+}
+
+// othersComplete says whether, with an attempt under way (members holding
+// reservations), the gang's other pending members complete its quorum in
+// the room left (around room held for gangs ahead): then a member that fits
+// no node need not fail the attempt. It returns that quorum and those
+// members, by namespace/name, or nil.
+func (pl *Gang) othersComplete(ctx context.Context, spec gang.Spec, pod *v1.Pod, members []*v1.Pod, counts gang.Counts) (capacity.Quorum, map[string]*v1.Pod) {
+	need := int64(spec.MinMember) - int64(counts.Placed) - int64(counts.Waiting)
+	if counts.Waiting == 0 || need <= 0 {
+		return nil, nil
+	}
+	var others []*v1.Pod
+	for _, m := range unplaced(members) {
+		if m.UID != pod.UID && len(m.Spec.SchedulingGates) == 0 && !pl.tracker.IsWaiting(spec.Key, m.UID) {
+			others = append(others, m)
+		}
+	}
+	if int64(len(others)) < need {
+		return nil, nil
+	}
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return nil, nil
+	}
+	q := capacity.QuorumOfShapes(need, others, nil, pl.shapes.Of)
+	if !capacity.PackAround(klog.FromContext(ctx), q, pl.rooms.Rooms(nodes), nil, pl.plan(ctx, nodes).Ahead(spec.Key.String())).Fits() {
+		return nil, nil
+	}
+	out := make(map[string]*v1.Pod, len(others))
+	for _, m := range others {
+		out[m.Namespace+"/"+m.Name] = m
+	}
+	return q, out
 }
 
 // whyNoNode sums up why nodes rejected the member, most common reason first,
