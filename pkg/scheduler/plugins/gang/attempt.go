@@ -142,7 +142,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	if spec.QuorumPlaced(counts) {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
 	}
-	if q, others := pl.othersComplete(ctx, spec, pod, members, counts); others != nil {
+	if q, others := pl.othersComplete(ctx, spec, pod, members, counts, pl.attemptOf(state, spec.Key)); others != nil {
 		// The attempt's room check counted the members most likely to
 		// fit (a launcher), not this one: the queue only tried it first.
 		// It waits; the others are tried while the reservations hold.
@@ -169,19 +169,33 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 }
 
+// passed is the members one attempt of a gang let wait (othersComplete).
+type passed struct {
+	attempt uint64
+	uids    map[types.UID]bool
+}
+
 // othersComplete says whether, with an attempt under way (members holding
 // reservations), the gang's other pending members complete its quorum in
 // the room left (around room held for gangs ahead): then a member that fits
-// no node need not fail the attempt. It returns that quorum and those
-// members, by namespace/name, or nil.
-func (pl *Gang) othersComplete(ctx context.Context, spec gang.Spec, pod *v1.Pod, members []*v1.Pod, counts gang.Counts) (capacity.Quorum, map[string]*v1.Pod) {
+// no node need not fail the attempt. Only members of other shapes count (one
+// of the same shape finds no node either), and none this attempt already
+// let wait, so that two members never pass the attempt back and forth. It
+// returns that quorum and the members to try for it, by namespace/name, or
+// nil; when it returns them, pod is recorded as let wait.
+func (pl *Gang) othersComplete(ctx context.Context, spec gang.Spec, pod *v1.Pod, members []*v1.Pod, counts gang.Counts, attempt uint64) (capacity.Quorum, map[string]*v1.Pod) {
 	need := int64(spec.MinMember) - int64(counts.Placed) - int64(counts.Waiting)
 	if counts.Waiting == 0 || need <= 0 {
 		return nil, nil
 	}
+	var skipped map[types.UID]bool
+	if v, ok := pl.passedOver.Load(spec.Key); ok && v.(passed).attempt == attempt {
+		skipped = v.(passed).uids
+	}
+	mine := pl.shapes.Of(pod).Key
 	var others []*v1.Pod
 	for _, m := range unplaced(members) {
-		if m.UID != pod.UID && len(m.Spec.SchedulingGates) == 0 && !pl.tracker.IsWaiting(spec.Key, m.UID) {
+		if m.UID != pod.UID && !skipped[m.UID] && len(m.Spec.SchedulingGates) == 0 && !pl.tracker.IsWaiting(spec.Key, m.UID) && pl.shapes.Of(m).Key != mine {
 			others = append(others, m)
 		}
 	}
@@ -196,10 +210,24 @@ func (pl *Gang) othersComplete(ctx context.Context, spec gang.Spec, pod *v1.Pod,
 	if !capacity.PackAround(klog.FromContext(ctx), q, pl.rooms.Rooms(nodes), nil, pl.plan(ctx, nodes).Ahead(spec.Key.String())).Fits() {
 		return nil, nil
 	}
-	out := make(map[string]*v1.Pod, len(others))
-	for _, m := range others {
-		out[m.Namespace+"/"+m.Name] = m
+	// The members the quorum counts, not every other member: those left
+	// out wait with this one.
+	left := map[string]int64{}
+	for _, w := range q {
+		left[w.Shape.Key] += w.Count
 	}
+	out := map[string]*v1.Pod{}
+	for _, m := range others {
+		if k := pl.shapes.Of(m).Key; left[k] > 0 {
+			left[k]--
+			out[m.Namespace+"/"+m.Name] = m
+		}
+	}
+	uids := map[types.UID]bool{pod.UID: true}
+	for u := range skipped {
+		uids[u] = true
+	}
+	pl.passedOver.Store(spec.Key, passed{attempt: attempt, uids: uids})
 	return q, out
 }
 

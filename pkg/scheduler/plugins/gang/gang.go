@@ -70,6 +70,9 @@ type Gang struct {
 	shapes   *capacity.Shapes
 	rooms    nodefit.RoomCache
 	wideOnce sync.Map // types.UID -> struct{}, members whose next attempt tries every node
+	// passedOver holds, per gang, the members an attempt let wait because
+	// its other members could complete the quorum (othersComplete).
+	passedOver sync.Map // gang.Key -> passed
 	// state is what the profile's Muster plugins share (gangstate);
 	// leading, its leadership: set once this replica schedules.
 	state   *gangstate.State

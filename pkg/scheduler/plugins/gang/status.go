@@ -309,6 +309,7 @@ func (pl *Gang) forgetGang(k gang.Key) {
 	pl.firstSeen.Delete(k)
 	pl.quorate.Delete(k)
 	pl.roomShort.Delete(k)
+	pl.passedOver.Delete(k)
 }
 
 // stateEntries counts the plugin's state by kind, for the
@@ -335,6 +336,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["quorate-gangs"] = count(&pl.quorate)
 	out["activating-gangs"] = pl.tracker.WakesArmed()
 	out["room-short-gangs"] = count(&pl.roomShort)
+	out["passed-over-gangs"] = count(&pl.passedOver)
 	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
 	out["marks-remembered-pods"] = w.marks.Remembered()
