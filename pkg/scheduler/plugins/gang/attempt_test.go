@@ -327,3 +327,81 @@ func TestQuorumWakeReachesTheMemberItIsAbout(t *testing.T) {
 		t.Fatalf("woke %v again for a quorum already woken", got)
 	}
 }
+
+// With two workers holding reservations, a third worker that fits no node
+// does not fail the attempt while the launcher completes the quorum: it
+// waits and the launcher alone is activated; so does the fourth worker.
+// When the launcher then fits no node either, the workers let wait are not
+// counted on again, and the attempt fails.
+func TestPostFilterLetsAMemberWaitWhileOthersCompleteTheQuorum(t *testing.T) {
+	ctx := t.Context()
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	member := func(name string, req map[v1.ResourceName]string) *v1.Pod {
+		p := st.MakePod().Namespace("ns").Name(name).UID("u-"+name).Label(gang.GroupLabel, "mpi").
+			Annotation(gang.MinMemberAnnotation, "3").Annotation(gang.MaxMemberAnnotation, "5").Req(req).Obj()
+		p.CreationTimestamp = metav1.Unix(100, 0)
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var workers []*v1.Pod
+	for i := range 4 {
+		workers = append(workers, member(fmt.Sprintf("mpi-%d", i), map[v1.ResourceName]string{"nvidia.com/gpu": "8"}))
+	}
+	launcher := member("mpi-launcher", map[v1.ResourceName]string{v1.ResourceCPU: "2"})
+	// The two workers' reservations, as the scheduler's snapshot has them.
+	gpu0, gpu1 := planNode("gpu-0"), planNode("gpu-1")
+	cpu := st.MakeNode().Name("cpu-0").Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "16", v1.ResourceMemory: "64Gi", v1.ResourcePods: "110"}).Obj()
+	assumed := []*v1.Pod{workers[0].DeepCopy(), workers[1].DeepCopy()}
+	assumed[0].Spec.NodeName, assumed[1].Spec.NodeName = "gpu-0", "gpu-1"
+	act := &activations{}
+	fw, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithPodActivator(act), frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithSnapshotSharedLister(backendcache.NewSnapshot(assumed, []*v1.Node{gpu0.Node(), gpu1.Node(), cpu})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := &Gang{handle: fw, tracker: gang.NewTracker(clk.Now), clock: clk, pods: pods, backoff: 10 * time.Second,
+		shapes: capacity.NewShapes("nvidia.com/gpu"), status: &statusWriter{dirty: map[gang.Key]struct{}{}}}
+	pl.defaults.ScheduleTimeout = time.Minute
+	k := gang.Key{Namespace: "ns", Name: "mpi"}
+	attempt := pl.tracker.Attempt(k)
+	for i, node := range []string{"gpu-0", "gpu-1"} {
+		if st, _ := pl.Permit(ctx, framework.NewCycleState(), workers[i], node); st.Code() != fwk.Wait {
+			t.Fatalf("worker %d at Permit: %v %q, want Wait", i, st.Code(), st.Message())
+		}
+	}
+	act.take()
+	postFilter := func(pod *v1.Pod, reason string) *fwk.Status {
+		t.Helper()
+		statuses := framework.NewDefaultNodeToStatus()
+		for _, n := range []string{"gpu-0", "gpu-1", "cpu-0"} {
+			statuses.Set(n, fwk.NewStatus(fwk.Unschedulable, reason))
+		}
+		state := framework.NewCycleState()
+		state.Write(gangstate.CycleKey, &gangstate.Cycle{Spec: mustSpec(t, pl, pod), Attempt: attempt})
+		_, st := pl.PostFilter(ctx, state, pod, statuses)
+		return st
+	}
+
+	for _, w := range workers[2:] {
+		st := postFilter(w, "Insufficient nvidia.com/gpu")
+		if st.Code() != fwk.Unschedulable || !strings.Contains(st.Message(), "its other pending members (1 x 2 CPU) complete the quorum") {
+			t.Fatalf("%s beyond the quorum's room: %v %q, want it to wait for the launcher", w.Name, st.Code(), st.Message())
+		}
+		if got := act.take(); fmt.Sprint(got) != "[ns/mpi-launcher]" {
+			t.Errorf("after %s: activated %v, want the launcher alone", w.Name, got)
+		}
+		if _, _, backingOff := pl.tracker.BackingOff(k); backingOff {
+			t.Fatalf("after %s: the attempt failed", w.Name)
+		}
+	}
+	if st := postFilter(launcher, "node(s) had untolerated taint {dedicated: infra}"); !strings.Contains(st.Message(), "could not place its quorum: member mpi-launcher fits no node") {
+		t.Fatalf("the launcher fits no node: %v %q, want the attempt failed", st.Code(), st.Message())
+	}
+	if _, _, backingOff := pl.tracker.BackingOff(k); !backingOff {
+		t.Error("the attempt did not fail when no member left could complete the quorum")
+	}
+}
