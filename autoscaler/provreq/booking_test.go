@@ -33,6 +33,22 @@ func gpuTestNode(name string) *apiv1.Node {
 	}
 }
 
+// gangAClient is a Client over a fake API holding pr and gang-a's
+// PodTemplate, and that API.
+func gangAClient(t *testing.T, pr *v1.ProvisioningRequest) (*Client, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
+	u, err := toUnstructured(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	if err := idx.Add(template("ml", "gang-a")); err != nil {
+		t.Fatal(err)
+	}
+	return NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil), dyn
+}
+
 // TestBooking: a Provisioned request's pods that have not bound are held in
 // the snapshot; when they no longer fit, the request goes back to
 // Provisioned=False.
@@ -57,16 +73,7 @@ func TestBooking(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := request("ml", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: "gang-a"}, Count: 3})
 			pr.Status.Conditions = tc.conds
-			u, err := toUnstructured(pr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
-			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-			if err := idx.Add(template("ml", "gang-a")); err != nil {
-				t.Fatal(err)
-			}
-			c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
+			c, dyn := gangAClient(t, pr)
 			if err := c.Refresh(); err != nil {
 				t.Fatal(err)
 			}
@@ -207,16 +214,7 @@ func TestBookingStartsWhenItsNodesRegister(t *testing.T) {
 	pr.Status.Conditions = []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, provisionedAt), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedAt)}
 	ids := []string{"azure:///vmss/gpu/virtualmachines/0", "azure:///vmss/gpu/virtualmachines/1"}
 	v1.SetAddedInstances(pr, "gpu", 2, ids)
-	u, err := toUnstructured(pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, u)
-	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	if err := idx.Add(template("ml", "gang-a")); err != nil {
-		t.Fatal(err)
-	}
-	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
+	c, _ := gangAClient(t, pr)
 	b := NewBooking(c, Options{Now: func() time.Time { return now }})
 	// process runs a loop's booking on two nodes, registered (their
 	// provider IDs set) or still upcoming (the core's placeholders).
