@@ -297,15 +297,7 @@ func packTaken(logger klog.Logger, q Quorum, nodes []Node, base []used, inDomain
 
 func (u used) plus(o used) used {
 	out := u.clone()
-	out.milliCPU += o.milliCPU
-	out.memory += o.memory
-	out.pods += o.pods
-	for k, v := range o.scalars {
-		if out.scalars == nil {
-			out.scalars = map[v1.ResourceName]int64{}
-		}
-		out.scalars[k] += v
-	}
+	out.addUsed(o)
 	return out
 }
 
