@@ -34,6 +34,7 @@ func (w *Writer) forget(k gang.Key) {
 	delete(w.booked, k)
 	delete(w.replaced, k)
 	delete(w.notNow, k)
+	delete(w.placed, k)
 }
 
 // Bookings lists the gangs whose provisioned capacity is on its way. A nil

@@ -30,6 +30,9 @@ type gangFacts struct {
 	// Booked says the autoscaler's capacity for the live request is booked
 	// for the gang.
 	Booked bool
+	// Extras says Want is the verdict that found the gang's quorum placed,
+	// kept while members waited beyond it; no newer verdict came.
+	Extras bool
 }
 
 // step is what a sync does for one gang.
@@ -43,8 +46,13 @@ const (
 	stepGone
 	// stepPlaced: its quorum is placed: withdraw the request, hold the
 	// unplaced extras (or leave those that ride spot to the autoscaler),
-	// clear the condition, forget the gang.
+	// clear the condition, forget the gang but for the verdict while
+	// members wait beyond the quorum (a member listed later is held on the
+	// next sync).
 	stepPlaced
+	// stepQuorumLost: the gang kept for its extras lost its quorum: forget
+	// it; its members' next attempts bring a verdict.
+	stepQuorumLost
 	// stepPlacedAway: an adopted request whose quorum was placed while the
 	// scheduler was away: withdraw it, hold the members, forget the gang.
 	stepPlacedAway
@@ -68,6 +76,8 @@ func decide(f gangFacts) step {
 		return stepGone
 	case f.Want != nil && f.Bound >= f.Want.Min:
 		return stepPlaced
+	case f.Extras:
+		return stepQuorumLost
 	case f.Want == nil && f.Adopted && f.Bound >= f.AdoptedMin:
 		return stepPlacedAway
 	case f.Want == nil:

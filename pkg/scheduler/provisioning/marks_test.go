@@ -3,14 +3,18 @@
 package provisioning
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
+	"github.com/muster-project/muster/pkg/shortfall"
 )
 
 // Whether a member needs its mark changed is judged on what it will carry
@@ -71,5 +75,66 @@ func TestMarksJudgedOnWhatTheWriterWillWrite(t *testing.T) {
 	w.leaveToScaleUp([]*v1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "elastic-0"}}}, true)
 	if got := marks.Pending(); got != before {
 		t.Errorf("%d pods pending after asking for marks they carry, want %d", got, before)
+	}
+}
+
+// A member of a gang whose quorum is placed that the writer lists only
+// after the sync that held the others is held on the next sync, with no
+// new verdict: MusterTopology hands a gang's verdict at most once per hint
+// interval, so a member that came late and failed within it brought none.
+// Forgotten at the first sync, the gang's late member stayed unmarked for
+// good, left to the autoscaler's one-by-one scale-up
+// (TestNoHintWhenNodesWouldNotHelp under stress: elastic-3). Once no
+// member waits, or the quorum is lost, the gang is forgotten.
+func TestLateMemberOfAPlacedGangIsHeld(t *testing.T) {
+	k := gang.Key{Namespace: "ns", Name: "elastic"}
+	member := func(i int, node string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("elastic-%d", i), UID: types.UID(fmt.Sprintf("u%d", i))},
+			Spec: v1.PodSpec{NodeName: node}}
+	}
+	listed := []*v1.Pod{member(0, "a0"), member(1, "a1"), member(2, "")}
+	marks := podpatch.NewForClient(nil) // never run: changes stay pending
+	w, err := NewWriter(nil, nil, marks, Options{Members: func(gang.Key) []*v1.Pod { return listed }, Synced: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	held := HoldName(k)
+	carried := func(p *v1.Pod) string {
+		v, ok := marks.Carried(p, autoscalingv1.ConsumeAnnotation)
+		if !ok {
+			return "(none)"
+		}
+		return v
+	}
+	w.Set(Want{Key: k, Min: 1, Verdict: shortfall.Verdict{NoReason: shortfall.ReasonPlaced}})
+	w.Sync(ctx)
+	if got := carried(listed[2]); got != held {
+		t.Fatalf("elastic-2, waiting beyond the placed quorum: will carry %s, want %s", got, held)
+	}
+
+	late := member(3, "")
+	listed = append(listed, late)
+	w.Sync(ctx)
+	if got := carried(late); got != held {
+		t.Errorf("elastic-3, listed after the sync that held elastic-2, no new verdict: will carry %s, want %s", got, held)
+	}
+
+	// Every member bound: nothing waits, the gang is forgotten.
+	listed = []*v1.Pod{member(0, "a0"), member(1, "a1"), member(2, "a2"), member(3, "a3")}
+	w.Sync(ctx)
+	if _, kept := w.placed[k]; kept {
+		t.Error("gang kept for its extras with every member bound")
+	}
+
+	// Kept again, then the quorum is lost: forgotten, and the members'
+	// next attempts bring a verdict.
+	listed = []*v1.Pod{member(0, "a0"), member(4, "")}
+	w.Set(Want{Key: k, Min: 1, Verdict: shortfall.Verdict{NoReason: shortfall.ReasonPlaced}})
+	w.Sync(ctx)
+	listed = []*v1.Pod{member(4, "")}
+	w.Sync(ctx)
+	if _, kept := w.placed[k]; kept {
+		t.Error("gang kept for its extras once its quorum was lost")
 	}
 }

@@ -98,6 +98,9 @@ func (w *Writer) Sync(ctx context.Context) {
 	for k := range w.live {
 		keys[k] = struct{}{}
 	}
+	for k := range w.placed {
+		keys[k] = struct{}{}
+	}
 	before := w.bookingsLocked()
 	w.mu.Unlock()
 	w.fetchLive(ctx)
@@ -124,8 +127,13 @@ func (w *Writer) Sync(ctx context.Context) {
 // sync reconciles one gang: decide says what to do, and sync does it.
 func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	w.mu.Lock()
+	var f gangFacts
 	want, wanted := w.want[k]
-	f := gangFacts{Live: w.live[k]}
+	if !wanted {
+		want, f.Extras = w.placed[k]
+		wanted = f.Extras
+	}
+	f.Live = w.live[k]
 	f.AdoptedMin, f.Adopted = w.adoptedMin[k]
 	_, f.Booked = w.booked[k]
 	w.mu.Unlock()
@@ -151,6 +159,13 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 		w.drop(ctx, k, live, "quorum placed")
 		w.holdExtras(k, members, want.SpotExtras)
 		w.report(k, metav1.Condition{Type: ConditionCapacity}) // clear
+		w.forget(k)
+		if f.Members > f.Bound {
+			w.mu.Lock()
+			w.placed[k] = want
+			w.mu.Unlock()
+		}
+	case stepQuorumLost:
 		w.forget(k)
 	case stepPlacedAway:
 		w.drop(ctx, k, live, "quorum placed while the scheduler was away")

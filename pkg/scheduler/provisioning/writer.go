@@ -176,7 +176,14 @@ type Writer struct {
 	// add capacity for the gang's live request now (Provisioned=False,
 	// CapacityIsNotFound): every pool that could serve it at its max, out
 	// of quota or backed off.
-	notNow  map[gang.Key]string
+	notNow map[gang.Key]string
+	// placed keeps the verdict that found a gang's quorum placed while
+	// members wait beyond it, so a member listed only later is held too:
+	// a gang's members bring a verdict at most once per hint interval, and
+	// one that arrived after the sync that forgot its gang, and failed
+	// within that interval, was never held (TestNoHintWhenNodesWouldNotHelp
+	// under stress: elastic-3 unmarked for good).
+	placed  map[gang.Key]Want
 	backoff Backoff
 	now     func() time.Time
 	// sets counts the verdicts Set; setsSynced is what it counted when
@@ -286,7 +293,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 	return &Writer{client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
 		gpu: o.GPUResource, leading: o.Leading, bookingEnded: o.OnBookingEnd, backoff: o.Backoff, now: o.Now,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
-		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, kick: make(chan struct{}, 1)}, nil
+		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, placed: map[gang.Key]Want{}, kick: make(chan struct{}, 1)}, nil
 }
 
 // Set records the latest verdict on a gang.
