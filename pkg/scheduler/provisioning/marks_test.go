@@ -33,13 +33,7 @@ func TestMarksJudgedOnWhatTheWriterWillWrite(t *testing.T) {
 	}
 	k := gang.Key{Namespace: "ns", Name: "elastic"}
 	held := HoldName(k)
-	carried := func(p *v1.Pod) string {
-		v, ok := marks.Carried(p, autoscalingv1.ConsumeAnnotation)
-		if !ok {
-			return "(none)"
-		}
-		return v
-	}
+	carried := func(p *v1.Pod) string { return consumeMark(marks, p) }
 
 	// A member as the informer shows it, unmarked, while the request's
 	// mark is pending: releasing it must cancel that mark.
@@ -100,13 +94,7 @@ func TestLateMemberOfAPlacedGangIsHeld(t *testing.T) {
 	}
 	ctx := context.Background()
 	held := HoldName(k)
-	carried := func(p *v1.Pod) string {
-		v, ok := marks.Carried(p, autoscalingv1.ConsumeAnnotation)
-		if !ok {
-			return "(none)"
-		}
-		return v
-	}
+	carried := func(p *v1.Pod) string { return consumeMark(marks, p) }
 	w.Set(Want{Key: k, Min: 1, Verdict: shortfall.Verdict{NoReason: shortfall.ReasonPlaced}})
 	w.Sync(ctx)
 	if got := carried(listed[2]); got != held {
@@ -137,4 +125,14 @@ func TestLateMemberOfAPlacedGangIsHeld(t *testing.T) {
 	if _, kept := w.placed[k]; kept {
 		t.Error("gang kept for its extras once its quorum was lost")
 	}
+}
+
+// consumeMark is the consume mark p will carry once marks is done, or
+// "(none)".
+func consumeMark(marks *podpatch.Writer, p *v1.Pod) string {
+	v, ok := marks.Carried(p, autoscalingv1.ConsumeAnnotation)
+	if !ok {
+		return "(none)"
+	}
+	return v
 }
