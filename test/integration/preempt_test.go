@@ -254,6 +254,12 @@ func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
 			waitEvent(t, ctx, env, "PodGroup", "high", gang.ReasonMadeRoom, tc.why)
 			waitExtraCondition(t, ctx, env, "elastic", gang.ConditionDisrupted, gang.ReasonPreempted, "for team-a/high (priority 1000)")
 			waitNoExtraCondition(t, ctx, env, "high", gang.ConditionPreempting)
+			// high binds once three of elastic's members are gone; the kubelet
+			// stand-in records the fourth's eviction when it sees its
+			// DisruptionTarget, which may come later: wait for all of them
+			// to go (a member evicted without saying why is gone only after
+			// 10 s, unrecorded, and fails the count).
+			waitBound(t, env, gang.PodGroupLabel, "elastic", 0)
 			if n := len(k.evicted()); n != 4 {
 				t.Errorf("%d of elastic's members evicted, want all 4 (whole, not below min)", n)
 			}
