@@ -49,29 +49,23 @@ func startEtcd() (string, error) {
 			etcdErr = err
 			return
 		}
-		client, err := freeURL()
-		if err != nil {
-			etcdErr = err
-			return
+		// The ports are free when picked, not when etcd binds them: another
+		// process (a parallel test shard, or any client's ephemeral port)
+		// may take one in between. A bind that finds one taken picks again.
+		var e *embed.Etcd
+		for attempt := 1; ; attempt++ {
+			e, err = startEtcdOnFreePorts(dir)
+			if err == nil || attempt == 5 || !(errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")) {
+				break
+			}
+			// A bind fails before etcd writes its data; start afresh all the same.
+			if err := os.RemoveAll(dir); err != nil {
+				break
+			}
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				break
+			}
 		}
-		peer, err := freeURL()
-		if err != nil {
-			etcdErr = err
-			return
-		}
-		cfg := embed.NewConfig()
-		cfg.Name = "muster-test"
-		cfg.Dir = dir
-		cfg.ListenClientUrls = []url.URL{*client}
-		cfg.AdvertiseClientUrls = []url.URL{*client}
-		cfg.ListenPeerUrls = []url.URL{*peer}
-		cfg.AdvertisePeerUrls = []url.URL{*peer}
-		cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-		cfg.UnsafeNoFsync = true
-		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(klogZap(etcdLog).Named("etcd"))
-		// Before any API server builds its etcd client from it.
-		apiserverEtcdClientLogger = klogZap(etcdClientLog).Named("etcd-client")
-		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			etcdErr = fmt.Errorf("starting embedded etcd: %w", err)
 			_ = os.RemoveAll(dir)
@@ -84,9 +78,35 @@ func startEtcd() (string, error) {
 			etcdErr = fmt.Errorf("embedded etcd did not become ready within 30s")
 			return
 		}
-		etcdURL = client.String()
+		etcdURL = e.Config().AdvertiseClientUrls[0].String()
 	})
 	return etcdURL, etcdErr
+}
+
+// startEtcdOnFreePorts starts the process's etcd in dir on two loopback
+// ports free when picked.
+func startEtcdOnFreePorts(dir string) (*embed.Etcd, error) {
+	client, err := freeURL()
+	if err != nil {
+		return nil, err
+	}
+	peer, err := freeURL()
+	if err != nil {
+		return nil, err
+	}
+	cfg := embed.NewConfig()
+	cfg.Name = "muster-test"
+	cfg.Dir = dir
+	cfg.ListenClientUrls = []url.URL{*client}
+	cfg.AdvertiseClientUrls = []url.URL{*client}
+	cfg.ListenPeerUrls = []url.URL{*peer}
+	cfg.AdvertisePeerUrls = []url.URL{*peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.UnsafeNoFsync = true
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(klogZap(etcdLog).Named("etcd"))
+	// Before any API server builds its etcd client from it.
+	apiserverEtcdClientLogger = klogZap(etcdClientLog).Named("etcd-client")
+	return embed.StartEtcd(cfg)
 }
 
 func freeURL() (*url.URL, error) {
