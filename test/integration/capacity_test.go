@@ -155,8 +155,9 @@ func TestMixedGangOneNodeShortThenAdded(t *testing.T) {
 // A mixed gang short of two GPU shapes and its launcher gets one request
 // with a PodSet per short GPU shape, each for exactly what is short. The
 // launcher is left to the autoscaler's ordinary scale-up (no consume
-// annotation): an atomic request adds all its nodes to one pool, and a
-// launcher does not fit a GPU pool's nodes.
+// annotation) once the autoscaler answers the request: an atomic request
+// adds all its nodes to one pool, and a launcher does not fit a GPU pool's
+// nodes.
 func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 5, 8); err != nil {
@@ -186,16 +187,23 @@ func TestMixedGangRequestListsEachShortShape(t *testing.T) {
 	waitPod(t, ctx, env, "mpi-worker-0", "consume annotation", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == prs[0].Name
 	})
-	// The launcher is held out of one-by-one scale-up until the workers'
-	// capacity is provisioned, then left to it: its CPU node is bought only
-	// once the workers' nodes are.
+	// The launcher is held out of one-by-one scale-up until the autoscaler
+	// answers the workers' request, then left to it, even while no pool can
+	// add the workers' nodes now: room may free for them, and then their
+	// GPUs should not wait for a CPU node bought only after.
 	held := provisioning.HoldName(gang.Key{Namespace: ns, Name: "mpi"})
-	waitPod(t, ctx, env, "mpi-launcher", "held until the request is provisioned", func(p *v1.Pod) bool {
+	waitPod(t, ctx, env, "mpi-launcher", "held until the request is answered", func(p *v1.Pod) bool {
 		return p.Annotations[autoscalingv1.ConsumeAnnotation] == held
 	})
+	setProvReqCondition(t, ctx, env, prs[0].Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse,
+		Reason: autoscalingv1.CapacityIsNotFound, Message: "gpu-heavy: max node group size reached"})
+	waitPod(t, ctx, env, "mpi-launcher", "left to the ordinary scale-up once the request is answered", func(p *v1.Pod) bool {
+		_, marked := p.Annotations[autoscalingv1.ConsumeAnnotation]
+		return !marked
+	})
 	setProvisioned(t, ctx, env, prs[0].Name, "gpu-heavy pool adding 2 nodes")
-	waitPod(t, ctx, env, "mpi-launcher", "left to the ordinary scale-up once the request is provisioned", func(p *v1.Pod) bool {
-		return p.Annotations[autoscalingv1.ConsumeAnnotation] == ""
+	waitPod(t, ctx, env, "mpi-worker-0", "still consuming the request once provisioned", func(p *v1.Pod) bool {
+		return p.Annotations[autoscalingv1.ConsumeAnnotation] == prs[0].Name
 	})
 
 	if err := controlplane.CreateNodes(ctx, env.Client, "new", 2, 8); err != nil {

@@ -127,6 +127,25 @@ func noRequestMarks(reason string) marking {
 	return markHold
 }
 
+// holdLauncher says whether the members of a short gang that ask for no
+// GPUs (a launcher) are held out of the autoscaler's one-by-one scale-up,
+// from the conditions of the gang's live request: until the autoscaler
+// answers it (Provisioned or Failed set; Accepted alone is no answer), and
+// after it failed it because no pool could ever hold the gang (nothing is
+// bought for a gang that could never run). Once answered otherwise
+// (provisioned, or no pool can add the nodes now) the launcher is the
+// ordinary scale-up's: its node comes while the workers' nodes do, or
+// before room frees for them, so the workers' GPUs do not sit idle waiting
+// for a CPU node bought after them.
+func holdLauncher(conds map[string]metav1.Condition) bool {
+	f, failed := conds[autoscalingv1.Failed]
+	if failed && f.Status == metav1.ConditionTrue {
+		return f.Reason == ReasonNeverFits
+	}
+	_, answered := conds[autoscalingv1.Provisioned]
+	return !answered
+}
+
 // requestView is a gang's live request as a sync read it.
 type requestView struct {
 	// Err is the error reading it gave (not found, for one deleted).

@@ -285,3 +285,27 @@ func TestNotNowFor(t *testing.T) {
 		}
 	}
 }
+
+// A launcher is held until the autoscaler answers its gang's request, and
+// after a failure because no pool could ever hold the gang; any other
+// answer leaves it to the ordinary scale-up.
+func TestHoldLauncher(t *testing.T) {
+	provisioned := cond(autoscalingv1.Provisioned, metav1.ConditionTrue, "CapacityIsProvisioned", "added 2 nodes")
+	for _, tc := range []struct {
+		name  string
+		conds map[string]metav1.Condition
+		hold  bool
+	}{
+		{"unread or unanswered", nil, true},
+		{"accepted only", conds(cond(autoscalingv1.Accepted, metav1.ConditionTrue, "Accepted", "")), true},
+		{"provisioned", conds(provisioned), false},
+		{"no pool can add them now", conds(cond(autoscalingv1.Provisioned, metav1.ConditionFalse, autoscalingv1.CapacityIsNotFound, "max node group size reached")), false},
+		{"failed: out of quota", conds(cond(autoscalingv1.Failed, metav1.ConditionTrue, "Quota", "out of quota")), false},
+		{"failed: never fits", conds(cond(autoscalingv1.Provisioned, metav1.ConditionFalse, autoscalingv1.CapacityIsNotFound, ""), cond(autoscalingv1.Failed, metav1.ConditionTrue, ReasonNeverFits, "no pool holds it")), true},
+		{"provisioned, booking expired", conds(provisioned, cond(autoscalingv1.BookingExpired, metav1.ConditionTrue, "", "timed out")), false},
+	} {
+		if got := holdLauncher(tc.conds); got != tc.hold {
+			t.Errorf("%s: holdLauncher = %v, want %v", tc.name, got, tc.hold)
+		}
+	}
+}

@@ -56,22 +56,21 @@ func (w *Writer) holdExtras(k gang.Key, members []*v1.Pod, spotExtras bool) {
 
 // annotateConsumers marks the members the request is for (with a GPU
 // resource set, those asking for GPUs) as its consumers. The others (a
-// launcher) are held out of the autoscaler's one-by-one scale-up until the
-// request is provisioned, then their mark is lifted so it scales for them:
-// a launcher's node is bought only once its workers' nodes are.
-func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, provisioned bool) {
+// launcher) are held out of the autoscaler's one-by-one scale-up while
+// holdLauncher says so, and left to it otherwise.
+func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, holdOthers bool) {
 	if w.gpu == "" {
 		w.annotate(members, name)
 		return
 	}
-	if provisioned {
+	if !holdOthers {
 		w.leaveToScaleUp(members, false)
 	}
 	var gpuMembers, others []*v1.Pod
 	for _, p := range members {
 		if w.asksGPUs(p) {
 			gpuMembers = append(gpuMembers, p)
-		} else if !provisioned {
+		} else if holdOthers {
 			others = append(others, p)
 		}
 	}
@@ -104,11 +103,11 @@ func (w *Writer) asksGPUs(p *v1.Pod) bool {
 }
 
 // mirror turns the request's conditions into the gang's CapacityRequested
-// condition, in words, and says whether the request is provisioned.
-func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned bool) {
+// condition, in words, and returns them (none when it could not be read).
+func (w *Writer) mirror(ctx context.Context, x Want, name string) map[string]metav1.Condition {
 	pr, conds, err := w.read(ctx, x.Key.Namespace, name)
 	if err != nil {
-		return false
+		return nil
 	}
 	short := "short " + x.short()
 	if x.Verdict.Short.Domain != "" {
@@ -150,7 +149,7 @@ func (w *Writer) mirror(ctx context.Context, x Want, name string) (provisioned b
 		delete(w.notNow, x.Key)
 	}
 	w.mu.Unlock()
-	return isTrue(conds, autoscalingv1.Provisioned) && !isTrue(conds, autoscalingv1.BookingExpired) && !isTrue(conds, autoscalingv1.Failed)
+	return conds
 }
 
 func isTrue(c map[string]metav1.Condition, t string) bool {

@@ -256,6 +256,5 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 		w.mu.Unlock()
 		logger.V(2).Info("Asked the autoscaler for capacity", "gang", k, "request", name, "members", want.Verdict.Short.Members)
 	}
-	provisioned := w.mirror(ctx, want, name)
-	w.annotateConsumers(k, members, name, provisioned)
+	w.annotateConsumers(k, members, name, holdLauncher(w.mirror(ctx, want, name)))
 }
