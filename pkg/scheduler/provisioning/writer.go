@@ -383,7 +383,8 @@ func (w *Writer) StateEntries() map[string]int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return map[string]int{"hint-wants": len(w.want), "hint-live-requests": len(w.live), "hint-adopted-gangs": len(w.adoptedMin),
-		"hint-bookings": len(w.booked), "hint-replacements": len(w.replaced)}
+		"hint-bookings": len(w.booked), "hint-replacements": len(w.replaced), "hint-not-now": len(w.notNow),
+		"hint-placed-gangs": len(w.placed)}
 }
 
 // Live returns the live requests by gang, sorted, for tests and reports.
