@@ -4,6 +4,7 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -84,6 +87,33 @@ func (s *Scheduler) Release() int {
 		s.sched.SchedulingQueue.Activate(klog.Background(), pods)
 	}
 	return len(pods)
+}
+
+// CaughtUp lists the nodes and pods (both at once: each waits for the API
+// server's watch cache to reach etcd's latest revision, which is most of
+// its time) and says whether the scheduler has seen them all (Caught) and
+// every pod passes also (nil: any), and why not. err is a listing's error.
+func (s *Scheduler) CaughtUp(ctx context.Context, c kubernetes.Interface, also func(*v1.Pod) (bool, string)) (ok bool, why string, err error) {
+	var (
+		nodes    *v1.NodeList
+		nodesErr error
+		listed   sync.WaitGroup
+	)
+	listed.Go(func() { nodes, nodesErr = c.CoreV1().Nodes().List(ctx, metav1.ListOptions{}) })
+	pods, podsErr := c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	listed.Wait()
+	if err := errors.Join(nodesErr, podsErr); err != nil {
+		return false, "", err
+	}
+	if also != nil {
+		for i := range pods.Items {
+			if ok, why := also(&pods.Items[i]); !ok {
+				return false, why, nil
+			}
+		}
+	}
+	ok, why = s.Caught(nodes.Items, pods.Items)
+	return ok, why, nil
 }
 
 // Caught says whether the scheduler has seen what the API server holds

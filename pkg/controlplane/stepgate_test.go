@@ -34,15 +34,11 @@ func TestCaughtWantsEachNodeAsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	caught := func() (bool, string) {
-		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		ok, why, err := sched.CaughtUp(ctx, env.Client, nil)
 		if err != nil {
 			return false, err.Error()
 		}
-		pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		return sched.Caught(nodes.Items, pods.Items)
+		return ok, why
 	}
 	waitCaught := func() {
 		t.Helper()

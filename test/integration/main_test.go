@@ -286,23 +286,11 @@ func quietTwice(t *testing.T, ctx context.Context, env *controlplane.Env, sched 
 // caught says whether the scheduler has seen every node and pod the API
 // lists, and every pod passes also (nil: any), and why not.
 func caught(ctx context.Context, env *controlplane.Env, sched *controlplane.Scheduler, also func(*v1.Pod) (bool, string)) (bool, string) {
-	nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	ok, why, err := sched.CaughtUp(ctx, env.Client, also)
 	if err != nil {
 		return false, err.Error()
 	}
-	pods, err := env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return false, err.Error()
-	}
-	for i := range pods.Items {
-		if also == nil {
-			break
-		}
-		if ok, why := also(&pods.Items[i]); !ok {
-			return false, why
-		}
-	}
-	return sched.Caught(nodes.Items, pods.Items)
+	return ok, why
 }
 
 // twice waits until look holds on two looks in a row, 20 ms apart, so that

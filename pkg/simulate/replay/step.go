@@ -5,17 +5,13 @@ package replay
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -427,21 +423,10 @@ func (s *stepper) caughtUp(ctx context.Context, w *watcher) error {
 	w.writing.Wait()
 	deadline := time.Now().Add(catchUpTimeout)
 	for {
-		// Both lists at once: each waits for the API server's watch
-		// cache to reach etcd's latest revision, which is most of its
-		// time.
-		var (
-			nodes            *v1.NodeList
-			nodesErr, podErr error
-			listed           sync.WaitGroup
-		)
-		listed.Go(func() { nodes, nodesErr = s.env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{}) })
-		pods, podErr := s.env.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-		listed.Wait()
-		if err := errors.Join(nodesErr, podErr); err != nil {
+		ok, why, err := s.sched.CaughtUp(ctx, s.env.Client, nil)
+		if err != nil {
 			return err
 		}
-		ok, why := s.sched.Caught(nodes.Items, pods.Items)
 		if ok {
 			return nil
 		}
