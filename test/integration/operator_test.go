@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,25 +122,39 @@ func startTrainingOperator(t *testing.T, ctx context.Context, env *controlplane.
 	for _, s := range schemes {
 		args = append(args, "--enable-scheme="+s)
 	}
+	// The kubelet would mount the Secret into the operator's pod once the
+	// rotator filled it. The operator's cert directory is fixed, and its
+	// webhook server starts as soon as tls.crt exists there (cert-controller
+	// stats only that file): files an earlier run left would let it read
+	// them while they are rewritten (make stress: "tls: failed to find any
+	// PEM data in certificate input"), so they go first, and each file is
+	// written whole under a temporary name and renamed, tls.crt last.
+	const certDir = "/tmp/k8s-webhook-server/serving-certs"
+	if err := os.RemoveAll(certDir); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The kubelet would mount the Secret into the operator's pod once the
-	// rotator filled it; the operator waits for those files.
 	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		sec, err := env.Client.CoreV1().Secrets("kubeflow").Get(ctx, "training-operator-webhook-cert", metav1.GetOptions{})
 		if err != nil || len(sec.Data["tls.crt"]) == 0 || len(sec.Data["tls.key"]) == 0 || len(sec.Data["ca.crt"]) == 0 {
 			return false, nil
 		}
-		dir := "/tmp/k8s-webhook-server/serving-certs"
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := os.MkdirAll(certDir, 0o700); err != nil {
 			return false, err
 		}
-		for name, data := range sec.Data {
-			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		names := slices.Sorted(maps.Keys(sec.Data))
+		names = append(slices.DeleteFunc(names, func(n string) bool { return n == "tls.crt" }), "tls.crt")
+		for _, name := range names {
+			tmp := filepath.Join(certDir, "."+name+".tmp")
+			if err := os.WriteFile(tmp, sec.Data[name], 0o600); err != nil {
+				return false, err
+			}
+			if err := os.Rename(tmp, filepath.Join(certDir, name)); err != nil {
 				return false, err
 			}
 		}
