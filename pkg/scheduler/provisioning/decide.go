@@ -138,9 +138,8 @@ func noRequestMarks(reason string) marking {
 // before room frees for them, so the workers' GPUs do not sit idle waiting
 // for a CPU node bought after them.
 func holdLauncher(conds map[string]metav1.Condition) bool {
-	f, failed := conds[autoscalingv1.Failed]
-	if failed && f.Status == metav1.ConditionTrue {
-		return f.Reason == ReasonNeverFits
+	if isTrue(conds, autoscalingv1.Failed) {
+		return hasReason(conds, autoscalingv1.Failed, ReasonNeverFits)
 	}
 	_, answered := conds[autoscalingv1.Provisioned]
 	return !answered
