@@ -9,10 +9,12 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
+	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/scheduling"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 
+	"github.com/muster-project/muster/autoscaler/contract"
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
 )
 
@@ -27,9 +29,16 @@ import (
 // removed the empty nodes a waiting gang was counting on, its shortfall
 // grew back, and the request's own pods could be found in that same room.
 //
-// Only a live request's consumers count: members that consume a name no
-// request has (muster-<gang>-held: a launcher waiting for its workers'
-// nodes, a gang new nodes would not help, a request being replaced) and
+// A gang that was short and then found room that exists has its members
+// consume its in-room name (contract.InRoomSuffix): they count on that
+// room too, on nodes that exist only, and, like every consumer, are never
+// scaled up for one by one; if the room is gone, the gang's next request
+// asks for it atomically.
+//
+// Otherwise only a live request's consumers count: members that consume a
+// name no request has (muster-<gang>-held: a launcher waiting for its
+// workers' nodes, a gang new nodes would not help, a request being
+// replaced) and
 // consumers of a Failed request (no pool can hold the gang) hold nothing,
 // so no node idles for a gang the scheduler does not expect to run.
 type GangRoom struct {
@@ -57,9 +66,27 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 	if len(counted) == 0 {
 		return pending, nil
 	}
-	placed, _, err := g.sim.TrySchedulePods(ctx.ClusterSnapshot, counted, scheduling.ScheduleAnywhere, false)
-	if err != nil {
-		return pending, fmt.Errorf("keeping the room gangs count on: %w", err)
+	var placed []scheduling.Status
+	for start := 0; start < len(counted); {
+		// In order, in runs of one kind: in-room members only on nodes
+		// that exist (the scheduler found them room there; an upcoming
+		// node was bought for other pods, and taking its room would have
+		// it bought again for them), the others anywhere.
+		inRoom := consumesRoom(counted[start])
+		end := start + 1
+		for end < len(counted) && consumesRoom(counted[end]) == inRoom {
+			end++
+		}
+		where := scheduling.ScheduleAnywhere
+		if inRoom {
+			where = existing
+		}
+		ok, _, err := g.sim.TrySchedulePods(ctx.ClusterSnapshot, counted[start:end], where, false)
+		if err != nil {
+			return pending, fmt.Errorf("keeping the room gangs count on: %w", err)
+		}
+		placed = append(placed, ok...)
+		start = end
 	}
 	g.sim.DropOldHints()
 	if len(placed) < len(counted) {
@@ -85,10 +112,29 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 // CleanUp implements pods.PodListProcessor.
 func (g *GangRoom) CleanUp() {}
 
+// upcomingNodeAnnotation marks the placeholder nodes the autoscaler's core
+// puts into a loop's snapshot for instances that have not registered yet
+// (core.NodeUpcomingAnnotation, not imported for one constant; a test
+// checks they agree).
+const upcomingNodeAnnotation = "cluster-autoscaler.k8s.io/upcoming-node"
+
+// existing accepts the nodes of the snapshot that exist, not the upcoming
+// placeholders.
+func existing(n *framework.NodeInfo) bool {
+	return n.Node().Annotations[upcomingNodeAnnotation] != "true"
+}
+
+func consumesRoom(p *apiv1.Pod) bool {
+	name, _ := ConsumedRequest(p)
+	return contract.ConsumesRoom(name)
+}
+
 // CountedOn returns copies of the pending pods that consume a
 // ProvisioningRequest and count on existing room: per request, its
 // consumers beyond the request's count (by name, so the choice is stable);
-// none of a request that is gone or Failed. They are
+// none of a request that is gone or Failed; every consumer of a gang's
+// in-room name (contract.InRoomSuffix: a gang that was short found room
+// that exists, and no request is left for it). They are
 // ordered as the scheduler serves gangs: priority, then age.
 func CountedOn(pods []*apiv1.Pod, request func(namespace, name string) (*v1.ProvisioningRequest, bool)) []*apiv1.Pod {
 	byRequest := map[string][]*apiv1.Pod{}
@@ -105,13 +151,15 @@ func CountedOn(pods []*apiv1.Pod, request func(namespace, name string) (*v1.Prov
 	for _, consumers := range byRequest {
 		p0 := consumers[0]
 		name, _ := ConsumedRequest(p0)
-		pr, ok := request(p0.Namespace, name)
-		if !ok || isTrue(pr, v1.Failed) {
-			continue
-		}
 		skip := 0
-		for _, ps := range pr.Spec.PodSets {
-			skip += int(ps.Count)
+		if !contract.ConsumesRoom(name) {
+			pr, ok := request(p0.Namespace, name)
+			if !ok || isTrue(pr, v1.Failed) {
+				continue
+			}
+			for _, ps := range pr.Spec.PodSets {
+				skip += int(ps.Count)
+			}
 		}
 		if skip >= len(consumers) {
 			continue

@@ -73,6 +73,20 @@ const (
 	DetailInstances        = "muster.dev/instances"
 )
 
+// InRoomSuffix ends the request name that a gang's unplaced GPU members
+// consume (the ProvisioningRequest consume annotation) once the scheduler
+// finds room that exists for a gang that was short: no request has such a
+// name. Every autoscaler that honours the annotation therefore buys no node
+// for those members one by one; if the room is taken before they bind, the
+// gang's next verdict asks again, through a request, for all it lacks at
+// once. Muster's autoscaler also counts them into the room they fit, so it
+// does not scale that room down under them.
+const InRoomSuffix = "-in-room"
+
+// ConsumesRoom reports whether a consumed request name is a gang's in-room
+// name (InRoomSuffix).
+func ConsumesRoom(consumed string) bool { return strings.HasSuffix(consumed, InRoomSuffix) }
+
 // GPUClass is the GPU a member accepts. The zero GPUClass accepts any GPU.
 type GPUClass struct {
 	// Products are product names or path.Match patterns; empty accepts any.

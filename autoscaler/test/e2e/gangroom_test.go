@@ -1,4 +1,4 @@
-// E2E test of the room a waiting gang counts on: empty nodes kept from scale-down for its members, not for a gang that could never run.
+// E2E tests of the room a waiting gang counts on: empty nodes kept from scale-down for its members, not for a gang that could never run; in-room members buy nothing one by one.
 
 package e2e
 
@@ -12,8 +12,10 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
+	"github.com/muster-project/muster/autoscaler/contract"
 	provreqv1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
 )
 
@@ -31,28 +33,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: time.Second, FamilyQuota: 300})
 	ctx := context.Background()
 	addPools(t, arm, "4")
-	args := []string{
-		"--kubeconfig=" + writeKubeconfig(t, restCfg),
-		"--cloud-config=" + writeCloudConfig(t, arm, "2s", "10m"),
-		"--leader-elect=false",
-		"--address=127.0.0.1:0",
-		"--scan-interval=1s",
-		"--expander=price",
-		"--scale-down-enabled=true",
-		"--scale-down-unneeded-time=2s",
-		"--scale-down-delay-after-add=0s",
-		"--scale-down-delay-after-delete=0s",
-		"--scale-down-delay-after-failure=0s",
-		"--max-node-provision-time=10m",
-		"--new-pod-scale-up-delay=0s",
-		"--provisioning-request-initial-backoff-time=1s",
-		"--provisioning-request-max-backoff-time=2s",
-		// A pool the quota refused is not backed off for minutes: the last
-		// gang must be refused for what it is, not for a backoff.
-		"--initial-node-group-backoff-duration=1s",
-		"--max-node-group-backoff-duration=2s",
-		"--v=2",
-	}
+	args := gangRoomArgs(t, restCfg, arm)
 	proc := startAutoscalerProcess(t, bin, args, append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
 	removeGang := func(name string, members int) {
 		t.Helper()
@@ -134,6 +115,91 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 	}
 	if n := len(liveInstances(arm, "gpu-heavy")); n != 0 {
 		t.Fatalf("%d gpu-heavy instances added for a gang that can never run", n)
+	}
+	proc.checkRunning(t)
+}
+
+// gangRoomArgs are the autoscaler's flags in the gang-room tests: loops
+// every second, scale-down of nodes unneeded for 2 s, the cheapest pool
+// first, and backoffs of a second or two.
+func gangRoomArgs(t *testing.T, restCfg *rest.Config, arm *armlocal.Server) []string {
+	return []string{
+		"--kubeconfig=" + writeKubeconfig(t, restCfg),
+		"--cloud-config=" + writeCloudConfig(t, arm, "2s", "10m"),
+		"--leader-elect=false",
+		"--address=127.0.0.1:0",
+		"--scan-interval=1s",
+		"--expander=price",
+		"--scale-down-enabled=true",
+		"--scale-down-unneeded-time=2s",
+		"--scale-down-delay-after-add=0s",
+		"--scale-down-delay-after-delete=0s",
+		"--scale-down-delay-after-failure=0s",
+		"--max-node-provision-time=10m",
+		"--new-pod-scale-up-delay=0s",
+		"--provisioning-request-initial-backoff-time=1s",
+		"--provisioning-request-max-backoff-time=2s",
+		// A pool the quota refused is not backed off for minutes: the last
+		// gang must be refused for what it is, not for a backoff.
+		"--initial-node-group-backoff-duration=1s",
+		"--max-node-group-backoff-duration=2s",
+		"--v=2",
+	}
+}
+
+// TestInRoomMembersBuyNothingAndKeepTheirRoom: the members of a gang that
+// was short and now fits in room that exists consume the gang's in-room
+// name, which no request has. They never make the autoscaler buy nodes
+// one by one (make simulate --random 1 --seed 9: two of a gang's three
+// 8-GPU nodes were bought so, when the room it fitted was taken first),
+// and they count on the room they fit, which nothing else may take.
+func TestInRoomMembersBuyNothingAndKeepTheirRoom(t *testing.T) {
+	bin, restCfg, kube, _, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: time.Second, FamilyQuota: 300})
+	ctx := context.Background()
+	addPools(t, arm, "4")
+	proc := startAutoscalerProcess(t, bin, gangRoomArgs(t, restCfg, arm), append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
+	pod := func(name, consumes string) *apiv1.Pod {
+		p := &apiv1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: gang{}.podSpec()}
+		if consumes != "" {
+			p.Labels = map[string]string{"muster.dev/gang": "fits"}
+			p.Annotations = map[string]string{
+				provreqv1.ProvisioningRequestPodAnnotationKey: consumes,
+				provreqv1.ProvisioningClassPodAnnotationKey:   provreqv1.ProvisioningClassBestEffortAtomicScaleUp,
+			}
+		}
+		p.Spec.SchedulerName = "muster-scheduler"
+		return p
+	}
+	heavy := func() int { return len(liveInstances(arm, "gpu-heavy")) }
+
+	// Two in-room members, no H100 node, then a plain pod asking for one:
+	// the loop that buys the plain pod's node sees the members too, and
+	// buys nothing for them (one by one, it bought three nodes at once).
+	inRoom := "muster-fits" + contract.InRoomSuffix
+	createUnschedulable(t, kube, pod("fits-0", inRoom))
+	createUnschedulable(t, kube, pod("fits-1", inRoom))
+	createUnschedulable(t, kube, pod("plain-0", ""))
+	waitFor(t, "an H100 instance for plain-0", func() bool { return heavy() > 0 })
+	if n := heavy(); n != 1 {
+		t.Fatalf("%d gpu-heavy instances for plain-0 and two in-room members, want 1: nodes were bought for the in-room members one by one", n)
+	}
+	first := waitProvisioned(t, arm, "gpu-heavy", 1)
+
+	// plain-0 leaves its node empty, and one in-room member counts on it:
+	// the next plain pod does not get it, and a second node comes for it,
+	// none for the other in-room member.
+	registerNode(t, kube, first[0], "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
+		[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
+	if err := kube.CoreV1().Pods("default").Delete(ctx, "plain-0", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	createUnschedulable(t, kube, pod("plain-1", ""))
+	waitFor(t, "a second H100 instance for plain-1, the first being an in-room member's room", func() bool { return heavy() > 1 })
+	if n := heavy(); n != 2 {
+		t.Fatalf("%d gpu-heavy instances after plain-1 came, want 2: a node was bought for the other in-room member", n)
+	}
+	if !liveInstances(arm, "gpu-heavy")[first[0].ComputerName] {
+		t.Fatalf("instance %s, which an in-room member counts on, was scaled down", first[0].ComputerName)
 	}
 	proc.checkRunning(t)
 }
