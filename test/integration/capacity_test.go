@@ -305,15 +305,18 @@ func TestStarvingMixedGangHoldsGPURoomWithoutACPUNode(t *testing.T) {
 }
 
 // A mixed gang whose GPU room frees up while it waits for new GPU nodes:
-// its request is withdrawn (the workers fit), and no member stays marked as
-// consuming it. The launcher, held out of the autoscaler's one-by-one
-// scale-up while the request was pending, is left to it again, so a CPU
-// node is bought for it; the workers become ordinary pending pods, which
-// the autoscaler counts into the room they fit in. Held, the launcher had
-// nothing to ask for its node, the workers' room counted for nothing and
-// was scaled down, and the gang waited for ever while younger gangs took
-// its GPUs (found by make chaos, seed 5, with the CPU pool at zero).
-func TestFittingGangConsumesNoRequest(t *testing.T) {
+// its request is withdrawn (the workers fit). The launcher, held out of
+// the autoscaler's one-by-one scale-up while the request was pending, is
+// left to it again, so a CPU node is bought for it. The workers consume
+// the gang's in-room name, which no request has: Muster's autoscaler
+// counts them into the room they fit in, and no autoscaler buys nodes for
+// them one by one. Held, the launcher had nothing to ask for its node, the
+// workers' room counted for nothing and was scaled down, and the gang
+// waited for ever while younger gangs took its GPUs (found by make chaos,
+// seed 5, with the CPU pool at zero). Left unmarked, the workers had their
+// nodes bought one by one when another gang took their room first (make
+// simulate --random 1 --seed 9).
+func TestFittingGangConsumesItsInRoomName(t *testing.T) {
 	ctx, env, _ := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
@@ -333,12 +336,16 @@ func TestFittingGangConsumesNoRequest(t *testing.T) {
 
 	unholdGPUs(t, ctx, env, 8, "gpu-0", "gpu-1")
 	waitProvReqs(t, ctx, env, "mpi", "withdrawn once the workers fit", noRequest)
-	for _, p := range append(workers, launcher) {
-		waitPod(t, ctx, env, p.Name, "no consume mark once the workers fit", func(p *v1.Pod) bool {
-			_, marked := p.Annotations[autoscalingv1.ConsumeAnnotation]
-			return !marked
+	inRoom := provisioning.InRoomName(gang.Key{Namespace: ns, Name: "mpi"})
+	for _, p := range workers {
+		waitPod(t, ctx, env, p.Name, "consumes the in-room name once the workers fit", func(p *v1.Pod) bool {
+			return p.Annotations[autoscalingv1.ConsumeAnnotation] == inRoom
 		})
 	}
+	waitPod(t, ctx, env, launcher.Name, "no consume mark once the workers fit", func(p *v1.Pod) bool {
+		_, marked := p.Annotations[autoscalingv1.ConsumeAnnotation]
+		return !marked
+	})
 	if err := controlplane.CreateNode(ctx, env.Client, cpuNode("cpu-0")); err != nil {
 		t.Fatal(err)
 	}

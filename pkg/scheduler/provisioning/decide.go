@@ -95,8 +95,10 @@ func decide(f gangFacts) step {
 type marking int
 
 const (
-	// markLeave: every member is an ordinary pending pod again.
-	markLeave marking = iota
+	// markInRoom: the gang fits in room that exists; its marked GPU
+	// members consume its in-room name, the others are ordinary pending
+	// pods again.
+	markInRoom marking = iota
 	// markHoldExtras: the quorum is placed; extras are held, or left to
 	// spot scale-up where the gang puts them there.
 	markHoldExtras
@@ -110,14 +112,19 @@ func noRequestMarks(reason string) marking {
 	switch reason {
 	case shortfall.ReasonFits:
 		// Its GPU members fit in room that exists, and no request is left
-		// for them to consume: they are ordinary pending pods again. The
-		// autoscaler then counts them into that room, so it does not
-		// remove those nodes as empty while the gang is still placing (or
-		// waits for its launcher's node: a launcher without a node is the
-		// ordinary scale-up's to serve, as once a request is provisioned).
-		// Left marked, they consumed no live request, counted for nothing,
-		// and the room they fit in was scaled down under them.
-		return markLeave
+		// for them to consume. Those the gang's request (or a hold) marked
+		// consume its in-room name (InRoomName): Muster's autoscaler counts
+		// them into that room, so it does not remove those nodes as empty
+		// while the gang is still placing, and no autoscaler buys nodes
+		// for them one by one. Left unmarked, they were ordinary pending
+		// pods: when another gang took the room first, the autoscaler
+		// bought nodes for them one by one, as many as the pool had left,
+		// and so a part of the gang's nodes (make simulate --random 1
+		// --seed 9: two of three 8-GPU nodes). Left consuming a name no
+		// request has, they counted for nothing, and the room they fit in
+		// was scaled down under them. A launcher without a node is the
+		// ordinary scale-up's to serve, as once a request is provisioned.
+		return markInRoom
 	case shortfall.ReasonPlaced:
 		return markHoldExtras
 	}

@@ -52,7 +52,7 @@ func TestDecide(t *testing.T) {
 
 func TestNoRequestMarks(t *testing.T) {
 	for reason, want := range map[string]marking{
-		shortfall.ReasonFits:      markLeave,
+		shortfall.ReasonFits:      markInRoom,
 		shortfall.ReasonPlaced:    markHoldExtras,
 		shortfall.ReasonLevel:     markHold,
 		shortfall.ReasonUnfixable: markHold,

@@ -78,6 +78,26 @@ func (w *Writer) annotateConsumers(k gang.Key, members []*v1.Pod, name string, h
 	w.annotate(others, HoldName(k))
 }
 
+// inRoom marks the unplaced members of a gang that fits in room that
+// exists (markInRoom): those asking for GPUs (all, with no GPU resource
+// set) that carry a mark consume the gang's in-room name instead; the
+// others are left to the ordinary scale-up. A GPU member that carries no
+// mark is left so: it was never short, and marking it would cost a write
+// per member of every gang placing in room that exists.
+func (w *Writer) inRoom(k gang.Key, members []*v1.Pod) {
+	w.leaveToScaleUp(members, false)
+	var marked []*v1.Pod
+	for _, p := range members {
+		if p.Spec.NodeName != "" || (w.gpu != "" && !w.asksGPUs(p)) {
+			continue
+		}
+		if _, ok := w.marks.Carried(p, autoscalingv1.ConsumeAnnotation); ok {
+			marked = append(marked, p)
+		}
+	}
+	w.annotate(marked, InRoomName(k))
+}
+
 // leaveToScaleUp lifts the consume mark of the unplaced members that ask for
 // no GPUs (a launcher), or of all of them with gpuToo, so the autoscaler
 // treats them as ordinary pending pods. With no GPU resource set every

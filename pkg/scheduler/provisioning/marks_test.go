@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/contract"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 	"github.com/muster-project/muster/pkg/shortfall"
@@ -124,6 +126,59 @@ func TestLateMemberOfAPlacedGangIsHeld(t *testing.T) {
 	w.Sync(ctx)
 	if _, kept := w.placed[k]; kept {
 		t.Error("gang kept for its extras once its quorum was lost")
+	}
+}
+
+// A gang that was short and now fits in room that exists: its GPU members
+// that consumed its request consume its in-room name instead, so no
+// autoscaler buys their nodes one by one should the room be taken before
+// they bind (make simulate --random 1 --seed 9); a GPU member that carried
+// no mark is not written to; the launcher, asking no GPUs, is left to the
+// ordinary scale-up; a bound member is not touched. Before, every member
+// was left to the ordinary scale-up.
+func TestInRoomMarks(t *testing.T) {
+	k := gang.Key{Namespace: "ns", Name: "mpi"}
+	gpus := v1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}
+	member := func(name, node, mark string, req v1.ResourceList) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(name)},
+			Spec: v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: req}}}}}
+		if mark != "" {
+			p.Annotations = map[string]string{autoscalingv1.ConsumeAnnotation: mark, autoscalingv1.ClassAnnotation: autoscalingv1.ClassBestEffortAtomicScaleUp}
+		}
+		return p
+	}
+	const req = "muster-mpi-0123456789"
+	listed := []*v1.Pod{
+		member("mpi-worker-0", "", req, gpus),
+		member("mpi-worker-1", "", req, gpus),
+		member("mpi-worker-2", "", "", gpus),
+		member("mpi-worker-3", "gpu-3", "", gpus),
+		member("mpi-launcher", "", HoldName(k), v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}),
+	}
+	marks := podpatch.NewForClient(nil) // never run: changes stay pending
+	w, err := NewWriter(nil, nil, marks, Options{GPUResource: "nvidia.com/gpu", Members: func(gang.Key) []*v1.Pod { return listed }, Synced: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Set(Want{Key: k, Min: 4, Verdict: shortfall.Verdict{NoReason: shortfall.ReasonFits, Message: "3 more members fit now"}})
+	w.Sync(context.Background())
+	for name, want := range map[string]string{
+		"mpi-worker-0": InRoomName(k), "mpi-worker-1": InRoomName(k),
+		"mpi-worker-2": "(none)", "mpi-worker-3": "(none)", "mpi-launcher": "(none)",
+	} {
+		for _, p := range listed {
+			if p.Name == name {
+				if got := consumeMark(marks, p); got != want {
+					t.Errorf("%s will carry %s, want %s", name, got, want)
+				}
+			}
+		}
+	}
+	if got := marks.Pending(); got != 3 {
+		t.Errorf("%d pods to write, want 3 (two workers and the launcher)", got)
+	}
+	if !contract.ConsumesRoom(InRoomName(k)) || contract.ConsumesRoom(HoldName(k)) || contract.ConsumesRoom(req) {
+		t.Error("the autoscaler's contract.ConsumesRoom does not tell the in-room name from the hold and the request")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/muster-project/muster/pkg/contract"
 	"github.com/muster-project/muster/pkg/gang"
 )
 
@@ -40,6 +41,16 @@ func generationName(base string, gen int) string {
 // nodes the scheduler cannot use for the gang.
 func HoldName(k gang.Key) string {
 	return nameBase(k) + "-held"
+}
+
+// InRoomName is what the unplaced GPU members of a gang that was short
+// consume once they fit in room that exists (contract.InRoomSuffix): no
+// autoscaler buys nodes for them one by one, so room taken before they
+// bind is asked for again by the gang's next request, atomically, not
+// bought member by member; Muster's autoscaler counts them into the room
+// they fit.
+func InRoomName(k gang.Key) string {
+	return nameBase(k) + contract.InRoomSuffix
 }
 
 // nameBase starts the names of a gang's requests, short enough for a suffix.

@@ -194,8 +194,8 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 func (w *Writer) withdraw(ctx context.Context, k gang.Key, want Want, live string, members []*v1.Pod) {
 	w.drop(ctx, k, live, want.Verdict.NoReason)
 	switch noRequestMarks(want.Verdict.NoReason) {
-	case markLeave:
-		w.leaveToScaleUp(members, true)
+	case markInRoom:
+		w.inRoom(k, members)
 	case markHoldExtras:
 		w.holdExtras(k, members, want.SpotExtras)
 	case markHold:
