@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/muster-project/muster/pkg/controlplane"
@@ -86,6 +88,19 @@ func TestBadInputIsReportedAndIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitBound(t, env, gang.PodGroupLabel, "minmax", 1)
+
+	// Fixing a member's own annotations lets its gang through at once: the
+	// pod's own update requeues it, not the queue's flush of unschedulable
+	// pods five minutes later. zero-0 is a gang of one; split-1, fixed,
+	// completes split's quorum, which wakes split-0.
+	for pod, min := range map[string]string{"zero-0": "1", "split-1": "2"} {
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q,%q:%q}}}`, gang.MinMemberAnnotation, min, gang.MaxMemberAnnotation, min)
+		if _, err := env.Client.CoreV1().Pods(ns).Patch(ctx, pod, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.GroupLabel, "zero", 1)
+	waitBound(t, env, gang.GroupLabel, "split", 2)
 }
 
 // A scheduler restarted mid-gang recovers from the API alone: members it bound

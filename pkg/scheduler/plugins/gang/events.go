@@ -4,7 +4,9 @@ package gang
 
 import (
 	"context"
+	"maps"
 	"reflect"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -26,8 +28,11 @@ func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint,
 		// A new member can complete a quorum.
 		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.Add}, QueueingHintFn: pl.sameGang},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Add}, QueueingHintFn: pl.sameGang},
-		// A member or spec change (annotations fixed) can make a rejected gang valid.
-		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.UpdatePodLabel}, QueueingHintFn: pl.sameGang},
+		// A member whose own gang labels or annotations were fixed may now
+		// be valid. The queue hands an unscheduled pod's update only to
+		// that pod, as TargetPod (never as UnscheduledPod to the others),
+		// and an annotation-only change is a general Update.
+		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.Update}, QueueingHintFn: ownSpecChanged},
 		// A pod leaving frees room, and a member leaving makes room under max.
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: pl.roomFreed},
 		// New or grown nodes make room for a gang that did not fit.
@@ -66,6 +71,36 @@ func (pl *Gang) sameGang(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Qu
 		}
 	}
 	return fwk.Queue, nil
+}
+
+// ownSpecChanged requeues a member whose own gang labels or gang
+// annotations changed (a user fixing bad input). Annotations the
+// scheduler and autoscalers write (stranded-since, consume marks,
+// safe-to-evict) change nothing the gate judges: they requeue no one.
+func ownSpecChanged(_ klog.Logger, _ *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	before, after, err := util.As[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return fwk.Queue, err
+	}
+	if before == nil || !maps.Equal(before.Labels, after.Labels) || !maps.Equal(specAnnotations(before), specAnnotations(after)) {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
+
+// specAnnotations are a member's muster.dev/ annotations but those the
+// scheduler writes itself.
+func specAnnotations(p *v1.Pod) map[string]string {
+	var out map[string]string
+	for k, v := range p.Annotations {
+		if strings.HasPrefix(k, "muster.dev/") && k != gang.StrandedSinceAnnotation {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // roomFreed requeues a gang member when room may have appeared, and ends its

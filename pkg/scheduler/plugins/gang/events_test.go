@@ -1,9 +1,10 @@
-// Unit tests of EventsToRegister and the queueing hints: a gang's lead found once per event delivery, a replayed event ending the backoff, own releases not unblocking it, sameGang.
+// Unit tests of EventsToRegister and the queueing hints: a gang's lead found once per event delivery, a replayed event ending the backoff, own releases not unblocking it, sameGang, ownSpecChanged.
 
 package gang
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -157,12 +158,14 @@ func TestOwnReleaseDoesNotUnblock(t *testing.T) {
 	}
 }
 
-// MusterGang registers pod arrivals and label changes (sameGang), pods
-// leaving and nodes coming or growing (roomFreed), and PodGroup changes
-// only where the PodGroup API is served. sameGang requeues a member for a
-// pod of its own gang only: a member bound, a label fixed, or an arrival
-// once the gang has its quorum; an unscheduled arrival before the quorum
-// exists admits no one.
+// MusterGang registers pod arrivals (sameGang), a member's own update
+// (ownSpecChanged), pods leaving and nodes coming or growing (roomFreed),
+// and PodGroup changes only where the PodGroup API is served. sameGang
+// requeues a member for a pod of its own gang only: a member bound, a
+// label fixed, or an arrival once the gang has its quorum; an unscheduled
+// arrival before the quorum exists admits no one. ownSpecChanged requeues
+// a member for a change of its gang labels or annotations only, not for
+// the marks the scheduler and autoscalers write.
 func TestEventsToRegisterAndSameGang(t *testing.T) {
 	ctx := t.Context()
 	clk := simulate.NewStepClock(time.Unix(1000, 0))
@@ -179,7 +182,8 @@ func TestEventsToRegisterAndSameGang(t *testing.T) {
 		got[ev.Event.Resource] |= ev.Event.ActionType
 	}
 	want := map[fwk.EventResource]fwk.ActionType{
-		fwk.UnscheduledPod: fwk.Add | fwk.UpdatePodLabel,
+		fwk.UnscheduledPod: fwk.Add,
+		fwk.TargetPod:      fwk.Update,
 		fwk.AssignedPod:    fwk.Add | fwk.Delete,
 		fwk.Node:           fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint,
 	}
@@ -229,5 +233,35 @@ func TestEventsToRegisterAndSameGang(t *testing.T) {
 	pl.quorate.Store(k, struct{}{})
 	if got := hint(nil, sibling); got != fwk.Queue {
 		t.Errorf("an unscheduled sibling arrives once the gang has its quorum: %v, want Queue", got)
+	}
+
+	withAnnotations := func(extra map[string]string) *v1.Pod {
+		p := member.DeepCopy()
+		p.Annotations = maps.Clone(member.Annotations)
+		if p.Annotations == nil {
+			p.Annotations = map[string]string{}
+		}
+		maps.Copy(p.Annotations, extra)
+		return p
+	}
+	marked := withAnnotations(map[string]string{"autoscaling.x-k8s.io/consume-provisioning-request": "muster-llm-held",
+		gang.SafeToEvictAnnotation: "false", gang.StrandedSinceAnnotation: "2026-11-28T12:00:00Z"})
+	fixed := withAnnotations(map[string]string{gang.MinMemberAnnotation: "2"})
+	relabelled := member.DeepCopy()
+	relabelled.Labels = map[string]string{gang.GroupLabel: "llm-2"}
+	for _, tc := range []struct {
+		name     string
+		old, new *v1.Pod
+		want     fwk.QueueingHint
+	}{
+		{"its gang annotation fixed", member, fixed, fwk.Queue},
+		{"its gang label changed", member, relabelled, fwk.Queue},
+		{"marked by the scheduler and autoscalers", member, marked, fwk.QueueSkip},
+		{"no change", member, member, fwk.QueueSkip},
+	} {
+		got, err := ownSpecChanged(klog.Background(), tc.new, tc.old, tc.new)
+		if err != nil || got != tc.want {
+			t.Errorf("own update, %s: %v (%v), want %v", tc.name, got, err, tc.want)
+		}
 	}
 }
