@@ -82,25 +82,29 @@ func ownSpecChanged(_ klog.Logger, _ *v1.Pod, oldObj, newObj any) (fwk.QueueingH
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if before == nil || !maps.Equal(before.Labels, after.Labels) || !maps.Equal(specAnnotations(before), specAnnotations(after)) {
+	if before == nil || !maps.Equal(before.Labels, after.Labels) || !sameSpecAnnotations(before.Annotations, after.Annotations) {
 		return fwk.Queue, nil
 	}
 	return fwk.QueueSkip, nil
 }
 
-// specAnnotations are a member's muster.dev/ annotations but those the
-// scheduler writes itself.
-func specAnnotations(p *v1.Pod) map[string]string {
-	var out map[string]string
-	for k, v := range p.Annotations {
-		if strings.HasPrefix(k, "muster.dev/") && k != gang.StrandedSinceAnnotation {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[k] = v
+// sameSpecAnnotations says whether two copies of a member carry the same
+// muster.dev/ annotations, but for those the scheduler writes itself.
+func sameSpecAnnotations(a, b map[string]string) bool {
+	spec := func(k string) bool {
+		return strings.HasPrefix(k, "muster.dev/") && k != gang.StrandedSinceAnnotation
+	}
+	for k, v := range a {
+		if w, ok := b[k]; spec(k) && (!ok || w != v) {
+			return false
 		}
 	}
-	return out
+	for k := range b {
+		if _, ok := a[k]; spec(k) && !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // roomFreed requeues a gang member when room may have appeared, and ends its
