@@ -267,7 +267,9 @@ var profileLine = regexp.MustCompile(`(?m)^- schedulerName: .*\n`)
 // stepped readies a KubeSchedulerConfiguration for a stepped replay: nodes
 // filtered and scored one at a time (parallelism 1: in parallel, which of
 // several equally scored nodes a pod gets depends on which goroutine
-// finished first) and the StepGate PreEnqueue plugin in every profile.
+// finished first), the StepGate PreEnqueue plugin in every profile, and in
+// a profile with no plugins of its own (upstream's default, which
+// preempts) SteppedPreemption in place of DefaultPreemption.
 func stepped(config string) string {
 	config = strings.Replace(config, "kind: KubeSchedulerConfiguration\n", "kind: KubeSchedulerConfiguration\nparallelism: 1\n", 1)
 	gate := "{name: " + StepGateName + "}"
@@ -275,6 +277,7 @@ func stepped(config string) string {
 		return strings.ReplaceAll(config, "    preEnqueue:\n      enabled: [", "    preEnqueue:\n      enabled: ["+gate+", ")
 	}
 	return profileLine.ReplaceAllStringFunc(config, func(line string) string {
-		return line + "  plugins:\n    preEnqueue:\n      enabled: [" + gate + "]\n"
+		return line + "  plugins:\n    preEnqueue:\n      enabled: [" + gate + "]\n" +
+			"    multiPoint:\n      enabled: [{name: " + SteppedPreemptionName + "}]\n      disabled: [{name: DefaultPreemption}]\n"
 	})
 }
