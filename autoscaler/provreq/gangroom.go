@@ -38,9 +38,9 @@ import (
 // Otherwise only a live request's consumers count: members that consume a
 // name no request has (muster-<gang>-held: a launcher waiting for its
 // workers' nodes, a gang new nodes would not help, a request being
-// replaced) and
-// consumers of a Failed request (no pool can hold the gang) hold nothing,
-// so no node idles for a gang the scheduler does not expect to run.
+// replaced) and consumers of a Failed request (no pool can hold the gang)
+// hold nothing, so no node idles for a gang the scheduler does not expect
+// to run.
 type GangRoom struct {
 	client *Client
 	sim    *scheduling.HintingSimulator
