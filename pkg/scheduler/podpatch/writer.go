@@ -196,6 +196,24 @@ func (w *Writer) SetCondition(pod *v1.Pod, cond v1.PodCondition) {
 	})
 }
 
+// Unset drops a condition of type t asked for the pod and not yet sent: a
+// caller whose mark no longer holds (a gated member admitted) has it
+// neither written late over what the scheduler wrote since nor cost a
+// write. A value already on its way is not recalled.
+func (w *Writer) Unset(pod *v1.Pod, t v1.PodConditionType) {
+	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.pending[key]
+	if c == nil {
+		return
+	}
+	delete(c.conditions, t)
+	if len(c.annotations) == 0 && len(c.conditions) == 0 {
+		delete(w.pending, key) // the queue's turn for it finds nothing
+	}
+}
+
 func (w *Writer) add(pod *v1.Pod, apply func(*change)) {
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
 	w.mu.Lock()
