@@ -36,3 +36,31 @@ func SafeToEvict(bound []Placed, min int32) map[string]bool {
 	}
 	return out
 }
+
+// ProtectedOnceBound names the members whose SafeToEvict verdict is false
+// whichever of them are bound: the first min of the gang's live members by
+// creation (then name), as SafeToEvict orders them. The bound are some of
+// these members, or newer ones, so a member's place among the bound is never
+// further back than its place among all of them. Marking such a member
+// before it binds (with its other marks, in one write) spares the write
+// after it binds.
+func ProtectedOnceBound(members []Placed, min int32) map[string]bool {
+	if min <= 0 {
+		return nil
+	}
+	sorted := append([]Placed(nil), members...)
+	sort.Slice(sorted, func(i, j int) bool {
+		if !sorted[i].Created.Equal(sorted[j].Created) {
+			return sorted[i].Created.Before(sorted[j].Created)
+		}
+		return sorted[i].Name < sorted[j].Name
+	})
+	out := make(map[string]bool, min)
+	for i, p := range sorted {
+		if int32(i) >= min {
+			break
+		}
+		out[p.Name] = true
+	}
+	return out
+}

@@ -5,6 +5,7 @@ package provisioning
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,6 +21,8 @@ import (
 // (or of HoldName).
 func (w *Writer) annotate(members []*v1.Pod, name string) {
 	class := autoscalingv1.ClassBestEffortAtomicScaleUp
+	protected := w.protectedOnceBound(members)
+	no := "false"
 	for _, p := range members {
 		// Whether the member is marked so already is the pod writer's to
 		// say (Annotate): the pod's own copy may predate a mark pending or
@@ -27,8 +30,45 @@ func (w *Writer) annotate(members []*v1.Pod, name string) {
 		if p.Spec.NodeName != "" {
 			continue
 		}
-		w.marks.Annotate(p, map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class})
+		marks := map[string]*string{autoscalingv1.ConsumeAnnotation: &name, autoscalingv1.ClassAnnotation: &class}
+		if protected[p.Name] {
+			// The safe-to-evict verdict it will have once bound
+			// (MusterGang writes it then otherwise), in the same write;
+			// the autoscaler reads it only on pods on nodes.
+			marks[gang.SafeToEvictAnnotation] = &no
+		}
+		w.marks.Annotate(p, marks)
 	}
+}
+
+// protectedOnceBound names the members of the gang of members whose
+// safe-to-evict verdict will be false once bound (gang.ProtectedOnceBound),
+// among all its live members; none when the writer knows no min for it.
+func (w *Writer) protectedOnceBound(members []*v1.Pod) map[string]bool {
+	if len(members) == 0 {
+		return nil
+	}
+	k, _, isGang, err := gang.GroupOf(members[0])
+	if !isGang || err != nil {
+		return nil
+	}
+	w.mu.Lock()
+	want, ok := w.want[k]
+	if !ok {
+		want, ok = w.placed[k]
+	}
+	w.mu.Unlock()
+	if !ok || want.Min <= 0 || want.Min > math.MaxInt32 {
+		return nil
+	}
+	all := w.members(k)
+	placed := make([]gang.Placed, 0, len(all))
+	for _, p := range all {
+		if gang.Live(p) {
+			placed = append(placed, gang.Placed{Name: p.Name, Created: p.CreationTimestamp.Time})
+		}
+	}
+	return gang.ProtectedOnceBound(placed, int32(want.Min))
 }
 
 // holdExtras handles the unplaced members of a gang whose quorum is placed:

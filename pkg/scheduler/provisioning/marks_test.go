@@ -191,3 +191,33 @@ func consumeMark(marks *podpatch.Writer, p *v1.Pod) string {
 	}
 	return v
 }
+
+// A short gang's consume marks carry, for its first min members by
+// creation, the safe-to-evict verdict they will have once bound ("false"),
+// in the same write: MusterGang then finds nothing to write after they
+// bind. Members beyond min get none (their verdict depends on which bind).
+func TestConsumeMarksCarryTheVerdictOnceBound(t *testing.T) {
+	k := gang.Key{Namespace: "ns", Name: "big"}
+	var listed []*v1.Pod
+	for i := range 4 {
+		listed = append(listed, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("big-%d", i), UID: types.UID(fmt.Sprintf("u%d", i)),
+			CreationTimestamp: metav1.Unix(int64(100+i), 0),
+			Labels:            map[string]string{gang.GroupLabel: "big"}, Annotations: map[string]string{gang.MinMemberAnnotation: "3", gang.MaxMemberAnnotation: "4"}}})
+	}
+	marks := podpatch.NewForClient(nil) // never run: changes stay pending
+	w, err := NewWriter(nil, nil, marks, Options{Members: func(gang.Key) []*v1.Pod { return listed }, Synced: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Set(Want{Key: k, Min: 3})
+	w.annotate(listed, "req-1")
+	for i, p := range listed {
+		v, ok := marks.Carried(p, gang.SafeToEvictAnnotation)
+		if want := i < 3; ok != want || (ok && v != "false") {
+			t.Errorf("%s will carry safe-to-evict %q (%t), want false on the first 3 members only", p.Name, v, ok)
+		}
+	}
+	if got := marks.Pending(); got != 4 {
+		t.Errorf("%d pods to write, want 4, one write each", got)
+	}
+}

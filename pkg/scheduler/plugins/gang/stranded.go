@@ -27,7 +27,11 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 			bound = append(bound, m)
 		}
 	}
-	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
+	// Members the tracker counts placed (permitted, their binds on the
+	// way) are not stranded: the informer shows a quorum's binds one by
+	// one, and marking the first ones stranded cost two writes per member
+	// of every gang that binds (the mark, then its removal).
+	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) || spec.QuorumPlaced(obs.Counts) {
 		delete(w.stranded, k)
 		for _, m := range members { // the quorum came back: a later fall starts afresh
 			if _, ok := m.Annotations[gang.StrandedSinceAnnotation]; ok && gang.Live(m) {
@@ -99,7 +103,10 @@ func (w *statusWriter) protect(members []*v1.Pod, min int32) {
 			continue
 		}
 		want := strconv.FormatBool(verdict)
-		if m.Annotations[gang.SafeToEvictAnnotation] == want {
+		// The pod writer knows a value pending or just written (the
+		// consume mark carries the verdict of a member that will be
+		// protected once bound) that the informer's copy may not show.
+		if v, ok := w.marks.Carried(m, gang.SafeToEvictAnnotation); ok && v == want {
 			continue
 		}
 		w.marks.Annotate(m, map[string]*string{gang.SafeToEvictAnnotation: &want})
