@@ -302,12 +302,13 @@ func (pl *Gang) wakeAfterBackoff(logger klog.Logger, key gang.Key, d time.Durati
 	})
 }
 
-// firstUnplaced is the oldest live member without a node (olderPod), nil
+// firstUnplaced is the oldest live member without a node (olderPod) and
+// without scheduling gates (a pod that still has some cannot be tried), nil
 // if there is none: the same member leads each attempt.
 func firstUnplaced(members []*v1.Pod) *v1.Pod {
 	var first *v1.Pod
 	for _, m := range members {
-		if m.Spec.NodeName == "" && gang.Live(m) && (first == nil || olderPod(m, first)) {
+		if m.Spec.NodeName == "" && len(m.Spec.SchedulingGates) == 0 && gang.Live(m) && (first == nil || olderPod(m, first)) {
 			first = m
 		}
 	}

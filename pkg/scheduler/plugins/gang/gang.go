@@ -174,8 +174,9 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	pl.status = newStatusWriter(h, pl, marks, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) { pl.seen(o); pl.touchPod(o); pl.quorumArrived(ctx, o) },
-		UpdateFunc: func(_, o any) {
+		UpdateFunc: func(old, o any) {
 			pl.touchPod(o)
+			pl.ungated(ctx, old, o)
 			if p, ok := podFrom(o); ok && p.Spec.NodeName != "" {
 				pl.shapes.Forget(p.UID) // placed: no plan reads it again
 				pl.loneSeen.Delete(p.UID)
@@ -185,6 +186,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 		DeleteFunc: func(o any) {
 			pl.touchPod(o)
 			pl.status.podGone(o)
+			pl.leadGone(ctx, o)
 			pl.planCache.invalidate()
 			if p, ok := podFrom(o); ok {
 				pl.shapes.Forget(p.UID)

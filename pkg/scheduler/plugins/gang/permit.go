@@ -33,7 +33,7 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		// slot. This one waits like any member beyond max: shown as gated, not
 		// Unschedulable, so no autoscaler adds nodes for it.
 		_, msg := spec.Admit(gang.Counts{Members: counts.Members + 1, Placed: counts.Placed})
-		pl.status.gated(pod, msg)
+		pl.status.gated(spec.Key, pod, msg)
 		return fwk.NewStatus(fwk.Unschedulable, msg), 0
 	case gang.PermitBind:
 		pl.tracker.PermitAll(spec.Key, pod.UID)

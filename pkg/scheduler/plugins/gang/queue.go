@@ -4,6 +4,7 @@ package gang
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -31,11 +32,36 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	verdict, msg := spec.Admit(counts)
 	pl.status.touch(spec.Key)
 	if verdict == gang.Admit {
-		pl.status.admitted(pod.UID)
+		if lead := heldBy(spec, counts, members, pod); lead != nil {
+			pl.status.held(spec.Key, pod)
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name))
+		}
+		pl.status.admitted(pod)
 		return nil
 	}
-	pl.status.gated(pod, msg)
+	pl.status.gated(spec.Key, pod, msg)
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+}
+
+// heldBy is the member that leads the attempts of pod's gang when pod is
+// to wait at the gate meanwhile, else nil. While a gang's quorum is not
+// placed and no member holds a reservation, its lead (firstUnplaced) alone
+// goes through scheduling cycles: its attempt checks room for the whole
+// quorum, and once it waits at Permit it brings the others in (Permit
+// activates them, and the gate lets them through). Each cycle that fails
+// has the framework write a FailedScheduling event and the PodScheduled
+// condition of the pod it tried: of one member, not of every member per
+// retry. The members held are shown Unschedulable by the gang's status
+// writer (markHeld), once per change of what the gang waits for.
+func heldBy(spec gang.Spec, counts gang.Counts, members []*v1.Pod, pod *v1.Pod) *v1.Pod {
+	if spec.QuorumPlaced(counts) || counts.Waiting > 0 || pod.Spec.NodeName != "" {
+		return nil
+	}
+	lead := firstUnplaced(members)
+	if lead == nil || lead.UID == pod.UID {
+		return nil
+	}
+	return lead
 }
 
 // Less orders the queue by priority, then gang age, keeping a gang's members together.
@@ -85,6 +111,7 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 	if !isGang || err != nil {
 		return
 	}
+	pl.status.arrival(spec.Key, pl.clock.Now())
 	counts := pl.tracker.Count(spec.Key, members, "")
 	if counts.Members < int(spec.MinMember) {
 		pl.quorate.Delete(spec.Key)
@@ -100,5 +127,39 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 		// others were in. A member not queued yet is left alone by the
 		// queue, and passes the gate when it is added.
 		pl.activate(klog.FromContext(ctx), spec.Key, "")
+	}
+}
+
+// leadGone brings the next lead of a gang whose lead left unplaced out of
+// the gate: the members it held stay held (Gang.heldBy), and without a
+// lead none of them would be tried again.
+func (pl *Gang) leadGone(ctx context.Context, obj any) {
+	pod, ok := podFrom(obj)
+	if !ok || pod.Spec.NodeName != "" {
+		return
+	}
+	pl.activateLead(ctx, pod)
+}
+
+// ungated does the same for a member whose last scheduling gate was lifted:
+// it may be older than the lead, and so lead now.
+func (pl *Gang) ungated(ctx context.Context, oldObj, newObj any) {
+	before, ok := podFrom(oldObj)
+	after, ok2 := podFrom(newObj)
+	if !ok || !ok2 || len(before.Spec.SchedulingGates) == 0 || len(after.Spec.SchedulingGates) > 0 || after.Spec.NodeName != "" {
+		return
+	}
+	pl.activateLead(ctx, after)
+}
+
+// activateLead moves the lead of pod's gang to the active queue, when the
+// gate holds the gang's other members behind it.
+func (pl *Gang) activateLead(ctx context.Context, pod *v1.Pod) {
+	key, _, isGang, err := gang.GroupOf(pod)
+	if !isGang || err != nil {
+		return
+	}
+	if lead := firstUnplaced(pl.members(key)); lead != nil && lead.UID != pod.UID {
+		pl.handle.Activate(klog.FromContext(ctx), map[string]*v1.Pod{lead.Namespace + "/" + lead.Name: lead})
 	}
 }

@@ -5,6 +5,7 @@ package gang
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +54,16 @@ type statusWriter struct {
 	writing bool
 	dirty   map[gang.Key]struct{}
 	gate    map[types.UID]gatedPod
-	last    map[gang.Key]written
-	placed  map[gang.Key]bool // the quorum was placed at some point
+	// arrived is when each gang's latest member was added: a gang's gated
+	// marks wait until none has arrived for a period (flush).
+	arrived map[gang.Key]time.Time
+	// holding are the members the gate holds while their gang's lead tries
+	// alone (Gang.heldBy); heldTold, the condition message asked for
+	// each, so that it is asked once per change.
+	holding  map[types.UID]heldPod
+	heldTold map[types.UID]string
+	last     map[gang.Key]written
+	placed   map[gang.Key]bool // the quorum was placed at some point
 	// untimed: gangs whose quorum was placed but whose binds the informer
 	// has not shown yet, so its wait is timed at a later sync.
 	untimed map[gang.Key]bool
@@ -109,9 +118,15 @@ func (w *statusWriter) ReportCondition(k gang.Key, c metav1.Condition) {
 }
 
 type gatedPod struct {
+	key   gang.Key
 	pod   *v1.Pod
 	msg   string
 	since time.Time
+}
+
+type heldPod struct {
+	key gang.Key
+	pod *v1.Pod
 }
 
 type written struct {
@@ -132,7 +147,7 @@ func conditionsSignature(cs []metav1.Condition) string {
 
 func newStatusWriter(h fwk.Handle, pl *Gang, marks *podpatch.Writer, period time.Duration) *statusWriter {
 	w := &statusWriter{h: h, pl: pl, period: period, marks: marks,
-		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, last: map[gang.Key]written{},
+		dirty: map[gang.Key]struct{}{}, gate: map[types.UID]gatedPod{}, arrived: map[gang.Key]time.Time{}, holding: map[types.UID]heldPod{}, heldTold: map[types.UID]string{}, last: map[gang.Key]written{},
 		placed: map[gang.Key]bool{}, untimed: map[gang.Key]bool{}, stranded: map[gang.Key]time.Time{}, told: map[types.UID]string{}, untold: map[types.UID]untoldPod{}, extra: map[gang.Key]map[string]metav1.Condition{}, reported: map[string]bool{},
 		phase: map[gang.Key]string{}, started: pl.clock.Now()}
 	registerMetrics()
@@ -148,8 +163,9 @@ func (w *statusWriter) touch(k gang.Key) {
 	w.mu.Unlock()
 }
 
-// gated records that a member waits at the quorum gate, to be shown on the pod.
-func (w *statusWriter) gated(pod *v1.Pod, msg string) {
+// gated records that a member of gang k waits at the quorum gate, to be
+// shown on the pod.
+func (w *statusWriter) gated(k gang.Key, pod *v1.Pod, msg string) {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == v1.PodScheduled && c.Reason == reasonGated && c.Message == msg {
 			return
@@ -160,18 +176,57 @@ func (w *statusWriter) gated(pod *v1.Pod, msg string) {
 	if prev, ok := w.gate[pod.UID]; ok {
 		since = prev.since
 	}
-	w.gate[pod.UID] = gatedPod{pod: pod, msg: msg, since: since}
+	w.gate[pod.UID] = gatedPod{key: k, pod: pod, msg: msg, since: since}
+	w.unhold(pod)
+	w.mu.Unlock()
+}
+
+// arrival notes that a member of gang k was added (at now): members created in a
+// burst pass the quorum gate together once the last of the quorum comes,
+// and marking each as gated on its way would cost a write per member.
+func (w *statusWriter) arrival(k gang.Key, now time.Time) {
+	w.mu.Lock()
+	if w.arrived == nil {
+		w.arrived = map[gang.Key]time.Time{}
+	}
+	w.arrived[k] = now
 	w.mu.Unlock()
 }
 
 // admitted drops what waits to be written about a member that passed the
-// gate: its gated mark (writing it would only cost an API call and an
-// update event) and an invalid spec not yet told, now corrected.
-func (w *statusWriter) admitted(uid types.UID) {
+// gate: its gated or held mark, also one already handed to the pod writer
+// and not yet sent (written late, it would stand over the condition the
+// scheduler writes after), and an invalid spec not yet told, now corrected.
+func (w *statusWriter) admitted(pod *v1.Pod) {
 	w.mu.Lock()
-	delete(w.gate, uid)
-	delete(w.untold, uid)
+	delete(w.gate, pod.UID)
+	delete(w.untold, pod.UID)
+	w.unhold(pod)
 	w.mu.Unlock()
+	w.marks.Unset(pod, v1.PodScheduled)
+}
+
+// held records that the gate holds a member of gang k while the gang's
+// lead tries alone: the gang's sync shows it Unschedulable once an attempt
+// failed (markHeld). A gated mark not yet written is dropped, stale now.
+func (w *statusWriter) held(k gang.Key, pod *v1.Pod) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if h, ok := w.holding[pod.UID]; ok {
+		h.pod = pod
+		w.holding[pod.UID] = h
+		return
+	}
+	delete(w.gate, pod.UID)
+	w.holding[pod.UID] = heldPod{key: k, pod: pod}
+	w.marks.Unset(pod, v1.PodScheduled)
+	w.dirty[k] = struct{}{}
+}
+
+// unhold forgets that a member was held. Called with mu held.
+func (w *statusWriter) unhold(pod *v1.Pod) {
+	delete(w.holding, pod.UID)
+	delete(w.heldTold, pod.UID)
 }
 
 // invalid reports bad gang input on the pod, once per distinct message; a
@@ -191,7 +246,7 @@ func (w *statusWriter) invalid(k gang.Key, pod *v1.Pod, err error) {
 	if !seen && leading {
 		w.tell(pod, err)
 	}
-	w.gated(pod, err.Error())
+	w.gated(k, pod, err.Error())
 }
 
 type untoldPod struct {
@@ -251,7 +306,7 @@ func (w *statusWriter) Settled() bool {
 	// has waited it is owed.
 	cutoff := w.pl.clock.Now().Add(-w.period)
 	for _, g := range w.gate {
-		if g.since.Before(cutoff) {
+		if w.gatedDue(g, cutoff) {
 			return false
 		}
 	}
@@ -269,15 +324,16 @@ func (w *statusWriter) flush(ctx context.Context) {
 	w.loopMu.Lock()
 	defer w.loopMu.Unlock()
 	w.tellUntold()
-	// Gated marks are written only once they have stood for a whole period:
-	// in a burst, members usually pass the gate within moments of each other.
+	// Gated marks are written only once they have stood for a whole period
+	// with no member of their gang arriving (gatedDue): in a burst, members
+	// usually pass the gate within moments of each other.
 	cutoff := w.pl.clock.Now().Add(-w.period)
 	w.mu.Lock()
 	dirty := w.dirty
 	w.dirty = map[gang.Key]struct{}{}
 	var gate []gatedPod
 	for uid, g := range w.gate {
-		if g.since.Before(cutoff) {
+		if w.gatedDue(g, cutoff) {
 			gate = append(gate, g)
 			delete(w.gate, uid)
 		}
@@ -293,6 +349,63 @@ func (w *statusWriter) flush(ctx context.Context) {
 	w.mu.Lock()
 	w.writing = false
 	w.mu.Unlock()
+}
+
+// gatedDue says whether a gated mark is due: it has stood since before
+// cutoff, and no member of its gang arrived since. Called with mu held.
+func (w *statusWriter) gatedDue(g gatedPod, cutoff time.Time) bool {
+	return g.since.Before(cutoff) && !w.arrived[g.key].After(cutoff)
+}
+
+// markHeld shows the members the gate holds (held) why they wait, once the
+// gang's attempts, which its lead makes alone, have failed: PodScheduled
+// False, reason Unschedulable (the autoscaler's cue), in words that change
+// only with what the gang waits for, not with each retry's figures (those
+// are on the lead, its events and the gang's status). A member is written
+// once per change of those words. Called from the writer's loop.
+func (w *statusWriter) markHeld(spec gang.Spec, counts gang.Counts, members []*v1.Pod) {
+	k := spec.Key
+	if spec.QuorumPlaced(counts) || counts.Waiting > 0 || w.pl.tracker.LastFailure(k) == "" {
+		return
+	}
+	lead := firstUnplaced(members)
+	if lead == nil {
+		return
+	}
+	what := "its quorum could not be placed"
+	if short, _ := w.pl.roomShort.Load(k); short == true {
+		what = "the cluster has no room for its quorum yet"
+	}
+	msg := fmt.Sprintf("gang %s: %s; member %s tries for the gang, and this member joins it once it holds a node (%s's events and the gang's status say what is short)", k, what, lead.Name, lead.Name)
+	w.mu.Lock()
+	var mark []*v1.Pod
+	for _, m := range members {
+		h, ok := w.holding[m.UID]
+		if !ok || h.key != k || w.heldTold[m.UID] == msg {
+			continue
+		}
+		w.heldTold[m.UID] = msg
+		if !showsUnschedulable(m, msg) {
+			mark = append(mark, m)
+		}
+	}
+	w.mu.Unlock()
+	for _, m := range mark {
+		w.marks.SetCondition(m, v1.PodCondition{
+			Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: msg, LastTransitionTime: metav1.Now(),
+		})
+	}
+}
+
+// showsUnschedulable says whether the pod already shows PodScheduled
+// False, reason Unschedulable, with msg.
+func showsUnschedulable(p *v1.Pod, msg string) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			return c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable && c.Message == msg
+		}
+	}
+	return false
 }
 
 func (w *statusWriter) writeGated(g gatedPod) {
@@ -322,7 +435,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	w := pl.status
 	w.mu.Lock()
 	out := map[string]int{
-		"status-gated-pods": len(w.gate), "status-told-pods": len(w.told), "status-untold-pods": len(w.untold), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
+		"status-gated-pods": len(w.gate), "status-held-pods": len(w.holding), "status-held-told-pods": len(w.heldTold), "status-arrived-gangs": len(w.arrived), "status-told-pods": len(w.told), "status-untold-pods": len(w.untold), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
 		"status-phase-gangs": len(w.phase),
 	}
 	w.mu.Unlock()
@@ -349,6 +462,7 @@ func (w *statusWriter) forget(k gang.Key) {
 	w.mu.Lock()
 	delete(w.extra, k)
 	delete(w.phase, k)
+	delete(w.arrived, k)
 	w.mu.Unlock()
 	delete(w.placed, k)
 	delete(w.untimed, k)
@@ -365,6 +479,7 @@ func (w *statusWriter) podGone(obj any) {
 	delete(w.told, pod.UID)
 	delete(w.untold, pod.UID)
 	delete(w.gate, pod.UID)
+	w.unhold(pod)
 	w.mu.Unlock()
 	w.marks.Forget(pod.Namespace, pod.Name)
 }

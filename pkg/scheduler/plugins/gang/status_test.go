@@ -121,8 +121,8 @@ func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
 	if !pl.status.Settled() {
 		t.Fatal("a standby owes writes")
 	}
-	pl.status.admitted(fixed.UID) // corrected before the replica led
-	pl.status.podGone(gone)       // deleted before it led
+	pl.status.admitted(fixed) // corrected before the replica led
+	pl.status.podGone(gone)   // deleted before it led
 
 	pl.leading.Scheduling()
 	if pl.status.Settled() {

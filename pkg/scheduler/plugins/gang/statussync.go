@@ -101,6 +101,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 	if err == nil {
 		w.protect(members, spec.MinMember)
 		w.checkStranded(ctx, spec, obs, members, pg)
+		w.markHeld(spec, obs.Counts, members)
 	}
 
 	w.mu.Lock()
