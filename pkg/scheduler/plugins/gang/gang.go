@@ -73,6 +73,10 @@ type Gang struct {
 	// passedOver holds, per gang, the members an attempt let wait because
 	// its other members could complete the quorum (othersComplete).
 	passedOver sync.Map // gang.Key -> passed
+	// gatedPods are the members the gate last turned away (quorum, max,
+	// bad input), so that a member held behind a lead still among them
+	// has the lead woken (PreEnqueue).
+	gatedPods sync.Map // types.UID -> struct{}
 	// state is what the profile's Muster plugins share (gangstate);
 	// leading, its leadership: set once this replica schedules.
 	state   *gangstate.State
@@ -192,6 +196,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 				pl.shapes.Forget(p.UID)
 				pl.loneSeen.Delete(p.UID)
 				pl.wideOnce.Delete(p.UID)
+				pl.gatedPods.Delete(p.UID)
 			}
 		},
 	}); err != nil {

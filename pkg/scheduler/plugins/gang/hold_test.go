@@ -206,3 +206,51 @@ func TestGatedMarksWaitForArrivalsAndAreDroppedOnceAdmitted(t *testing.T) {
 		t.Error("the gated mark of a member admitted since is still to be written")
 	}
 }
+
+// A quorum completed by a change the gate's wake does not see (a member's
+// bad spec fixed, not a member added) leaves the lead gated for quorum:
+// the member held behind it has it woken at the next flush, or neither
+// would ever be tried (TestBadInputIsReportedAndIsolated: split-1 fixed,
+// split-0 still "waits for quorum").
+func TestMemberHeldBehindAGatedLeadWakesIt(t *testing.T) {
+	ctx := t.Context()
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, act, _ := wakePlugin(t, clk, time.Second, "split", 2)
+	fw, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithPodActivator(act), frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.handle = fw
+	pl.leading = &gangstate.Leadership{}
+	pl.leading.Scheduling()
+	pl.status = newStatusWriter(pl.handle, pl, podpatch.NewForClient(nil), time.Second) // never run
+	obj, _, _ := pl.pods.GetByKey("ns/split-0")
+	lead := obj.(*v1.Pod)
+	obj, _, _ = pl.pods.GetByKey("ns/split-1")
+	fixed := obj.(*v1.Pod)
+	if err := pl.pods.Delete(fixed); err != nil { // not a member yet, as when its spec was bad
+		t.Fatal(err)
+	}
+	if st := pl.PreEnqueue(ctx, lead); st.IsSuccess() {
+		t.Fatal("split-0 alone was admitted; want gated for quorum")
+	}
+	if err := pl.pods.Add(fixed); err != nil {
+		t.Fatal(err)
+	}
+	if st := pl.PreEnqueue(ctx, fixed); st.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Fatalf("split-1: %v %q, want held behind split-0", st.Code(), st.Message())
+	}
+	act.take()
+	pl.status.flush(ctx)
+	if got := act.take(); len(got) != 1 || got[0] != "ns/split-0" {
+		t.Fatalf("the flush activated %v, want the gated lead ns/split-0", got)
+	}
+	if st := pl.PreEnqueue(ctx, lead); !st.IsSuccess() {
+		t.Fatalf("split-0 woken: %v %q, want admitted", st.Code(), st.Message())
+	}
+	pl.status.flush(ctx)
+	if got := act.take(); len(got) != 0 {
+		t.Errorf("activated %v again", got)
+	}
+}

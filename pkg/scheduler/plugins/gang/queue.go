@@ -25,6 +25,7 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 		return nil
 	}
 	if err != nil {
+		pl.gatedPods.Store(pod.UID, struct{}{})
 		pl.status.invalid(spec.Key, pod, err)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
@@ -32,13 +33,21 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	verdict, msg := spec.Admit(counts)
 	pl.status.touch(spec.Key)
 	if verdict == gang.Admit {
+		pl.gatedPods.Delete(pod.UID)
 		if lead := heldBy(spec, counts, members, pod); lead != nil {
 			pl.status.held(spec.Key, pod)
+			if _, gated := pl.gatedPods.Load(lead.UID); gated {
+				// The quorum came by a change the gate's wake does not
+				// see (a member's spec fixed, not a member added): the
+				// lead still waits at the gate, and would hold the rest.
+				pl.status.wakeLead(spec.Key)
+			}
 			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name))
 		}
 		pl.status.admitted(pod)
 		return nil
 	}
+	pl.gatedPods.Store(pod.UID, struct{}{})
 	pl.status.gated(spec.Key, pod, msg)
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned"
 
@@ -62,8 +63,10 @@ type statusWriter struct {
 	// each, so that it is asked once per change.
 	holding  map[types.UID]heldPod
 	heldTold map[types.UID]string
-	last     map[gang.Key]written
-	placed   map[gang.Key]bool // the quorum was placed at some point
+	// wake are the gangs whose lead flush brings out of the gate.
+	wake   map[gang.Key]struct{}
+	last   map[gang.Key]written
+	placed map[gang.Key]bool // the quorum was placed at some point
 	// untimed: gangs whose quorum was placed but whose binds the informer
 	// has not shown yet, so its wait is timed at a later sync.
 	untimed map[gang.Key]bool
@@ -223,6 +226,16 @@ func (w *statusWriter) held(k gang.Key, pod *v1.Pod) {
 	w.dirty[k] = struct{}{}
 }
 
+// wakeLead has the next flush activate gang k's lead.
+func (w *statusWriter) wakeLead(k gang.Key) {
+	w.mu.Lock()
+	if w.wake == nil {
+		w.wake = map[gang.Key]struct{}{}
+	}
+	w.wake[k] = struct{}{}
+	w.mu.Unlock()
+}
+
 // unhold forgets that a member was held. Called with mu held.
 func (w *statusWriter) unhold(pod *v1.Pod) {
 	delete(w.holding, pod.UID)
@@ -299,7 +312,7 @@ func (w *statusWriter) Settled() bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.writing || len(w.dirty) > 0 || len(w.untold) > 0 {
+	if w.writing || len(w.dirty) > 0 || len(w.untold) > 0 || len(w.wake) > 0 {
 		return false
 	}
 	// A gated mark waits a period before it is written (flush): one that
@@ -339,7 +352,15 @@ func (w *statusWriter) flush(ctx context.Context) {
 		}
 	}
 	w.writing = len(gate)+len(dirty) > 0
+	wake := w.wake
+	w.wake = nil
 	w.mu.Unlock()
+	// Off the queue's lock (PreEnqueue asked for these under it).
+	for k := range wake {
+		if lead := firstUnplaced(w.pl.members(k)); lead != nil {
+			w.h.Activate(klog.FromContext(ctx), map[string]*v1.Pod{lead.Namespace + "/" + lead.Name: lead})
+		}
+	}
 	for _, g := range gate {
 		w.writeGated(g)
 	}
@@ -435,7 +456,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	w := pl.status
 	w.mu.Lock()
 	out := map[string]int{
-		"status-gated-pods": len(w.gate), "status-held-pods": len(w.holding), "status-held-told-pods": len(w.heldTold), "status-arrived-gangs": len(w.arrived), "status-told-pods": len(w.told), "status-untold-pods": len(w.untold), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
+		"status-gated-pods": len(w.gate), "status-held-pods": len(w.holding), "status-held-told-pods": len(w.heldTold), "status-arrived-gangs": len(w.arrived), "status-wake-gangs": len(w.wake), "status-told-pods": len(w.told), "status-untold-pods": len(w.untold), "status-extra-gangs": len(w.extra), "status-dirty-gangs": len(w.dirty),
 		"status-phase-gangs": len(w.phase),
 	}
 	w.mu.Unlock()
@@ -450,6 +471,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["activating-gangs"] = pl.tracker.WakesArmed()
 	out["room-short-gangs"] = count(&pl.roomShort)
 	out["passed-over-gangs"] = count(&pl.passedOver)
+	out["gated-pods"] = count(&pl.gatedPods)
 	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
 	out["marks-remembered-pods"] = w.marks.Remembered()
