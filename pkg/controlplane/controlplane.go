@@ -294,7 +294,8 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
 	gate := &stepGate{gated: map[types.UID]*v1.Pod{}}
-	registry := append(append(muster.Options(), extra...), app.WithPlugin(StepGateName, gate.factory), app.WithPlugin(SteppedPreemptionName, newSteppedPreemption))
+	registry := append(append(muster.Options(), extra...), app.WithPlugin(StepGateName, gate.factory), app.WithPlugin(SteppedPreemptionName, newSteppedPreemption),
+		app.WithPlugin(SteppedPrioritySortName, gate.releases.factory))
 	cc, sched, err := app.Setup(ctx, opts, registry...)
 	if err != nil {
 		cancel()

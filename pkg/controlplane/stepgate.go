@@ -43,6 +43,10 @@ type stepGate struct {
 	// scheduling goroutine reads and writes it).
 	serial atomic.Bool
 	placed int
+
+	// releases are when Release let the held pods in: SteppedPrioritySort
+	// reads the queue's stamps by them.
+	releases releases
 }
 
 func (g *stepGate) Name() string { return StepGateName }
@@ -73,9 +77,12 @@ func (s *Scheduler) Hold() {
 }
 
 // Release lets the pods held since Hold into the queue at once and returns
-// how many.
+// how many. SteppedPrioritySort counts the pods the queue stamped before
+// a release (added while held, or failed earlier) ahead of those it
+// stamps after.
 func (s *Scheduler) Release() int {
 	s.gate.mu.Lock()
+	s.gate.releases.mark(time.Now())
 	s.gate.held = false
 	pods := make(map[string]*v1.Pod, len(s.gate.gated))
 	for _, p := range s.gate.gated {
@@ -269,7 +276,8 @@ var profileLine = regexp.MustCompile(`(?m)^- schedulerName: .*\n`)
 // several equally scored nodes a pod gets depends on which goroutine
 // finished first), the StepGate PreEnqueue plugin in every profile, and in
 // a profile with no plugins of its own (upstream's default, which
-// preempts) SteppedPreemption in place of DefaultPreemption.
+// preempts) SteppedPreemption in place of DefaultPreemption and
+// SteppedPrioritySort in place of PrioritySort.
 func stepped(config string) string {
 	config = strings.Replace(config, "kind: KubeSchedulerConfiguration\n", "kind: KubeSchedulerConfiguration\nparallelism: 1\n", 1)
 	gate := "{name: " + StepGateName + "}"
@@ -278,6 +286,7 @@ func stepped(config string) string {
 	}
 	return profileLine.ReplaceAllStringFunc(config, func(line string) string {
 		return line + "  plugins:\n    preEnqueue:\n      enabled: [" + gate + "]\n" +
-			"    multiPoint:\n      enabled: [{name: " + SteppedPreemptionName + "}]\n      disabled: [{name: DefaultPreemption}]\n"
+			"    multiPoint:\n      enabled: [{name: " + SteppedPreemptionName + "}, {name: " + SteppedPrioritySortName + "}]\n" +
+			"      disabled: [{name: DefaultPreemption}, {name: PrioritySort}]\n"
 	})
 }
