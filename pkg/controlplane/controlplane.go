@@ -303,6 +303,7 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 		return nil, err
 	}
 	s := &Scheduler{cancel: cancel, done: make(chan error, 1), controllers: make(chan struct{}), sched: sched, gate: gate, muster: muster}
+	s.tieScoresByName()
 	pop := sched.NextEntity
 	sched.NextEntity = func(logger klog.Logger) (schedframework.QueuedEntityInfo, error) {
 		s.beforePop(ctx)

@@ -177,7 +177,8 @@ func (s *Scheduler) Caught(nodes []v1.Node, pods []v1.Pod) (bool, string) {
 // StartSteppedScheduler is StartSchedulerOn for a stepped replay: the
 // config readied by stepped, and before each pod it takes from its queue
 // the scheduler waits until what it did with the last one has played out
-// (beforePop).
+// (beforePop), and of equally scored nodes it takes the first in name
+// order (byNodeName).
 func (e *Env) StartSteppedScheduler(ctx context.Context, config string, c clock.WithDelayedExecution) (*Scheduler, error) {
 	s, err := e.StartSchedulerOn(ctx, stepped(config), c)
 	if err == nil {
