@@ -764,8 +764,10 @@ type watcher struct {
 	current map[string][]string
 	// gen counts a gang's restarts: a gang preempted whole starts again,
 	// and the timer of its earlier start must not end it.
-	gen      map[string]int
-	replaced int
+	gen map[string]int
+	// replaced counts the replacements of each pod of a job, by the name
+	// of the job's pod they stand for (replacementNameLocked).
+	replaced map[string]int
 	// ending marks pods whose end the watcher has handled: deleted because
 	// their run is over, or replaced once evicted or lost, so that a later
 	// notification of their deletion is not taken for a loss.
@@ -1156,8 +1158,7 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 	if byReclaim {
 		w.rec.ReclaimedMembers++
 	}
-	w.replaced++
-	fresh := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: fmt.Sprintf("%s-r%d", strings.SplitN(p.Name, "-r", 2)[0], w.replaced),
+	fresh := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: w.replacementNameLocked(p.Name),
 		Labels: p.Labels, Annotations: p.Annotations}, Spec: *p.Spec.DeepCopy()}
 	fresh.Spec.NodeName = ""
 	fresh.Spec.Priority = nil // set again from the PriorityClass
@@ -1192,6 +1193,25 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 			fmt.Fprintf(os.Stderr, "simulate: replacing evicted pod %s: %v\n", p.Name, err)
 		}
 	}()
+}
+
+// replacementNameLocked names the pod that replaces pod: the name of the
+// job's pod it stands for and how many times that one has been replaced,
+// gang-1-4-r1 and then gang-1-4-r2. The number once counted every
+// replacement of the run, so when a gang was preempted its members'
+// replacements were numbered in the order their evictions were seen,
+// which changed from replay to replay, and the queues, which break ties
+// by name, took them in another order (seed 3 of --random, minute 24).
+// replacementSuffix is what replacementNameLocked adds to a job's pod's name.
+var replacementSuffix = regexp.MustCompile(`-r[0-9]+$`)
+
+func (w *watcher) replacementNameLocked(pod string) string {
+	first := replacementSuffix.ReplaceAllString(pod, "")
+	if w.replaced == nil {
+		w.replaced = map[string]int{}
+	}
+	w.replaced[first]++
+	return fmt.Sprintf("%s-r%d", first, w.replaced[first])
 }
 
 // failures records failed scale-ups: ProvisioningRequests the autoscaler

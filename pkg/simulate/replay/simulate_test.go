@@ -431,3 +431,32 @@ func TestServeTraceClock(t *testing.T) {
 		t.Errorf("delay on wall time: %s, want 3s (a second per trace minute)", got)
 	}
 }
+
+// A replacement is named by the job's pod it stands for and how often that
+// one was replaced, not by the order the run's evictions were seen in: a
+// gang's members evicted together get the same names in every replay.
+func TestReplacementNamesFollowTheirPod(t *testing.T) {
+	for _, order := range [][]string{
+		{"gang-1-0", "gang-1-1", "gang-1-2"},
+		{"gang-1-2", "gang-1-0", "gang-1-1"},
+	} {
+		w := &watcher{}
+		got := map[string]string{}
+		for _, p := range order {
+			got[p] = w.replacementNameLocked(p)
+		}
+		for p, want := range map[string]string{"gang-1-0": "gang-1-0-r1", "gang-1-1": "gang-1-1-r1", "gang-1-2": "gang-1-2-r1"} {
+			if got[p] != want {
+				t.Errorf("evicted in order %v: %s replaced by %s, want %s", order, p, got[p], want)
+			}
+		}
+		// Replaced again: the count goes on; a name with "-r" inside
+		// keeps it.
+		if again := w.replacementNameLocked("gang-1-1-r1"); again != "gang-1-1-r2" {
+			t.Errorf("gang-1-1-r1 replaced by %s, want gang-1-1-r2", again)
+		}
+		if other := w.replacementNameLocked("llm-run-0"); other != "llm-run-0-r1" {
+			t.Errorf("llm-run-0 replaced by %s, want llm-run-0-r1", other)
+		}
+	}
+}
