@@ -101,6 +101,9 @@ func (pl *Topology) Score(_ context.Context, state fwk.CycleState, pod *v1.Pod, 
 		CameUpWhileWaiting: pod.CreationTimestamp.Before(&node.CreationTimestamp),
 		SpotForExtra:       s.preferSpot && capacity.IsSpot(node),
 	}
+	if pl.arrivals != nil {
+		f.CameUpWhileWaiting = pl.arrivals.cameUpWhileWaiting(pod, node)
+	}
 	pl.mu.RLock()
 	f.GangMembers = s.placement.onNode[node.Name]
 	f.Smallest = pl.shapes.smallest

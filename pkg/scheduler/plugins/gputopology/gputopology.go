@@ -111,6 +111,9 @@ type Topology struct {
 	// room (holdDomain names afresh) or the gang's end (forgetHinted) drops
 	// it. The plan asks only for gangs whose quorum is not placed.
 	starving map[gang.Key]heldIn
+	// arrivals, on a trace clock only, is when each pod and node was
+	// first seen (nil: Score reads the creation stamps).
+	arrivals *arrivals
 }
 
 // placement is one gang's domain and the members it has placed (reserved or
@@ -144,19 +147,21 @@ type member struct {
 // its profile's state in set with the profile's MusterGang.
 func New(set *gangstate.Set) frameworkruntime.PluginFactory {
 	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newTopology(ctx, obj, h, set.For(h), clock.RealClock{})
+		return newTopology(ctx, obj, h, set.For(h), clock.RealClock{}, false)
 	}
 }
 
 // NewOn is New on another clock (muster simulate's trace clock): how often a
-// gang's shortfall is handed to the hint writer follows it.
+// gang's shortfall is handed to the hint writer follows it, and whether a
+// node came up while a member waited compares when the plugin first saw
+// them on it (arrivals), not the API server's wall-time creation stamps.
 func NewOn(set *gangstate.Set, c clock.PassiveClock) frameworkruntime.PluginFactory {
 	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-		return newTopology(ctx, obj, h, set.For(h), c)
+		return newTopology(ctx, obj, h, set.For(h), c, true)
 	}
 }
 
-func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangstate.State, c clock.PassiveClock) (fwk.Plugin, error) {
+func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangstate.State, c clock.PassiveClock, traceArrivals bool) (fwk.Plugin, error) {
 	args, err := config.DecodeTopologyArgs(obj, Name)
 	if err != nil {
 		return nil, err
@@ -188,6 +193,15 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 	pl.pods = podInformer.GetIndexer()
 	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: pl.podGone}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
+	}
+	if traceArrivals {
+		pl.arrivals = newArrivals(c)
+		if _, err := podInformer.AddEventHandler(pl.arrivals.handler()); err != nil {
+			return nil, fmt.Errorf("watching pods: %w", err)
+		}
+		if _, err := h.SharedInformerFactory().Core().V1().Nodes().Informer().AddEventHandler(pl.arrivals.handler()); err != nil {
+			return nil, fmt.Errorf("watching nodes: %w", err)
+		}
 	}
 	klog.FromContext(ctx).V(2).Info("MusterTopology levels", "levels", levels)
 	pl.hinted = map[gang.Key]time.Time{}
