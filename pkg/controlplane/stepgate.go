@@ -200,17 +200,17 @@ const popBarrierTimeout = 10 * time.Second
 // pods in an order that changes from run to run. The plugins' status
 // writes are not waited for here: they change no pod's place in the
 // queue, and a step waits for them before it ends.
+//
+// First, whether or not a pod was placed, it waits until the members
+// MusterGang evicted to make room (Muster.Evicting) are gone from the
+// scheduler's cache: they hold their nodes until then, and the simulator,
+// playing the kubelet, deletes them at once; without the wait, which of
+// the freed nodes a preempting gang's members took followed how many
+// deletions had come in by each attempt.
 func (s *Scheduler) beforePop(ctx context.Context) {
 	if !s.gate.serial.Load() {
 		return
 	}
-	// A pod the last cycle let through Permit was assumed then, which
-	// changed the count; nothing to wait for while it stays the same.
-	placed, err := s.sched.Cache.PodCount()
-	if err != nil || placed == s.gate.placed {
-		return
-	}
-	s.gate.placed = placed
 	deadline := time.Now().Add(popBarrierTimeout)
 	wait := func(done func() bool) bool {
 		for !done() {
@@ -221,6 +221,20 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 		}
 		return true
 	}
+	var evicted []*v1.Pod
+	for _, f := range s.sched.Profiles {
+		evicted = append(evicted, s.muster.Evicting(f)...)
+	}
+	if len(evicted) > 0 && !wait(func() bool { return s.evictedGone(evicted) }) {
+		return
+	}
+	// A pod the last cycle let through Permit was assumed then, which
+	// changed the count; nothing to wait for while it stays the same.
+	placed, err := s.sched.Cache.PodCount()
+	if err != nil || placed == s.gate.placed {
+		return
+	}
+	s.gate.placed = placed
 	if !wait(func() bool { return s.binding() == 0 }) {
 		return
 	}
@@ -230,6 +244,22 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// evictedGone says whether Muster's plugins have seen every pod they
+// evicted deleted and the scheduler's cache no longer holds evicted.
+func (s *Scheduler) evictedGone(evicted []*v1.Pod) bool {
+	for _, f := range s.sched.Profiles {
+		if len(s.muster.Evicting(f)) > 0 {
+			return false
+		}
+	}
+	for _, p := range evicted {
+		if _, err := s.sched.Cache.GetPod(p); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // HintSyncs adds up Muster.HintSyncs over the scheduler's profiles: the

@@ -141,6 +141,7 @@ type State struct {
 	status    StatusWriter
 	requests  RequestWriter
 	marks     *podpatch.Writer
+	evicting  func() []*v1.Pod
 }
 
 // StatusWriter is MusterGang's gang status writer, as the profile's other
@@ -222,6 +223,30 @@ func (s *State) Booked() map[string]gang.Key {
 		return nil
 	}
 	return booked()
+}
+
+// ShareEvicting makes evicting, the members MusterGang evicted to make
+// room that it has not yet seen deleted, readable by the scheduler's
+// driver (Evicting).
+func (s *State) ShareEvicting(evicting func() []*v1.Pod) {
+	s.mu.Lock()
+	s.evicting = evicting
+	s.mu.Unlock()
+}
+
+// Evicting lists the pods MusterGang evicted and has not yet seen deleted;
+// nil when none.
+func (s *State) Evicting() []*v1.Pod {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	evicting := s.evicting
+	s.mu.RUnlock()
+	if evicting == nil {
+		return nil
+	}
+	return evicting()
 }
 
 // ShareNodesMayCome makes may, the ProvisioningRequest writer's answer to

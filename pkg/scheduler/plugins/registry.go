@@ -7,6 +7,7 @@ import (
 	"context"
 	"sort"
 
+	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -83,6 +84,16 @@ func (m *Muster) WritesPending(h fwk.Handle) string {
 		return ""
 	}
 	return st.WritesPending()
+}
+
+// Evicting lists the pods the profile's MusterGang evicted to make room and
+// has not yet seen deleted (nil: none, or no MusterGang).
+func (m *Muster) Evicting(h fwk.Handle) []*v1.Pod {
+	st, ok := m.set.Lookup(h)
+	if !ok {
+		return nil
+	}
+	return st.Evicting()
 }
 
 // HintSyncs counts the ProvisioningRequest syncs of the profile's Muster

@@ -58,6 +58,7 @@ type Gang struct {
 	ageFromFirstSeen bool
 	firstSeen        sync.Map // gang.Key -> time.Time
 	loneSeen         sync.Map // types.UID -> time.Time, on a trace clock when a pending pod outside a gang was first seen (its queue age)
+	evicting         sync.Map // types.UID -> *v1.Pod, evicted to make room and not yet seen deleted (Evicting)
 	pods             cache.Indexer
 	podLister        corelisters.PodLister
 	podGroups        schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
@@ -193,10 +194,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 			pl.leadGone(ctx, o)
 			pl.planCache.invalidate()
 			if p, ok := podFrom(o); ok {
-				pl.shapes.Forget(p.UID)
-				pl.loneSeen.Delete(p.UID)
-				pl.wideOnce.Delete(p.UID)
-				pl.gatedPods.Delete(p.UID)
+				pl.podDeleted(p.UID)
 			}
 		},
 	}); err != nil {
@@ -210,6 +208,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	phaseSources.Store(pl.status, struct{}{})
 	statemetrics.Register(pl, Name, pl.stateEntries)
 	state.ShareRoomFreed(pl.roomFreed)
+	state.ShareEvicting(pl.Evicting)
 	go func() {
 		<-ctx.Done()
 		phaseSources.Delete(pl.status)

@@ -186,7 +186,11 @@ func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.
 func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, condReason, msg string) {
 	logger := klog.FromContext(ctx)
 	client := pl.handle.ClientSet()
+	pl.evicting.Store(p.UID, p)
 	err := client.PolicyV1().Evictions(p.Namespace).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}})
+	if err != nil {
+		pl.evicting.Delete(p.UID)
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		return
@@ -204,6 +208,30 @@ func (pl *Gang) evict(ctx context.Context, p *v1.Pod, reason, condReason, msg st
 	if _, err := client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
 		logger.V(2).Info("Could not say why a member was evicted", "pod", klog.KObj(p), "err", err)
 	}
+}
+
+// Evicting lists the members evicted to make room that the plugin has not
+// yet seen deleted. A stepped scheduler takes its next pod only once they
+// are gone from its cache (controlplane's beforePop): an evicted pod holds
+// its node until then, and which of the freed nodes the preemptor's
+// members took followed how many deletions had come in by each attempt
+// (seed 3 of --random, minute 25).
+func (pl *Gang) Evicting() []*v1.Pod {
+	var pods []*v1.Pod
+	pl.evicting.Range(func(_, v any) bool {
+		pods = append(pods, v.(*v1.Pod))
+		return true
+	})
+	return pods
+}
+
+// podDeleted forgets what the plugin kept of a pod now deleted.
+func (pl *Gang) podDeleted(uid types.UID) {
+	pl.shapes.Forget(uid)
+	pl.loneSeen.Delete(uid)
+	pl.wideOnce.Delete(uid)
+	pl.gatedPods.Delete(uid)
+	pl.evicting.Delete(uid)
 }
 
 // eventObject is what a gang's events go on: its PodGroup, or for a
