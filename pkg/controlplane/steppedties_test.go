@@ -53,8 +53,8 @@ func TestTieByNameTakesTheFirstNameOfTheBest(t *testing.T) {
 
 // A stepped scheduler with the default profile puts a pod on the first of
 // several equally good nodes in name order: here registered last, so the
-// node list the scheduler filters in order, and upstream's heap, hold it
-// last.
+// node list the scheduler filters in order holds it last, and upstream's
+// heap alone would give the pod the node registered first.
 func TestSteppedSchedulerPlacesOnTheFirstNameOfEqualNodes(t *testing.T) {
 	ctx := context.Background()
 	env, err := Start(t)
@@ -65,16 +65,18 @@ func TestSteppedSchedulerPlacesOnTheFirstNameOfEqualNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"gpu-3", "gpu-2", "gpu-1", "gpu-0"} {
-		if err := CreateNode(ctx, env.Client, GPUNode(name, 8)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	sched, err := env.StartSteppedScheduler(ctx, DefaultConfig(kubeconfig), simulate.NewStepClock(time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(sched.Stop)
+	// Registered while the scheduler watches, so that its node list holds
+	// them in this order (its first listing would sort them by name).
+	for _, name := range []string{"gpu-3", "gpu-2", "gpu-1", "gpu-0"} {
+		if err := CreateNode(ctx, env.Client, GPUNode(name, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var why string
 	if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		ok, w, err := sched.CaughtUp(ctx, env.Client, nil)
