@@ -325,3 +325,60 @@ func TestRequiredDomainRulesSpotOut(t *testing.T) {
 		})
 	}
 }
+
+// TestSpotExtrasGoOnceTheQuorumIsProvisioned: a gang that puts its extras
+// on spot (four 8-GPU workers and a launcher, min 3) and has no GPU node
+// asks for its quorum's two workers. Until the autoscaler answers, every
+// worker consumes the request; once it provisioned the quorum's nodes, the
+// two newest workers are left to the ordinary scale-up (spot nodes for
+// them boot while the quorum's do), and the others go on consuming it.
+// When the nodes come the gang binds whole: quorum on the provisioned
+// regular nodes, extras on spot.
+func TestSpotExtrasGoOnceTheQuorumIsProvisioned(t *testing.T) {
+	ctx, env := controlPlane(t)
+	sched := startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNode(ctx, env.Client, controlplane.GPUNode("cpu-0", 0)); err != nil {
+		t.Fatal(err)
+	}
+	ft := tolerantMembers("ft", 5, 8, 3, 5, "true")
+	ft[4].GPUs = 0 // the launcher
+	if err := controlplane.CreatePods(ctx, env.Client, ft...); err != nil {
+		t.Fatal(err)
+	}
+	pr := waitProvReqs(t, ctx, env, "ft", "for the quorum's two workers", oneRequestFor(2))[0]
+	marks := func(want map[string]string) func() (bool, error) {
+		return func() (bool, error) {
+			for name, mark := range want {
+				p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, err
+				}
+				if got := p.Annotations[autoscalingv1.ConsumeAnnotation]; got != mark {
+					return false, fmt.Errorf("%s consumes %q, want %q", name, got, mark)
+				}
+			}
+			return true, nil
+		}
+	}
+	settles(t, ctx, env, sched, "every worker consumes the unanswered request",
+		marks(map[string]string{"ft-0": pr.Name, "ft-1": pr.Name, "ft-2": pr.Name, "ft-3": pr.Name}))
+
+	setProvisioned(t, ctx, env, pr.Name, "gpu pool adding 2 nodes", "ft-n0", "ft-n1")
+	settles(t, ctx, env, sched, "the two workers beyond the quorum left to the ordinary scale-up",
+		marks(map[string]string{"ft-0": pr.Name, "ft-1": pr.Name, "ft-2": "", "ft-3": ""}))
+
+	for _, n := range []string{"ft-n0", "ft-n1"} {
+		if err := controlplane.CreateNode(ctx, env.Client, bookedGPUNode(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 {
+		if err := controlplane.CreateNode(ctx, env.Client, spotNode(fmt.Sprintf("spot-%d", i), 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBound(t, env, gang.GroupLabel, "ft", 5)
+	if spot, _ := onSpot(t, ctx, env, "ft"); spot != 2 {
+		t.Fatalf("ft on %v: want its quorum on the provisioned nodes and cpu-0, its two extras on spot", nodesOf(t, ctx, env, "ft"))
+	}
+}

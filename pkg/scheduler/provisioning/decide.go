@@ -152,6 +152,25 @@ func holdLauncher(conds map[string]metav1.Condition) bool {
 	return !answered
 }
 
+// extrasGoEarly says whether a short gang that puts its members above min
+// on spot leaves those to the autoscaler's ordinary scale-up before its
+// quorum binds, from the conditions of its live request: once the
+// autoscaler provisioned the quorum's nodes and the request has not ended.
+// Bought then, the spot nodes boot while the quorum's do, and the gang runs
+// at max from its start; bought once the quorum bound (as before), they came
+// a boot time later (make simulate-spot: ft-a reached max 10 minutes after
+// min), and the quorum's regular nodes paid for those minutes at a slower
+// run. Before the answer nothing is bought for extras of a gang that may
+// never start.
+func extrasGoEarly(conds map[string]metav1.Condition) bool {
+	for _, t := range []string{autoscalingv1.BookingExpired, autoscalingv1.Failed, autoscalingv1.CapacityRevoked} {
+		if isTrue(conds, t) {
+			return false
+		}
+	}
+	return isTrue(conds, autoscalingv1.Provisioned)
+}
+
 // requestView is a gang's live request as a sync read it.
 type requestView struct {
 	// Err is the error reading it gave (not found, for one deleted).

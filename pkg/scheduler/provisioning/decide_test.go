@@ -309,3 +309,27 @@ func TestHoldLauncher(t *testing.T) {
 		}
 	}
 }
+
+// A gang's members above min go to spot scale-up before its quorum binds
+// only once the autoscaler provisioned the quorum's nodes, and not after
+// the request ended.
+func TestExtrasGoEarly(t *testing.T) {
+	provisioned := cond(autoscalingv1.Provisioned, metav1.ConditionTrue, "CapacityIsProvisioned", "added 2 nodes")
+	for _, tc := range []struct {
+		name  string
+		conds map[string]metav1.Condition
+		early bool
+	}{
+		{"unread or unanswered", nil, false},
+		{"accepted only", conds(cond(autoscalingv1.Accepted, metav1.ConditionTrue, "Accepted", "")), false},
+		{"provisioned", conds(provisioned), true},
+		{"no pool can add them now", conds(cond(autoscalingv1.Provisioned, metav1.ConditionFalse, autoscalingv1.CapacityIsNotFound, "max node group size reached")), false},
+		{"failed", conds(cond(autoscalingv1.Failed, metav1.ConditionTrue, ReasonNeverFits, "no pool holds it")), false},
+		{"provisioned, booking expired", conds(provisioned, cond(autoscalingv1.BookingExpired, metav1.ConditionTrue, "", "timed out")), false},
+		{"provisioned, capacity revoked", conds(provisioned, cond(autoscalingv1.CapacityRevoked, metav1.ConditionTrue, "", "gone")), false},
+	} {
+		if got := extrasGoEarly(tc.conds); got != tc.early {
+			t.Errorf("%s: extrasGoEarly = %v, want %v", tc.name, got, tc.early)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -92,6 +94,43 @@ func (w *Writer) holdExtras(k gang.Key, members []*v1.Pod, spotExtras bool) {
 	}
 	w.leaveToScaleUp(spot, true)
 	w.annotate(held, HoldName(k))
+}
+
+// earlyExtras picks the members a short gang that puts its extras on spot
+// leaves to the ordinary scale-up once extrasGoEarly: of its unplaced
+// members, as many as it has beyond what its quorum still needs (its min
+// less those bound), taken from those that ask for GPUs and tolerate spot, the
+// newest first (as SafeToEvict counts members beyond min). The others go
+// on consuming the request, or held, as before. Which members the
+// scheduler then binds in the quorum is its own choice: the count of spot
+// nodes bought is what matters, and a released member bound in the quorum
+// leaves its spot node to the member it stood in for.
+func (w *Writer) earlyExtras(members []*v1.Pod, quorum int64) []*v1.Pod {
+	var unplaced, bound int64
+	var candidates []*v1.Pod
+	for _, p := range members {
+		if p.Spec.NodeName != "" {
+			if p.DeletionTimestamp == nil {
+				bound++
+			}
+			continue
+		}
+		unplaced++
+		if (w.gpu == "" || w.asksGPUs(p)) && capacity.TolerateSpot(p) {
+			candidates = append(candidates, p)
+		}
+	}
+	extras := int(min(unplaced-(quorum-bound), int64(len(candidates))))
+	if extras <= 0 {
+		return nil
+	}
+	slices.SortFunc(candidates, func(a, b *v1.Pod) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return candidates[len(candidates)-extras:]
 }
 
 // annotateConsumers marks the members the request is for (with a GPU

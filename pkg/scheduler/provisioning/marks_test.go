@@ -5,7 +5,9 @@ package provisioning
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/contract"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
@@ -179,6 +182,73 @@ func TestInRoomMarks(t *testing.T) {
 	}
 	if !contract.ConsumesRoom(InRoomName(k)) || contract.ConsumesRoom(HoldName(k)) || contract.ConsumesRoom(req) {
 		t.Error("the autoscaler's contract.ConsumesRoom does not tell the in-room name from the hold and the request")
+	}
+}
+
+// Of a short gang that puts its extras on spot, once its request is
+// provisioned, the members beyond what its quorum still needs that ask for
+// GPUs and tolerate spot are left to the ordinary scale-up, newest first;
+// the launcher and members that do not tolerate spot never are.
+func TestEarlyExtras(t *testing.T) {
+	gpus := v1.ResourceList{"nvidia.com/gpu": resource.MustParse("8")}
+	cpu := v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	spot := []v1.Toleration{{Key: capacity.SpotLabel, Operator: v1.TolerationOpEqual, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule}}
+	member := func(name string, age int, node string, req v1.ResourceList, tolerate bool) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, CreationTimestamp: metav1.NewTime(t0.Add(time.Duration(age) * time.Second))},
+			Spec: v1.PodSpec{NodeName: node, Containers: []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: req}}}}}
+		if tolerate {
+			p.Spec.Tolerations = spot
+		}
+		return p
+	}
+	// ft: four 8-GPU workers and a launcher, min 3 (two workers and the
+	// launcher); w-3 was created before w-2.
+	ft := func(bound ...string) []*v1.Pod {
+		on := map[string]string{}
+		for _, b := range bound {
+			on[b] = "node-" + b
+		}
+		return []*v1.Pod{
+			member("w-0", 0, on["w-0"], gpus, true), member("w-1", 1, on["w-1"], gpus, true),
+			member("w-2", 3, on["w-2"], gpus, true), member("w-3", 2, on["w-3"], gpus, true),
+			member("launcher", 0, on["launcher"], cpu, true),
+		}
+	}
+	names := func(pods []*v1.Pod) string {
+		var out []string
+		for _, p := range pods {
+			out = append(out, p.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	noSpot := ft()
+	noSpot[2].Spec.Tolerations = nil
+	for _, tc := range []struct {
+		name    string
+		gpu     v1.ResourceName
+		members []*v1.Pod
+		min     int64
+		want    string
+	}{
+		{"none bound: two beyond the quorum, the newest", "nvidia.com/gpu", ft(), 3, "w-3,w-2"},
+		{"one worker bound: still two beyond", "nvidia.com/gpu", ft("w-0"), 3, "w-3,w-2"},
+		{"two workers bound: the quorum needs one more, two beyond", "nvidia.com/gpu", ft("w-0", "w-2"), 3, "w-1,w-3"},
+		{"three bound: the quorum is placed, both workers left beyond", "nvidia.com/gpu", ft("w-0", "w-2", "launcher"), 3, "w-1,w-3"},
+		{"five members, min 4, one bound: one beyond", "nvidia.com/gpu", ft("w-0"), 4, "w-2"},
+		{"rigid: none beyond", "nvidia.com/gpu", ft(), 5, ""},
+		{"the newest does not tolerate spot: the next newest go", "nvidia.com/gpu", noSpot, 3, "w-1,w-3"},
+		{"more beyond than tolerate spot: those that do", "nvidia.com/gpu", noSpot, 1, "w-0,w-1,w-3"},
+		{"no GPU resource set: the launcher counts as a candidate", "", ft(), 4, "w-2"},
+	} {
+		marks := podpatch.NewForClient(nil)
+		w, err := NewWriter(nil, nil, marks, Options{GPUResource: tc.gpu, Members: func(gang.Key) []*v1.Pod { return nil }, Synced: func() bool { return true }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(w.earlyExtras(tc.members, tc.min)); got != tc.want {
+			t.Errorf("%s: earlyExtras = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package provisioning
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -256,5 +257,15 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 		w.mu.Unlock()
 		logger.V(2).Info("Asked the autoscaler for capacity", "gang", k, "request", name, "members", want.Verdict.Short.Members)
 	}
-	w.annotateConsumers(k, members, name, holdLauncher(w.mirror(ctx, want, name)))
+	conds := w.mirror(ctx, want, name)
+	if want.SpotExtras && extrasGoEarly(conds) {
+		early := w.earlyExtras(members, want.Min)
+		w.leaveToScaleUp(early, true)
+		left := make(map[*v1.Pod]bool, len(early))
+		for _, p := range early {
+			left[p] = true
+		}
+		members = slices.DeleteFunc(slices.Clone(members), func(p *v1.Pod) bool { return left[p] })
+	}
+	w.annotateConsumers(k, members, name, holdLauncher(conds))
 }
