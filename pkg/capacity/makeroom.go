@@ -25,6 +25,12 @@ type Gang struct {
 	// Bound lists the live members holding nodes. Terminating members are
 	// leaving and are not listed: their room counts as free.
 	Bound []Member
+	// Starving says the gang's quorum has waited past the starvation
+	// bound: it may shed members above min of equal-priority gangs older
+	// than it too. A quorum that starved comes before any equal-priority
+	// gang's growth beyond min; before it starves, an older gang's extras
+	// are the older gang's.
+	Starving bool
 }
 
 // Member is one bound member of a gang.
@@ -63,7 +69,8 @@ func (v Victim) Message(forGang string, priority int32) string {
 // Rule says which room-making sources a gang may draw on.
 type Rule struct {
 	// Shed allows taking members above min of elastic gangs of lower
-	// priority, or of equal priority and younger.
+	// priority, or of equal priority and younger (any age, for a starving
+	// gang: Gang.Starving).
 	Shed bool
 	// Preempt allows taking whole gangs of lower priority.
 	Preempt bool
@@ -87,8 +94,9 @@ type unit struct {
 // MakeRoom finds what must leave for gang g's quorum q to fit, drawing on
 // the sources of room in order: the free room nodes have, then members
 // above min of elastic gangs of lower priority or of equal priority and
-// younger (lower priority first, the youngest gang first, its newest member
-// first, never below a gang's min), then whole gangs of lower priority
+// younger, or of any age when g is starving (lower priority first, the
+// youngest gang first, its newest member first, never below a gang's
+// min), then whole gangs of lower priority
 // (fewest members first, then least work lost). A gang is never left with
 // 1..min-1 members bound: it loses members above its min, or all of them.
 // Victims not needed once the rest are chosen are given back, latest first.
@@ -148,14 +156,15 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, oth
 // extras lists members above min that g may shed (of gangs that may lose
 // members singly), in the order to shed
 // them: gangs of lower priority first, then equal-priority gangs younger
-// than g; within those the youngest gang first, its newest member first.
+// than g (of any age, when g is starving); within those the youngest gang
+// first, its newest member first.
 func extras(g Gang, others []Gang) []unit {
 	var eligible []int
 	for i, o := range others {
 		if o.Key == g.Key || o.WholeOnly || int64(len(o.Bound)) <= o.Min {
 			continue
 		}
-		if o.Priority < g.Priority || (o.Priority == g.Priority && o.Since.After(g.Since)) {
+		if o.Priority < g.Priority || (o.Priority == g.Priority && (g.Starving || o.Since.After(g.Since))) {
 			eligible = append(eligible, i)
 		}
 	}

@@ -76,6 +76,19 @@ func TestMakeRoom(t *testing.T) {
 			build: func(n []Node) (Gang, []Gang) {
 				return Gang{Key: "young", Priority: 0, Since: t0.Add(time.Hour)}, []Gang{running(n, "elastic", 0, 0, 2, w8, 0, 1, 2, 3)}
 			}},
+		{name: "a younger gang that starved sheds an older equal-priority gang's extras", need: 2, rule: both, want: "elastic:extras:2",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "young", Priority: 0, Since: t0.Add(time.Hour), Starving: true}, []Gang{running(n, "elastic", 0, 0, 2, w8, 0, 1, 2, 3)}
+			}},
+		{name: "a starving gang sheds lower priority first, then an older equal-priority gang", need: 2, rule: Rule{Shed: true}, want: "low:extras:1 old:extras:1",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "young", Priority: 5, Since: t0.Add(time.Hour), Starving: true}, []Gang{
+					running(n, "old", 5, 0, 1, w8, 0, 1), running(n, "low", 1, 0, 1, w8, 2, 3)}
+			}},
+		{name: "a starving gang does not shed a higher-priority gang's extras", need: 2, rule: both, want: "no room",
+			build: func(n []Node) (Gang, []Gang) {
+				return Gang{Key: "young", Priority: 0, Since: t0.Add(time.Hour), Starving: true}, []Gang{running(n, "high", 1, 0, 2, w8, 0, 1, 2, 3)}
+			}},
 		{name: "never below min: a lower-priority gang goes whole", need: 3, rule: both, want: "low:whole:4",
 			build: func(n []Node) (Gang, []Gang) {
 				return Gang{Key: "high", Priority: 1000, Since: t0.Add(time.Hour)}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
@@ -164,7 +177,7 @@ func TestMakeRoomProperties(t *testing.T) {
 		if len(q) == 0 {
 			continue
 		}
-		g := Gang{Key: "me", Priority: int32(rng.Intn(3)), Since: t0.Add(time.Duration(rng.Intn(300)) * time.Minute)}
+		g := Gang{Key: "me", Priority: int32(rng.Intn(3)), Since: t0.Add(time.Duration(rng.Intn(300)) * time.Minute), Starving: rng.Intn(3) == 0}
 		rule := Rule{Shed: rng.Intn(4) > 0, Preempt: rng.Intn(4) > 0}
 		r := MakeRoom(logger, q, g, nodes, Held{}, others, nil, rule, now)
 		fitsFree := Pack(logger, q, nodes, nil).Fits()
@@ -189,7 +202,7 @@ func TestMakeRoomProperties(t *testing.T) {
 			switch {
 			case v.Whole && (!rule.Preempt || v.Gang.Priority >= g.Priority):
 				t.Fatalf("trial %d: gang %s (priority %d) preempted whole for priority %d (rule %+v)", trial, v.Gang.Key, v.Gang.Priority, g.Priority, rule)
-			case !v.Whole && (!rule.Shed || v.Gang.Priority > g.Priority || (v.Gang.Priority == g.Priority && !v.Gang.Since.After(g.Since))):
+			case !v.Whole && (!rule.Shed || v.Gang.Priority > g.Priority || (v.Gang.Priority == g.Priority && !g.Starving && !v.Gang.Since.After(g.Since))):
 				t.Fatalf("trial %d: gang %s shed for a gang it outranks", trial, v.Gang.Key)
 			}
 			for _, m := range v.Members {

@@ -205,7 +205,7 @@ func undo(base []used, journal []placed) {
 // sheddable is, by node, the room of the running members g may shed
 // (MakeRoom's extras); nil if none.
 func sheddable(g Waiting, running []Gang, nodes []Node) []used {
-	units := extras(Gang{Key: g.Key, Priority: g.Priority, Since: g.Since}, running)
+	units := extras(Gang{Key: g.Key, Priority: g.Priority, Since: g.Since, Starving: true}, running)
 	if len(units) == 0 {
 		return nil
 	}
@@ -305,21 +305,19 @@ func (p *Plan) Ahead(key string) Held {
 	return Held{plan: p, key: key, rank: len(p.order)}
 }
 
-// Lent returns, for a member above min of an elastic gang (key, priority
-// and age; not one disrupted only as a whole), the room held for every
+// Lent returns, for a member above min of an elastic gang (key and
+// priority; not one disrupted only as a whole), the room held for every
 // waiting gang, less the room held for starving gangs that may shed it:
-// those served before it (higher priority, or equal and older), as
-// capacity.MakeRoom sheds members, whose preemption policy sheds. Such a
-// gang sheds what it lent when its attempt finds its room complete.
-func (p *Plan) Lent(key string, priority int32, since time.Time) Held {
+// those of higher or equal priority, of any age (a starving gang sheds an
+// older gang's extras too: capacity.MakeRoom, Gang.Starving), whose
+// preemption policy sheds. Such a gang sheds what it lent when its attempt
+// finds its room complete.
+func (p *Plan) Lent(key string, priority int32) Held {
 	h := p.Ahead(key)
 	if p == nil || len(p.lent) == 0 {
 		return h
 	}
-	h.lenders = sort.Search(len(p.served), func(i int) bool {
-		s := p.served[i]
-		return s.Priority < priority || (s.Priority == priority && !s.Since.Before(since))
-	})
+	h.lenders = sort.Search(len(p.served), func(i int) bool { return p.served[i].Priority < priority })
 	return h
 }
 

@@ -193,7 +193,7 @@ func TestPlanProperties(t *testing.T) {
 		member, borrows := all, rng.Intn(2) == 0
 		elastic := Gang{Key: "elastic", Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute)}
 		if borrows {
-			member = plan.Lent(elastic.Key, elastic.Priority, elastic.Since)
+			member = plan.Lent(elastic.Key, elastic.Priority)
 		}
 		for i := range nodes {
 			if !member.Admits(s, &nodes[i]) {
@@ -413,8 +413,8 @@ func TestHeldGPUs(t *testing.T) {
 }
 
 // TestLentRoom: room held for a starving gang that may shed elastic members
-// is lent to the members above min of gangs it may shed (lower priority, or
-// equal and younger), not to others; room promised to a gang that fits, or
+// is lent to the members above min of gangs it may shed (lower or equal
+// priority, of any age: it starved), not to others; room promised to a gang that fits, or
 // held for one that may not shed, is lent to nobody. Once the starving
 // gang's room is complete counting what it lent, MakeRoom sheds the
 // borrowers.
@@ -440,22 +440,20 @@ func TestLentRoom(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		priority int32
-		since    time.Duration
 		want     string
 	}{
-		{"younger, same priority: borrows", 0, time.Hour, "[n2 n3]"},
-		{"lower priority, older: borrows", -1, -time.Hour, "[n2 n3]"},
-		{"older, same priority: not shed by it", 0, -time.Hour, "[]"},
-		{"higher priority: not shed by it", 1, time.Hour, "[]"},
+		{"same priority: borrows (a starving gang sheds extras of any age)", 0, "[n2 n3]"},
+		{"lower priority: borrows", -1, "[n2 n3]"},
+		{"higher priority: not shed by it", 1, "[]"},
 	} {
-		if got := fmt.Sprint(admitted(plan.Lent("elastic", c.priority, t0.Add(c.since)))); got != c.want {
+		if got := fmt.Sprint(admitted(plan.Lent("elastic", c.priority))); got != c.want {
 			t.Errorf("%s: admitted on %s, want %s", c.name, got, c.want)
 		}
 	}
 	if got := fmt.Sprint(admitted(plan.Ahead("elastic"))); got != "[]" {
 		t.Errorf("a member that may not borrow (Ahead): admitted on %s, want none", got)
 	}
-	if PackAround(logger, q(2), nodes, nil, plan.Lent("elastic", 0, t0.Add(time.Hour))).Fits() != true {
+	if PackAround(logger, q(2), nodes, nil, plan.Lent("elastic", 0)).Fits() != true {
 		t.Error("two borrowing members do not fit the two nodes held for the starving gang")
 	}
 	if PackAround(logger, q(1), nodes, nil, plan.Ahead("starving")).Fits() != true {
@@ -465,14 +463,14 @@ func TestLentRoom(t *testing.T) {
 	noShed := starving
 	noShed.MayShed = false
 	plan = MakePlan(logger, []Waiting{noShed}, nodes, nil, nil, bound)
-	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0, t0.Add(time.Hour)))); got != "[]" {
+	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0))); got != "[]" {
 		t.Errorf("room held for a gang that may not shed: a borrower admitted on %s, want none", got)
 	}
 	// A gang that fits is promised its room at once: nothing is lent. n2
 	// is promised to the fitting gang served first; n3 stays lent.
 	fitting := Waiting{Key: "fitting", Priority: 5, Since: t0, MayShed: true, Quorum: q(1)}
 	plan = MakePlan(logger, []Waiting{starving, fitting}, nodes, nil, nil, bound)
-	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0, t0.Add(time.Hour)))); got != "[n3]" {
+	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0))); got != "[n3]" {
 		t.Errorf("beside a fitting gang's promise: a borrower admitted on %s, want [n3]", got)
 	}
 

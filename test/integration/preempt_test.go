@@ -315,13 +315,16 @@ func TestMinMemberChangedReleasesReservations(t *testing.T) {
 	waitBound(t, env, gang.PodGroupLabel, "shrink", 2)
 }
 
-// Room that frees up goes to a waiting quorum before elastic growth: an
-// older elastic gang's members beyond min wait while a younger rigid gang's
-// quorum takes the freed nodes, and grow once room is left over. Nodes free
+// Room that frees up goes to a waiting quorum before elastic growth: a
+// younger rigid gang's quorum takes the freed nodes from an older elastic
+// gang's members beyond min, which grow once room is left over. Nodes free
 // up one at a time, so the rigid gang relies on the starvation bound (0
-// here): the room it can use is held for it before its quorum fits.
+// here): the room it can use is held for it before its quorum fits, and
+// lent meanwhile to the elastic gang's extras, which it sheds once its
+// room is complete (a kubelet stand-in ends the evicted pods).
 func TestWaitingQuorumBeforeElasticGrowth(t *testing.T) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	startKubelet(t, ctx, env)
 	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -397,12 +400,26 @@ func TestStarvingQuorumKeepsRoomWhileAPodTerminates(t *testing.T) {
 	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 1)
 }
 
-// Room held for a starving gang is lent to the extras of a younger elastic
-// gang of equal priority (extras it may shed), and taken back, by shedding
-// them, the moment the starving gang's room is complete; then it binds
-// whole. The elastic gang's 4-GPU min member runs on a 4-GPU node the
-// rigid gang's 8-GPU members cannot use.
+// Room held for a starving gang is lent to the extras of an elastic gang
+// of equal priority (extras it may shed: a starving gang sheds extras of
+// gangs younger or older than it), and taken back, by shedding them, the
+// moment the starving gang's room is complete; then it binds whole. The
+// elastic gang's 4-GPU min member runs on a 4-GPU node the rigid gang's
+// 8-GPU members cannot use.
 func TestElasticExtrasBorrowHeldRoomUntilShed(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		elasticFirst bool
+	}{{"younger elastic gang", false}, {"older elastic gang", true}} {
+		t.Run(c.name, func(t *testing.T) { extrasBorrowHeldRoomUntilShed(t, c.elasticFirst) })
+	}
+}
+
+// extrasBorrowHeldRoomUntilShed is TestElasticExtrasBorrowHeldRoomUntilShed
+// with the elastic gang created after the rigid one, or before it. Before
+// a starving gang could shed an older gang's extras, the older gang's
+// extras did not borrow: the room idled until the rigid gang's was complete.
+func extrasBorrowHeldRoomUntilShed(t *testing.T, elasticFirst bool) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	k := startKubelet(t, ctx, env)
 	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
@@ -414,12 +431,21 @@ func TestElasticExtrasBorrowHeldRoomUntilShed(t *testing.T) {
 	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
 		holdGPUs(t, ctx, env, n, 8)
 	}
+	elastic := func() {
+		topoGang(t, ctx, env, "elastic", 3, 4, 1, 3)
+		waitBound(t, env, gang.GroupLabel, "elastic", 1)
+		expectNodes(t, nodesOf(t, ctx, env, "elastic"), "small-0")
+	}
+	if elasticFirst {
+		elastic()
+		time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+	}
 	topoGang(t, ctx, env, "rigid", 2, 8, 2, 2)
 	waitPod(t, ctx, env, "rigid-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/rigid"))
-	time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
-	topoGang(t, ctx, env, "elastic", 3, 4, 1, 3)
-	waitBound(t, env, gang.GroupLabel, "elastic", 1)
-	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "small-0")
+	if !elasticFirst {
+		time.Sleep(1100 * time.Millisecond) // creation timestamps have second resolution
+		elastic()
+	}
 
 	// gpu-0 frees: held for rigid, which needs two nodes, and lent to
 	// elastic's two extras meanwhile.

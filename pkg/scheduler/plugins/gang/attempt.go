@@ -51,7 +51,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	plan := pl.plan(ctx, nodes)
 	held := plan.Ahead(spec.Key.String())
 	if extra && !spec.WholeOnly {
-		held = plan.Lent(spec.Key.String(), corev1helpers.PodPriority(pod), pl.created(spec))
+		held = plan.Lent(spec.Key.String(), corev1helpers.PodPriority(pod))
 	}
 	// Spot nodes matter only to members that tolerate their taint.
 	spot := ""

@@ -80,7 +80,7 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 		return ""
 	}
 	others, keys := pl.runningGangs(spec.Key)
-	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: pl.created(spec), Min: int64(spec.MinMember)}
+	me := capacity.Gang{Key: spec.Key.String(), Priority: priority, Since: pl.created(spec), Min: int64(spec.MinMember), Starving: waited >= pl.starvationBound}
 	room := capacity.MakeRoom(logger, quorum, me, rooms, held, others, nil, rule, pl.clock.Now())
 	if policy.Preempt && !rule.Preempt && (!room.Fits || len(room.Victims) == 0) {
 		// Shedding alone does not make room: say whether preempting
