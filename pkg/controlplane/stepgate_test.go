@@ -17,14 +17,7 @@ import (
 // count of nodes alone (what Caught once compared) is right after the first.
 func TestCaughtWantsEachNodeAsListed(t *testing.T) {
 	ctx := context.Background()
-	env, err := Start(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, kubeconfig := startEnv(t)
 	sched, err := env.StartScheduler(ctx, DefaultConfig(kubeconfig))
 	if err != nil {
 		t.Fatal(err)
@@ -74,4 +67,19 @@ func TestCaughtWantsEachNodeAsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitCaught()
+}
+
+// startEnv starts a control plane for the test and returns it with the
+// path of its kubeconfig.
+func startEnv(t *testing.T) (*Env, string) {
+	t.Helper()
+	env, err := Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := env.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, kubeconfig
 }

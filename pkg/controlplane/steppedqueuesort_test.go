@@ -73,14 +73,7 @@ func TestSteppedPrioritySortOrdersAHalfStepByName(t *testing.T) {
 // and Muster's profile keeps its own queue sort and preemption.
 func TestSteppedProfilesSortWithSteppedPrioritySort(t *testing.T) {
 	ctx := context.Background()
-	env, err := Start(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, kubeconfig := startEnv(t)
 	var c clock.WithDelayedExecution = simulate.NewStepClock(time.Now())
 	for _, tc := range []struct {
 		config, profile, sort, preempt string

@@ -57,14 +57,7 @@ func TestTieByNameTakesTheFirstNameOfTheBest(t *testing.T) {
 // heap alone would give the pod the node registered first.
 func TestSteppedSchedulerPlacesOnTheFirstNameOfEqualNodes(t *testing.T) {
 	ctx := context.Background()
-	env, err := Start(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, kubeconfig := startEnv(t)
 	sched, err := env.StartSteppedScheduler(ctx, DefaultConfig(kubeconfig), simulate.NewStepClock(time.Now()))
 	if err != nil {
 		t.Fatal(err)
