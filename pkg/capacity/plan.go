@@ -47,8 +47,8 @@ type Waiting struct {
 type Plan struct {
 	order []string
 	rank  map[string]int
-	// served is each ranked gang's priority and age, in rank order.
-	served []Waiting
+	// priorities is each ranked gang's priority, in rank order (Lent).
+	priorities []int32
 	// holds lists, per node with room held, what gangs hold there:
 	// cumulative entries in rank order, so "held ahead of gang i" is the
 	// last entry ranked before i. Only nodes a gang packs onto get entries,
@@ -112,7 +112,7 @@ func (p *Plan) ServedAfterAll(g Waiting) bool {
 func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gang, booked map[string]string, starvationBound time.Duration) *Plan {
 	w := append([]Waiting(nil), waiting...)
 	Served(w)
-	p := &Plan{rank: make(map[string]int, len(w)), served: make([]Waiting, 0, len(w)), holds: map[string][]cumulativeHold{}, firstHeld: len(w), booked: booked}
+	p := &Plan{rank: make(map[string]int, len(w)), priorities: make([]int32, 0, len(w)), holds: map[string][]cumulativeHold{}, firstHeld: len(w), booked: booked}
 	// base is what the gangs kept so far hold, per node; each gang packs
 	// onto it in place, and is taken off again (its journal undone) when
 	// it neither fits nor has starved.
@@ -121,7 +121,7 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 	for i, g := range w {
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
-		p.served = append(p.served, Waiting{Key: g.Key, Priority: g.Priority, Since: g.Since})
+		p.priorities = append(p.priorities, g.Priority)
 		journal = journal[:0]
 		fits := packInto(logger, g.Quorum, nodes, p.admitFor(g.Key, g.InDomain), base, &journal).Fits()
 		starving := !fits && g.Waited >= starvationBound && g.CouldFit
@@ -317,7 +317,7 @@ func (p *Plan) Lent(key string, priority int32) Held {
 	if p == nil || len(p.lent) == 0 {
 		return h
 	}
-	h.lenders = sort.Search(len(p.served), func(i int) bool { return p.served[i].Priority < priority })
+	h.lenders = sort.Search(len(p.priorities), func(i int) bool { return p.priorities[i] < priority })
 	return h
 }
 
