@@ -74,6 +74,9 @@ func (pl *Gang) Unreserve(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	}
 	wasWaiting, since := pl.tracker.Release(key, pod.UID)
 	if !wasWaiting {
+		// Its bound siblings may be short of min again: the stranded
+		// count, left alone while the quorum was placed, is looked at.
+		pl.status.touch(key)
 		return
 	}
 	spec, _, err := pl.resolve(pod)

@@ -27,17 +27,23 @@ func (w *statusWriter) checkStranded(ctx context.Context, spec gang.Spec, obs ga
 			bound = append(bound, m)
 		}
 	}
-	// Members the tracker counts placed (permitted, their binds on the
-	// way) are not stranded: the informer shows a quorum's binds one by
-	// one, and marking the first ones stranded cost two writes per member
-	// of every gang that binds (the mark, then its removal).
-	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) || spec.QuorumPlaced(obs.Counts) {
+	if w.pl.strandedPolicy != gang.StrandedEvict || !spec.Stranded(len(bound), obs.Succeeded, obs.Failed) {
 		delete(w.stranded, k)
 		for _, m := range members { // the quorum came back: a later fall starts afresh
 			if _, ok := m.Annotations[gang.StrandedSinceAnnotation]; ok && gang.Live(m) {
 				w.marks.Annotate(m, map[string]*string{gang.StrandedSinceAnnotation: nil})
 			}
 		}
+		return
+	}
+	// While the tracker counts the quorum placed (permitted, its binds on
+	// the way) the count neither starts nor stops: the informer shows a
+	// quorum's binds one by one, and marking the first ones stranded cost
+	// two writes per member of every gang that binds; and a member whose
+	// bind fails and is retried must not restart a count already running
+	// (nor a failover read it gone). A bind that fails releases the member
+	// and touches the gang, so the count is looked at again then.
+	if spec.QuorumPlaced(obs.Counts) {
 		return
 	}
 	now := w.pl.clock.Now()

@@ -41,7 +41,29 @@ func TestMembersBindingAreNotStranded(t *testing.T) {
 	}
 	pl.tracker.Release(k, members[1].UID) // its bind failed
 	pl.status.checkStranded(ctx, spec, observe(), pl.members(k), nil)
-	if v, ok := marks.Carried(bound, gang.StrandedSinceAnnotation); !ok || v == "" {
-		t.Error("the bound member was not marked stranded once its sibling's bind failed")
+	first, ok := marks.Carried(bound, gang.StrandedSinceAnnotation)
+	if !ok || first == "" {
+		t.Fatal("the bound member was not marked stranded once its sibling's bind failed")
+	}
+
+	// The sibling is retried and permitted again while the count runs, and
+	// its bind fails again: the count is neither stopped nor restarted (the
+	// mark stays, the time it gives does not move), so the timeout runs
+	// from the first fall however often the sibling is retried.
+	since := pl.status.stranded[k]
+	clk.StepTo(clk.Now().Add(40 * time.Second))
+	pl.tracker.PermitAll(k, members[1].UID)
+	pl.status.checkStranded(ctx, spec, observe(), pl.members(k), nil)
+	if v, ok := marks.Carried(bound, gang.StrandedSinceAnnotation); !ok || v != first {
+		t.Fatalf("stranded-since %q (set %v) while the sibling was retried, want %q kept", v, ok, first)
+	}
+	clk.StepTo(clk.Now().Add(10 * time.Second))
+	pl.tracker.Release(k, members[1].UID)
+	pl.status.checkStranded(ctx, spec, observe(), pl.members(k), nil)
+	if v, _ := marks.Carried(bound, gang.StrandedSinceAnnotation); v != first {
+		t.Errorf("stranded-since %q after the retried bind failed, want %q", v, first)
+	}
+	if got := pl.status.stranded[k]; !got.Equal(since) {
+		t.Errorf("stranded count restarted at %v by a retried bind, want it running from %v", got, since)
 	}
 }
