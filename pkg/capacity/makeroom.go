@@ -96,9 +96,10 @@ type unit struct {
 // above min of elastic gangs of lower priority or of equal priority and
 // younger, or of any age when g is starving (lower priority first, the
 // youngest gang first, its newest member first, never below a gang's
-// min), then whole gangs of lower priority
-// (fewest members first, then least work lost). A gang is never left with
-// 1..min-1 members bound: it loses members above its min, or all of them.
+// min), then whole gangs of lower priority (the lowest priority first,
+// then the least work lost, in GPU-time, then the fewest members). A gang
+// is never left with 1..min-1 members bound: it loses members above its
+// min, or all of them.
 // Victims not needed once the rest are chosen are given back, latest first.
 // When all sources together do not make the quorum fit, MakeRoom takes
 // nothing: no gang is disrupted for one that still could not run. Room
@@ -193,8 +194,11 @@ func extras(g Gang, others []Gang) []unit {
 }
 
 // wholeGangs lists the gangs of lower priority than g that it may preempt,
-// fewest members first, then least work lost; each unit holds the members
-// not already taken as extras.
+// the lowest priority first, then the least work lost (GPU-time since each
+// member started: what a restart throws away), then the fewest members;
+// each unit holds the members not already taken as extras. Work comes
+// before the count: two gangs that just started cost the cluster less than
+// one about to finish.
 func wholeGangs(g Gang, others []Gang, taken []unit, now time.Time) []unit {
 	gone := map[string]bool{}
 	for _, u := range taken {
@@ -213,17 +217,20 @@ func wholeGangs(g Gang, others []Gang, taken []unit, now time.Time) []unit {
 		}
 		var lost time.Duration
 		for _, m := range o.Bound {
-			lost += now.Sub(m.Started)
+			lost += now.Sub(m.Started) * time.Duration(max(m.Shape.GPUs, 1))
 		}
 		cands = append(cands, cand{i: i, lost: lost})
 	}
 	sort.SliceStable(cands, func(a, b int) bool {
 		x, y := others[cands[a].i], others[cands[b].i]
-		if len(x.Bound) != len(y.Bound) {
-			return len(x.Bound) < len(y.Bound)
+		if x.Priority != y.Priority {
+			return x.Priority < y.Priority
 		}
 		if cands[a].lost != cands[b].lost {
 			return cands[a].lost < cands[b].lost
+		}
+		if len(x.Bound) != len(y.Bound) {
+			return len(x.Bound) < len(y.Bound)
 		}
 		return x.Key < y.Key
 	})

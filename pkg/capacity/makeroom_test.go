@@ -1,4 +1,4 @@
-// Tests of MakeRoom: extras shed and gangs preempted for a waiting quorum by priority, age, fewest victims and least work lost, its invariants, and the preemption policies' rules.
+// Tests of MakeRoom: extras shed and gangs preempted for a waiting quorum by priority, age, least work lost and fewest victims, its invariants, and the preemption policies' rules.
 
 package capacity
 
@@ -101,9 +101,24 @@ func TestMakeRoom(t *testing.T) {
 			build: func(n []Node) (Gang, []Gang) {
 				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "low", 0, 0, 2, w8, 0, 1, 2, 3)}
 			}},
-		{name: "fewest victims: the smaller gang goes", need: 2, rule: both, want: "small:whole:2",
+		{name: "the lowest priority goes first, whatever it has done", need: 2, rule: both, want: "lowest:whole:2",
 			build: func(n []Node) (Gang, []Gang) {
-				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "big", 0, 0, 2, w8, 0, 1), running(n, "small", 0, time.Minute, 2, w8, 2, 3)}
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "low", 0, 2*time.Hour, 2, w8, 0, 1), running(n, "lowest", -5, 0, 2, w8, 2, 3)}
+			}},
+		{name: "less work lost before fewer victims: three fresh members go, not two near their end", need: 2, rule: both, want: "fresh:whole:3",
+			build: func(n []Node) (Gang, []Gang) {
+				w4 := ShapeOf(pod("w4", 1000, 4), gpu)
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{running(n, "long", 0, 0, 2, w8, 0, 1), running(n, "fresh", 0, 2*time.Hour+50*time.Minute, 3, w4, 2, 2, 3)}
+			}},
+		{name: "fewest victims when the work lost is equal", need: 2, rule: both, want: "one:whole:1",
+			build: func(n []Node) (Gang, []Gang) {
+				// At t0+3h both lose 960 GPU-minutes: two 8-GPU members
+				// an hour in, or one two hours in.
+				two := running(n, "two", 0, 2*time.Hour, 2, w8, 0, 1)
+				two.Bound[1].Started = two.Bound[0].Started
+				one := running(n, "one", 0, time.Hour, 1, w8, 2)
+				one.Bound[0].Started = t0.Add(time.Hour)
+				return Gang{Key: "high", Priority: 1000, Since: t0}, []Gang{two, one}
 			}},
 		{name: "least work lost among equal sizes", need: 2, rule: both, want: "recent:whole:2",
 			build: func(n []Node) (Gang, []Gang) {
