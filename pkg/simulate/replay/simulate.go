@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -942,6 +943,7 @@ func (w *watcher) pod(ctx context.Context, o any) {
 	}
 	w.bound[p.Name] = p.Spec.NodeName
 	w.rec.PodBound(jobName, p.Name, p.Spec.NodeName, w.clk.now())
+	w.startedLocked(ctx, p)
 	if j.Kind != simulate.KindGang {
 		w.startLocked(ctx, j, []string{p.Name}, p.Name)
 		return
@@ -959,6 +961,27 @@ func (w *watcher) pod(ctx context.Context, o any) {
 	if running >= j.Min {
 		w.startLocked(ctx, j, nil, jobName)
 	}
+}
+
+// startedLocked writes the pod's start time, as its node's kubelet would
+// when it takes the pod, on the schedulers' clock: preemption (Muster's
+// and upstream's) counts the work a victim loses from it, and without it
+// both read the API server's wall-time creation stamp, which on a stepped
+// clock puts every pod an hour and a trace back. w.mu is held; a step
+// waits for the write (writing).
+func (w *watcher) startedLocked(ctx context.Context, p *v1.Pod) {
+	if p.Status.StartTime != nil {
+		return
+	}
+	patch := fmt.Sprintf(`{"status":{"startTime":%q}}`, w.clk.stamp().UTC().Format(time.RFC3339))
+	w.writing.Add(1)
+	go func() {
+		defer w.writing.Done()
+		_, err := w.env.Client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: writing the start time of pod %s: %v\n", p.Name, err)
+		}
+	}()
 }
 
 // startLocked runs pods (nil: the whole job) for the job's duration, then

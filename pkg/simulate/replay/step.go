@@ -31,9 +31,13 @@ type traceClock interface {
 	now() time.Duration
 	// afterFunc runs f once d of trace time has passed.
 	afterFunc(d time.Duration, f func())
+	// stamp is the time a kubelet would write on an object now, on the
+	// clock the schedulers read: wall time, or the stepped clock's.
+	stamp() time.Time
 }
 
 func (c clock) afterFunc(d time.Duration, f func()) { time.AfterFunc(c.wall(d), f) }
+func (c clock) stamp() time.Time                    { return time.Now() }
 
 // steppedClock is a simulate.StepClock read as trace time since start.
 type steppedClock struct {
@@ -43,6 +47,7 @@ type steppedClock struct {
 
 func (s steppedClock) now() time.Duration                  { return s.c.Since(s.start) }
 func (s steppedClock) afterFunc(d time.Duration, f func()) { s.c.AfterFunc(d, f) }
+func (s steppedClock) stamp() time.Time                    { return s.c.Now() }
 
 // traceEpoch is where a stepped trace clock starts: an hour after the wall
 // time it is made, so that it never runs behind the wall-time stamps the API
