@@ -256,6 +256,19 @@ func (e *Env) StartKubeScheduler(ctx context.Context, config string) (*Scheduler
 	return e.startScheduler(ctx, config, true, plugins.New())
 }
 
+// StartSteppedKubeScheduler is StartSteppedScheduler with kube-scheduler's
+// feature gates (StartKubeScheduler): on a control plane that serves the
+// Workload API, the default profile then runs upstream's GangScheduling
+// beside the stepped plugins, so that `muster simulate`'s upstream side
+// replays as deterministically as its default side.
+func (e *Env) StartSteppedKubeScheduler(ctx context.Context, config string, c clock.WithDelayedExecution) (*Scheduler, error) {
+	s, err := e.startScheduler(ctx, stepped(config), true, plugins.NewOn(c))
+	if err == nil {
+		s.gate.serial.Store(true)
+	}
+	return s, err
+}
+
 func (e *Env) startScheduler(ctx context.Context, config string, kube bool, muster *plugins.Muster, extra ...app.Option) (*Scheduler, error) {
 	path := filepath.Join(e.dir, fmt.Sprintf("scheduler-%d.yaml", time.Now().UnixNano()))
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
