@@ -306,7 +306,7 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
-	gate := &stepGate{gated: map[types.UID]*v1.Pod{}}
+	gate := &stepGate{gated: map[types.UID]*v1.Pod{}, groups: kube && e.workloads, attempted: map[types.UID]int{}}
 	registry := append(append(muster.Options(), extra...), app.WithPlugin(StepGateName, gate.factory), app.WithPlugin(SteppedPreemptionName, newSteppedPreemption),
 		app.WithPlugin(SteppedPrioritySortName, gate.releases.factory))
 	cc, sched, err := app.Setup(ctx, opts, registry...)
@@ -320,7 +320,13 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 	pop := sched.NextEntity
 	sched.NextEntity = func(logger klog.Logger) (schedframework.QueuedEntityInfo, error) {
 		s.beforePop(ctx)
-		return pop(logger)
+		entity, err := pop(logger)
+		if entity != nil {
+			var pods []*v1.Pod
+			entity.ForEachPodInfo(func(p *schedframework.QueuedPodInfo) bool { pods = append(pods, p.Pod); return true })
+			gate.popped(pods)
+		}
+		return entity, err
 	}
 	go func() { muster.RunControllers(ctx); close(s.controllers) }()
 	go func() { s.done <- app.Run(ctx, cc, sched) }()

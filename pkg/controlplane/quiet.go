@@ -21,20 +21,27 @@ import (
 // still holds, for a caller that waits too long.
 func (s *Scheduler) Quiet() (quiet bool, held string) {
 	q := s.sched.SchedulingQueue
-	active := 0
+	active, backoff := 0, 0
 	if a, ok := q.(interface{ PodsInActiveQ() []*v1.Pod }); ok {
 		active = len(a.PodsInActiveQ())
 	}
-	if b, ok := q.(interface{ PodsInBackoffQ() []*v1.Pod }); ok && utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ) {
-		active += len(b.PodsInBackoffQ())
+	if b, ok := q.(interface{ PodsInBackoffQ() []*v1.Pod }); ok && (s.gate.groups || utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPopFromBackoffQ)) {
+		for _, p := range b.PodsInBackoffQ() {
+			// Upstream's pod groups back off whatever failed them
+			// (stepGate.groups): one tried since the last release waits
+			// for the next step's changes.
+			if !s.gate.groups || !s.gate.triedSinceRelease(p) {
+				backoff++
+			}
+		}
 	}
 	inFlight := len(q.InFlightPods())
 	if written, pending := s.Written(); !written {
 		return false, pending
 	}
 	waiting := s.WaitingAtPermit()
-	if active+inFlight+waiting > 0 {
-		return false, fmt.Sprintf("active or backing off %d, in flight %d, waiting at Permit %d", active, inFlight, waiting)
+	if active+backoff+inFlight+waiting > 0 {
+		return false, fmt.Sprintf("active %d, backing off %d, in flight %d, waiting at Permit %d", active, backoff, inFlight, waiting)
 	}
 	// Only then the cache's copy, for the pods bound but not yet seen so:
 	// it clones every node.

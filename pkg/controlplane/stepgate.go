@@ -47,6 +47,41 @@ type stepGate struct {
 	// releases are when Release let the held pods in: SteppedPrioritySort
 	// reads the queue's stamps by them.
 	releases releases
+
+	// groups is set for a scheduler with upstream gang scheduling on
+	// (StartSteppedKubeScheduler on a control plane serving the Workload
+	// API). Upstream puts a pod group whose attempt failed in its backoff
+	// queue with no rejecting plugin, whatever the failure, so no event
+	// wakes it and it is retried whenever its wall-time backoff ends,
+	// forever: such a queue is never quiet. So Release also activates the
+	// pods backing off, and Quiet counts only those not attempted since
+	// the last Release (attempted, by the release count, epoch, when the
+	// scheduler last popped each pod): the group has then been tried with
+	// the step's changes, and until the next step's it fails the same way.
+	groups    bool
+	epoch     int
+	attempted map[types.UID]int
+}
+
+// popped records that the scheduler took pods from its queue.
+func (g *stepGate) popped(pods []*v1.Pod) {
+	if !g.groups {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range pods {
+		g.attempted[p.UID] = g.epoch
+	}
+}
+
+// triedSinceRelease says whether the scheduler took pod from its queue
+// since the last Release.
+func (g *stepGate) triedSinceRelease(pod *v1.Pod) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, ok := g.attempted[pod.UID]
+	return ok && e == g.epoch
 }
 
 func (g *stepGate) Name() string { return StepGateName }
@@ -84,16 +119,25 @@ func (s *Scheduler) Release() int {
 	s.gate.mu.Lock()
 	s.gate.releases.mark(time.Now())
 	s.gate.held = false
+	s.gate.epoch++
 	pods := make(map[string]*v1.Pod, len(s.gate.gated))
 	for _, p := range s.gate.gated {
 		pods[p.Namespace+"/"+p.Name] = p
 	}
 	clear(s.gate.gated)
 	s.gate.mu.Unlock()
+	released := len(pods)
+	if s.gate.groups {
+		if b, ok := s.sched.SchedulingQueue.(interface{ PodsInBackoffQ() []*v1.Pod }); ok {
+			for _, p := range b.PodsInBackoffQ() {
+				pods[p.Namespace+"/"+p.Name] = p
+			}
+		}
+	}
 	if len(pods) > 0 {
 		s.sched.SchedulingQueue.Activate(klog.Background(), pods)
 	}
-	return len(pods)
+	return released
 }
 
 // CaughtUp lists the nodes and pods (both at once: each waits for the API
