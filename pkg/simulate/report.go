@@ -20,13 +20,17 @@ type Run struct {
 	Figures Figures
 	// Wall is the wall time the replay took, from the trace's start.
 	Wall time.Duration
+	// GroupBinds counts, on the upstream side, the gang members bound that
+	// named their job's upstream PodGroup in spec.schedulingGroup.
+	GroupBinds int
 }
 
-// WriteReport writes the side-by-side report of two or more runs (Muster's
-// first, the baseline last), ending with the summary line.
-func WriteReport(w io.Writer, trace Trace, runs ...Run) error {
-	if len(runs) < 2 {
-		return fmt.Errorf("report: want at least two runs, got %d", len(runs))
+// WriteReport writes the report of one or more runs, a column per side in
+// the order given, with the oracle's figures (nil: none) under the table,
+// ending with the summary line.
+func WriteReport(w io.Writer, trace Trace, oracle *Oracle, runs ...Run) error {
+	if len(runs) < 1 {
+		return fmt.Errorf("report: want at least one run, got %d", len(runs))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "JOB\tKIND\tMEMBERS\tMIN\tMAX")
@@ -75,6 +79,10 @@ func WriteReport(w io.Writer, trace Trace, runs ...Run) error {
 	row("GPU-hours of work thrown away (runs broken)", func(f Figures) string { return fmt.Sprintf("%.1f", f.LostWorkGPUHours) })
 	row("gangs broken after they started", func(f Figures) string { return fmt.Sprint(f.GangsBroken) })
 	row("cost ($, nodes' hours at the pools' prices)", func(f Figures) string { return fmt.Sprintf("%.2f", f.Cost) })
+	if oracle != nil {
+		row("GPU-hours idle, multiple of the oracle's", func(f Figures) string { return multiple(f.IdleGPUHours, oracle.IdleGPUHours) })
+		row("cost, multiple of the oracle's", func(f Figures) string { return multiple(f.Cost, oracle.Cost) })
+	}
 	row("gangs finished (mean minutes from arrival)", func(f Figures) string {
 		return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes())
 	})
@@ -103,13 +111,24 @@ func WriteReport(w io.Writer, trace Trace, runs ...Run) error {
 			fmt.Fprintf(w, "%s: scale-up for %s failed (seen by minute %.0f): %s\n", r.Name, fl.Pool, fl.At.Minutes(), fl.Reason)
 		}
 	}
+	if oracle != nil {
+		fmt.Fprintf(w, "oracle (computed from the trace and the pools, not simulated): GPU-hours paid %.1f, used %.1f, idle %.1f, cost $%.2f\n",
+			oracle.PaidGPUHours, oracle.UsedGPUHours, oracle.IdleGPUHours, oracle.Cost)
+		for _, j := range oracle.Jobs {
+			if j.Unplaceable {
+				fmt.Fprintf(w, "oracle: job %s never runs: %s within the pools' max\n", j.Name, j.UnplaceableBy)
+			}
+		}
+	}
 	fmt.Fprintln(w)
-	_, err := fmt.Fprintln(w, SummaryLine(runs...))
+	_, err := fmt.Fprintln(w, SummaryLine(oracle, runs...))
 	return err
 }
 
-// SummaryLine is the report's last line.
-func SummaryLine(runs ...Run) string {
+// SummaryLine is the report's last line: each side's figures and, with an
+// oracle, its idle GPU-hours and cost as multiples of the oracle's, then
+// the oracle's.
+func SummaryLine(oracle *Oracle, runs ...Run) string {
 	parts := make([]string, len(runs))
 	for i, r := range runs {
 		f := r.Figures
@@ -118,6 +137,12 @@ func SummaryLine(runs ...Run) string {
 		if r.Figures.Reclaims > 0 {
 			parts[i] += fmt.Sprintf(", gangs below min after a reclaim %d", r.Figures.GangsBelowMinByReclaim)
 		}
+		if oracle != nil {
+			parts[i] += fmt.Sprintf(", idle %s and cost %s the oracle's", multiple(f.IdleGPUHours, oracle.IdleGPUHours), multiple(f.Cost, oracle.Cost))
+		}
+	}
+	if oracle != nil {
+		parts = append(parts, fmt.Sprintf("oracle: idle GPU-hours %.1f, cost $%.2f", oracle.IdleGPUHours, oracle.Cost))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -164,30 +189,52 @@ func pools(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// TraceSummary is one generated trace's figures, for WriteSummary.
+// TraceSummary is one generated trace's figures, for WriteSummary: the
+// sides' names and figures in the report's order, and the oracle's.
 type TraceSummary struct {
-	Seed             int64
-	Muster, Baseline Figures
+	Seed    int64
+	Sides   []string
+	Figures []Figures
+	Oracle  *Oracle
 }
 
 // WriteSummary writes one line per replayed trace: partial and broken
-// gangs, excess nodes, idle GPU-hours, cost, the mean and p90 wait to min
-// and the longest wait after capacity, both runs.
+// gangs, excess nodes, idle GPU-hours (and as a multiple of the oracle's),
+// cost, the mean and p90 wait to min and the longest wait after capacity,
+// each column holding every side's value, in the order its header names
+// them.
 func WriteSummary(w io.Writer, traces []TraceSummary) error {
+	if len(traces) == 0 {
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEED\tPARTIAL GANGS (MUSTER/BASELINE)\tBROKEN GANGS\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE RATIO\tCOST ($)\tMEAN WAIT TO MIN\tP90 WAIT TO MIN\tLONGEST WAIT AFTER CAPACITY")
+	fmt.Fprintf(tw, "SEED\tPARTIAL GANGS (%s)\tBROKEN GANGS\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE / ORACLE'S\tCOST ($)\tCOST / ORACLE'S\tMEAN WAIT TO MIN\tP90 WAIT TO MIN\tLONGEST WAIT AFTER CAPACITY\n",
+		strings.ToUpper(strings.Join(traces[0].Sides, "/")))
 	for _, t := range traces {
-		ratio := "-"
-		if t.Baseline.IdleGPUHours > 0 {
-			ratio = fmt.Sprintf("%.2f", t.Muster.IdleGPUHours/t.Baseline.IdleGPUHours)
+		col := func(f func(Figures) string) string {
+			vs := make([]string, len(t.Figures))
+			for i, fs := range t.Figures {
+				vs[i] = f(fs)
+			}
+			return strings.Join(vs, " / ")
 		}
-		fmt.Fprintf(tw, "%d\t%d / %d\t%d / %d\t%d / %d\t%.1f / %.1f\t%s\t%.0f / %.0f\t%.1fm / %.1fm\t%.1fm / %.1fm\t%.1fm / %.1fm\n", t.Seed,
-			t.Muster.PartialGangs, t.Baseline.PartialGangs, t.Muster.GangsBroken, t.Baseline.GangsBroken,
-			t.Muster.ExcessNodes, t.Baseline.ExcessNodes,
-			t.Muster.IdleGPUHours, t.Baseline.IdleGPUHours, ratio, t.Muster.Cost, t.Baseline.Cost,
-			t.Muster.MeanWaitToMin.Minutes(), t.Baseline.MeanWaitToMin.Minutes(),
-			t.Muster.P90WaitToMin.Minutes(), t.Baseline.P90WaitToMin.Minutes(),
-			t.Muster.LongestWaitAfterCapacity.Minutes(), t.Baseline.LongestWaitAfterCapacity.Minutes())
+		ofOracle := func(get func(Figures) float64, ref func(Oracle) float64) string {
+			if t.Oracle == nil {
+				return "-"
+			}
+			return col(func(f Figures) string { return multiple(get(f), ref(*t.Oracle)) })
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Seed,
+			col(func(f Figures) string { return fmt.Sprint(f.PartialGangs) }),
+			col(func(f Figures) string { return fmt.Sprint(f.GangsBroken) }),
+			col(func(f Figures) string { return fmt.Sprint(f.ExcessNodes) }),
+			col(func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) }),
+			ofOracle(func(f Figures) float64 { return f.IdleGPUHours }, func(o Oracle) float64 { return o.IdleGPUHours }),
+			col(func(f Figures) string { return fmt.Sprintf("%.0f", f.Cost) }),
+			ofOracle(func(f Figures) float64 { return f.Cost }, func(o Oracle) float64 { return o.Cost }),
+			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.MeanWaitToMin.Minutes()) }),
+			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.P90WaitToMin.Minutes()) }),
+			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.LongestWaitAfterCapacity.Minutes()) }))
 	}
 	return tw.Flush()
 }

@@ -5,6 +5,7 @@ package simulate
 import (
 	"encoding/xml"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -239,30 +240,48 @@ func TestReportAndChart(t *testing.T) {
 		r.Prices = map[string]float64{"gpu-heavy": 98.32}
 		return Run{Name: name, Record: r, Figures: r.Figures(nil)}
 	}
-	mu, base := mk("muster", 2), mk("baseline", 1)
+	mu, up, base := mk("muster", 2), mk("upstream", 2), mk("baseline", 1)
+	// The oracle: the gang's two H100 nodes up a boot minute before its
+	// 30-minute run, 16 GPUs for 31 minutes (8.27 GPU-hours, 0.27 idle)
+	// at $98.32 a node-hour: $101.60.
+	oracle := OracleOf(tr, []OraclePool{{Name: "gpu-heavy", GPUs: 8, MilliCPU: 96000, Max: 8, Boot: m, Price: 98.32, PlacementGroup: true}})
 	var sb strings.Builder
-	if err := WriteReport(&sb, tr, mu, base); err != nil {
+	if err := WriteReport(&sb, tr, &oracle, mu, up, base); err != nil {
 		t.Fatal(err)
 	}
 	out := sb.String()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	// Two H100 nodes for 39 minutes at $98.32 an hour each: $127.82.
-	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3, cost $127.82, broken gangs 0, wait to min mean 2.0m p90 2.0m; baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4, cost $127.82, broken gangs 0, wait to min mean 40.0m p90 40.0m"
+	// Two H100 nodes for 39 minutes at $98.32 an hour each: $127.82, 1.26
+	// times the oracle's; idle 16 GPUs for the minute before the bind (and
+	// 1 x 8 x 38 minutes more for the baseline's partial gang): 1 and 39
+	// times the oracle's.
+	wantLast := "muster: partial gangs 0, excess nodes 0, idle GPU-hours 0.3, cost $127.82, broken gangs 0, wait to min mean 2.0m p90 2.0m, idle 1.00x and cost 1.26x the oracle's; " +
+		"upstream: partial gangs 0, excess nodes 0, idle GPU-hours 0.3, cost $127.82, broken gangs 0, wait to min mean 2.0m p90 2.0m, idle 1.00x and cost 1.26x the oracle's; " +
+		"baseline: partial gangs 1, excess nodes 1, idle GPU-hours 10.4, cost $127.82, broken gangs 0, wait to min mean 40.0m p90 40.0m, idle 39.00x and cost 1.26x the oracle's; " +
+		"oracle: idle GPU-hours 0.3, cost $101.60"
 	if lines[len(lines)-1] != wantLast {
 		t.Errorf("last line %q, want %q", lines[len(lines)-1], wantLast)
 	}
 	if !strings.Contains(out, "2.0m") || !strings.Contains(out, "never (1 ran)") {
 		t.Errorf("report lacks the waits:\n%s", out)
 	}
+	for _, want := range []string{"MUSTER TO MIN", "UPSTREAM TO MIN", "BASELINE TO MAX", "GPU-hours idle, multiple of the oracle's", "GPU-hours paid 8.3, used 8.0, idle 0.3, cost $101.60"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^FIGURE +muster +upstream +baseline$`).MatchString(out) {
+		t.Errorf("report's figures are not in a column per side:\n%s", out)
+	}
 	var svg strings.Builder
-	if err := WriteChart(&svg, mu, base); err != nil {
+	if err := WriteChart(&svg, mu, up, base); err != nil {
 		t.Fatal(err)
 	}
 	if err := xml.Unmarshal([]byte(svg.String()), new(struct{})); err != nil {
 		t.Errorf("chart is not well-formed XML: %v", err)
 	}
-	if c := strings.Count(svg.String(), "<path "); c != 4 {
-		t.Errorf("chart has %d series, want 4 (GPUs paid for and used, in each run)", c)
+	if c := strings.Count(svg.String(), "<path "); c != 6 {
+		t.Errorf("chart has %d series, want 6 (GPUs paid for and used, in each of 3 runs)", c)
 	}
 	for _, want := range []string{">trace minute<", ">GPUs<", ">20<", ">40<", "cost $127.82"} {
 		if !strings.Contains(svg.String(), want) {

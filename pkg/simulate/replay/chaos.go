@@ -142,7 +142,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 	}
 	tb := controlplane.NewProcessTB(fmt.Sprintf("muster-chaos-%d", seed))
 	defer tb.End(&err)
-	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, controlplane.MusterProfile)
+	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, controlplane.MusterProfile, false)
 	if err != nil {
 		return run, err
 	}
@@ -235,7 +235,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 		for next < len(trace.Jobs) && trace.Jobs[next].At <= now {
 			j := trace.Jobs[next]
 			w.created(j)
-			if err := createJob(ctx, env, j, true, false); err != nil {
+			if err := createJob(ctx, env, j, runMode{name: "muster", muster: true}); err != nil {
 				return run, err
 			}
 			next++

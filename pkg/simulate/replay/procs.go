@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/muster-project/muster/pkg/simulate"
 )
 
 // Trace-time settings of the simulated cloud and autoscaler, turned into wall
@@ -39,6 +41,17 @@ func timerOf(o Options, d time.Duration) string {
 
 // heavyQuotaVCPUs is the heavy GPU family's vCPU quota: eight 96-vCPU nodes.
 const heavyQuotaVCPUs = 768
+
+// defaultPools is, as a pools file, the cluster startArmlocal runs without
+// one (its flags and armlocal's default sizes): what the oracle plans on.
+func defaultPools() simulate.PoolsFile {
+	boot := simProvisioningDelay.Minutes()
+	return simulate.PoolsFile{RegionalQuotaVCPUs: 2000, Pools: []simulate.PoolSpec{
+		{Name: "cpu", VMSize: "Standard_D16s_v5", Max: 10, BootMinutes: boot},
+		{Name: "gpu-light", VMSize: "Standard_NC4as_T4_v3", Max: 8, BootMinutes: boot},
+		{Name: "gpu-heavy", VMSize: "Standard_ND96isr_H100_v5", Max: 8, BootMinutes: boot, PlacementGroup: "ppg-ib", FamilyQuotaVCPUs: heavyQuotaVCPUs},
+	}}
+}
 
 // poolInfo is a pool as armlocal's ready file describes it.
 type poolInfo struct {

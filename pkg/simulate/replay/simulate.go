@@ -79,6 +79,9 @@ type Options struct {
 	replay  int
 	// faults turns on armlocal's fault endpoint (chaos runs).
 	faults bool
+	// Sides are the sides to replay the trace on (--sides, names of
+	// knownSides); nil is every side implemented.
+	Sides []string
 }
 
 // DefaultOptions is muster simulate's defaults.
@@ -89,6 +92,9 @@ func DefaultOptions() Options {
 func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
 	if o.Repeat < 1 {
 		return fmt.Errorf("--repeat: want 1 or more runs of each side, got %d", o.Repeat)
+	}
+	if _, err := chosenSides(o.Sides); err != nil {
+		return err
 	}
 	if o.Random > 0 {
 		if o.Repeat > 1 {
@@ -103,7 +109,37 @@ func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
 	if err != nil {
 		return err
 	}
-	return simulate.WriteReport(out, trace, runs...)
+	oracle, err := oracleOf(trace, o)
+	if err != nil {
+		return err
+	}
+	return simulate.WriteReport(out, trace, oracle, runs...)
+}
+
+// oracleOf is the trace's oracle on the run's pools: the user's pools file,
+// or the cluster armlocal runs without one.
+func oracleOf(trace simulate.Trace, o Options) (*simulate.Oracle, error) {
+	pf := defaultPools()
+	switch {
+	case o.pools != nil:
+		pf = *o.pools
+	case o.PoolsPath != "":
+		f, err := os.Open(o.PoolsPath)
+		if err != nil {
+			return nil, fmt.Errorf("--pools: %w", err)
+		}
+		pf, err = simulate.ParsePools(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--pools %s: %w", o.PoolsPath, err)
+		}
+	}
+	pools, err := simulate.OraclePools(pf)
+	if err != nil {
+		return nil, err
+	}
+	oracle := simulate.OracleOf(trace, pools)
+	return &oracle, nil
 }
 
 // writeWhereRepeatsPart says, side by side, whether each later replay's
@@ -188,6 +224,7 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o Options) error {
 	var (
 		trace  simulate.Trace
 		bySide [][]simulate.Run
+		oracle *simulate.Oracle
 	)
 	for i := range o.Repeat {
 		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.Repeat, o.Seed)
@@ -202,14 +239,17 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o Options) error {
 		}
 		if i == 0 {
 			trace = tr
+			if oracle, err = oracleOf(trace, o); err != nil {
+				return err
+			}
 			bySide = make([][]simulate.Run, len(runs))
 			fmt.Fprintf(out, "== replay 1 of %d\n", o.Repeat)
-			if err := simulate.WriteReport(out, trace, runs...); err != nil {
+			if err := simulate.WriteReport(out, trace, oracle, runs...); err != nil {
 				return err
 			}
 			fmt.Fprintln(out)
 		} else {
-			fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.Repeat, simulate.SummaryLine(runs...))
+			fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.Repeat, simulate.SummaryLine(oracle, runs...))
 		}
 		for s, r := range runs {
 			bySide[s] = append(bySide[s], r)
@@ -252,11 +292,19 @@ func runRandom(ctx context.Context, out, progress io.Writer, o Options) error {
 		if err != nil {
 			return fmt.Errorf("trace seed %d: %w", seed, err)
 		}
-		if err := simulate.WriteReport(out, trace, runs...); err != nil {
+		oracle, err := oracleOf(trace, o)
+		if err != nil {
+			return err
+		}
+		if err := simulate.WriteReport(out, trace, oracle, runs...); err != nil {
 			return err
 		}
 		fmt.Fprintln(out)
-		summary = append(summary, simulate.TraceSummary{Seed: seed, Muster: runs[0].Figures, Baseline: runs[len(runs)-1].Figures})
+		ts := simulate.TraceSummary{Seed: seed, Oracle: oracle}
+		for _, r := range runs {
+			ts.Sides, ts.Figures = append(ts.Sides, r.Name), append(ts.Figures, r.Figures)
+		}
+		summary = append(summary, ts)
 	}
 	return simulate.WriteSummary(out, summary)
 }
@@ -322,8 +370,12 @@ func simulateRuns(ctx context.Context, progress io.Writer, o Options, given *sim
 	if !o.KeepLogs {
 		defer os.RemoveAll(logDir)
 	}
+	modes, err := runModes(trace, o)
+	if err != nil {
+		return trace, nil, err
+	}
 	var runs []simulate.Run
-	for _, m := range runModes(trace, o) {
+	for _, m := range modes {
 		pace := fmt.Sprintf("%s per minute", o.Minute)
 		if o.Step > 0 {
 			pace = fmt.Sprintf("stepped, %s steps", o.Step)
@@ -355,23 +407,106 @@ func simulateRuns(ctx context.Context, progress io.Writer, o Options, given *sim
 	return trace, runs, nil
 }
 
-// runMode is one replay of the trace: with Muster or the baseline, and
-// whether the trace's spot jobs tolerate spot nodes (and, under Muster, put
-// their members above min there).
+// runMode is one replay of the trace: a side (Muster, upstream's gang
+// scheduling or the default scheduler), and whether the trace's spot jobs
+// tolerate spot nodes (and, under Muster, put their members above min there).
 type runMode struct {
-	name         string
-	muster, spot bool
+	name string
+	// muster runs Muster's scheduler profile and the autoscaler's Muster
+	// path (ProvisioningRequests, withdrawal of unneeded upcoming nodes).
+	muster bool
+	// upstream runs kube-scheduler's default profile with upstream gang
+	// scheduling (GenericWorkload and TopologyAwareWorkloadScheduling on,
+	// the control plane serving the Workload API), gangs as upstream
+	// PodGroups.
+	upstream bool
+	spot     bool
 }
 
-// runModes are the replays to compare: Muster and the baseline; with spot
-// pools and spot jobs also Muster without spot, the jobs' spot option
-// ignored, so that spot's own effect shows.
-func runModes(trace simulate.Trace, o Options) []runMode {
-	modes := []runMode{{name: "muster", muster: true, spot: true}}
-	if o.pools != nil && o.pools.HasSpot() && slices.ContainsFunc(trace.Jobs, func(j simulate.Job) bool { return j.Spot }) {
-		modes = append(modes, runMode{name: "muster-no-spot", muster: true})
+// side is a value of --sides: its name and the replay it runs; a side not
+// yet implemented has none and says so.
+type side struct {
+	name string
+	mode *runMode
+}
+
+// knownSides are the sides --sides accepts, in the report's column order.
+// Adding a side is one entry here (and its runMode's handling).
+var knownSides = []side{
+	{name: "muster", mode: &runMode{name: "muster", muster: true, spot: true}},
+	{name: "upstream", mode: &runMode{name: "upstream", upstream: true, spot: true}},
+	// The default kube-scheduler and the stock autoscaler: reported as
+	// "baseline", as the report always has.
+	{name: "default", mode: &runMode{name: "baseline", spot: true}},
+	{name: "kueue"},
+}
+
+// DefaultSides is every side implemented, --sides' default.
+func DefaultSides() []string {
+	var out []string
+	for _, s := range knownSides {
+		if s.mode != nil {
+			out = append(out, s.name)
+		}
 	}
-	return append(modes, runMode{name: "baseline", spot: true})
+	return out
+}
+
+// sideAliases are other names --sides takes for a side.
+var sideAliases = map[string]string{"baseline": "default"}
+
+// chosenSides checks --sides and returns the chosen sides in knownSides'
+// order: an unknown side, a side not yet implemented or a repeat is an
+// error naming it.
+func chosenSides(names []string) ([]runMode, error) {
+	if names == nil {
+		names = DefaultSides()
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("--sides: no side given; want one or more of %s", strings.Join(DefaultSides(), ", "))
+	}
+	chosen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if a, ok := sideAliases[n]; ok {
+			n = a
+		}
+		i := slices.IndexFunc(knownSides, func(s side) bool { return s.name == n })
+		switch {
+		case i < 0:
+			return nil, fmt.Errorf("--sides: unknown side %q; want one or more of %s", n, strings.Join(DefaultSides(), ", "))
+		case knownSides[i].mode == nil:
+			return nil, fmt.Errorf("--sides: side %q is not implemented yet; want one or more of %s", n, strings.Join(DefaultSides(), ", "))
+		case chosen[n]:
+			return nil, fmt.Errorf("--sides: side %q given twice", n)
+		}
+		chosen[n] = true
+	}
+	var out []runMode
+	for _, s := range knownSides {
+		if chosen[s.name] {
+			out = append(out, *s.mode)
+		}
+	}
+	return out, nil
+}
+
+// runModes are the replays to compare: the chosen sides; with spot pools
+// and spot jobs, and Muster among the sides, also Muster without spot, the
+// jobs' spot option ignored, so that spot's own effect shows.
+func runModes(trace simulate.Trace, o Options) ([]runMode, error) {
+	sides, err := chosenSides(o.Sides)
+	if err != nil {
+		return nil, err
+	}
+	var modes []runMode
+	for _, m := range sides {
+		modes = append(modes, m)
+		if m.name == "muster" && o.pools != nil && o.pools.HasSpot() && slices.ContainsFunc(trace.Jobs, func(j simulate.Job) bool { return j.Spot }) {
+			modes = append(modes, runMode{name: "muster-no-spot", muster: true})
+		}
+	}
+	return modes, nil
 }
 
 // clock turns wall time since start into trace time.
@@ -395,7 +530,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	tb := controlplane.NewProcessTB("muster-simulate-" + name)
 	defer tb.End(&err)
-	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, schedulerFor(muster))
+	env, kubeconfig, warm, err := startCluster(ctx, tb, trace, schedulerFor(muster), mode.upstream)
 	if err != nil {
 		return run, err
 	}
@@ -422,9 +557,14 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 			StarvationBoundSeconds: &bound, Preemption: tracePreemption(minute)})
 	}
 	var sched *controlplane.Scheduler
-	if stepClock != nil {
+	switch {
+	case mode.upstream && stepClock != nil:
+		sched, err = env.StartSteppedKubeScheduler(ctx, config, stepClock)
+	case mode.upstream:
+		sched, err = env.StartKubeScheduler(ctx, config)
+	case stepClock != nil:
 		sched, err = env.StartSteppedScheduler(ctx, config, stepClock)
-	} else {
+	default:
 		sched, err = env.StartScheduler(ctx, config)
 	}
 	if err != nil {
@@ -496,7 +636,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{},
-		reclaimRates: reclaimRates, seed: o.Seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.Minute}
+		reclaimRates: reclaimRates, seed: o.Seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.Minute, upstream: mode.upstream}
 	if stepClock != nil {
 		w.stepped = &gangWork{w: w, clk: events, running: map[string]*gangRun{}}
 	}
@@ -534,7 +674,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 			}
 		}
 		if err := st.replay(ctx, progress, name, w, trace, end, o.Step, func(j simulate.Job) error {
-			return createJob(ctx, env, j, muster, mode.spot)
+			return createJob(ctx, env, j, mode)
 		}); err != nil {
 			return run, err
 		}
@@ -550,7 +690,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 			j := trace.Jobs[next]
 			// Recorded first: a pod can bind before createJob returns.
 			w.created(j)
-			if err := createJob(ctx, env, j, muster, mode.spot); err != nil {
+			if err := createJob(ctx, env, j, mode); err != nil {
 				return run, err
 			}
 			next++
@@ -578,14 +718,21 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 		perHour = fmt.Sprintf(" (%s wall per trace hour)", ph.Round(time.Second/10))
 	}
 	fmt.Fprintf(progress, "[%s minute %3.0f] done in %s%s: %s\n", name, clk.now().Minutes(), wall.Round(time.Second/10), perHour, w.status())
-	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall}, nil
+	w.mu.Lock()
+	groupBinds, ungrouped := w.groupBinds, w.ungrouped
+	w.mu.Unlock()
+	if ungrouped != "" {
+		return run, fmt.Errorf("gang pod %s/%s was bound without spec.schedulingGroup: upstream did not schedule it as a gang member", simNamespace, ungrouped)
+	}
+	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall, GroupBinds: groupBinds}, nil
 }
 
-// startCluster starts the run's API server with its namespace, system node,
-// GPU-wait sentinel (for pods of scheduler) and the trace's PriorityClasses;
-// the trace may start at warm.
-func startCluster(ctx context.Context, tb *controlplane.ProcessTB, trace simulate.Trace, scheduler string) (env *controlplane.Env, kubeconfig string, warm time.Time, err error) {
-	if env, err = controlplane.Start(tb); err != nil {
+// startCluster starts the run's API server (serving upstream's Workload API
+// with workloadAPI) with its namespace, system node, GPU-wait sentinel (for
+// pods of scheduler) and the trace's PriorityClasses; the trace may start at
+// warm.
+func startCluster(ctx context.Context, tb *controlplane.ProcessTB, trace simulate.Trace, scheduler string, workloadAPI bool) (env *controlplane.Env, kubeconfig string, warm time.Time, err error) {
+	if env, err = controlplane.StartWith(tb, controlplane.Options{WorkloadAPI: workloadAPI}); err != nil {
 		return nil, "", warm, err
 	}
 	if kubeconfig, err = env.Kubeconfig(); err != nil {
@@ -663,15 +810,32 @@ func spotFirst(ctx context.Context, env *controlplane.Env, pf *simulate.PoolsFil
 	return nil
 }
 
-// createJob creates a job's pods: a CRD-free gang for a gang job (the
-// baseline's default scheduler ignores the gang labels), plain pods otherwise.
-// A launcher asks for its CPUs and no GPU; a job with a priority gets a
-// PriorityClass of that value. With spot, a spot job's pods tolerate spot
-// nodes and, under Muster, opt in to running their extras there.
-func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, muster, spot bool) error {
+// createJob creates a job's pods: for a gang job under Muster or the
+// default scheduler a CRD-free gang (the default scheduler ignores the gang
+// labels), under upstream an upstream PodGroup (scheduling.k8s.io/v1beta1)
+// of minCount min that every member, launcher included, names in
+// spec.schedulingGroup; plain pods otherwise. A launcher asks for its CPUs
+// and no GPU; a job with a priority gets a PriorityClass of that value.
+// With spot, a spot job's pods tolerate spot nodes and, under Muster, opt in
+// to running their extras there.
+func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, mode runMode) error {
+	muster, spot := mode.muster, mode.spot
 	priorityClass := ""
 	if j.Priority > 0 {
 		priorityClass = priorityClassOf(j.Priority)
+	}
+	group := ""
+	if mode.upstream && j.Kind == simulate.KindGang {
+		// Upstream has no max: an elastic gang's max members are all in
+		// the group, and minCount is its min.
+		group = j.Name
+		pg := controlplane.WorkloadPodGroup(simNamespace, group, int32(j.Min))
+		// Upstream fails every member whose priority is not its group's
+		// (a scheduler error, retried forever).
+		pg.Spec.PriorityClassName = priorityClass
+		if _, err := env.Client.SchedulingV1beta1().PodGroups(simNamespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating upstream PodGroup %s/%s for job %s: %w", simNamespace, group, j.Name, err)
+		}
 	}
 	for _, name := range j.Pods() {
 		gpus, milliCPU := j.GPUs, j.MilliCPU
@@ -690,7 +854,9 @@ func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, muste
 			Spec: v1.PodSpec{SchedulerName: sched, Tolerations: tol, PriorityClassName: priorityClass,
 				Containers: []v1.Container{{Name: "worker", Image: "trainer", Resources: v1.ResourceRequirements{Requests: req, Limits: limitsFor(req)}}}},
 		}
-		if j.Kind == simulate.KindGang {
+		if group != "" {
+			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+		} else if j.Kind == simulate.KindGang {
 			p.Labels[gang.GroupLabel] = j.Name
 			p.Annotations[gang.MinMemberAnnotation] = strconv.Itoa(j.Min)
 			p.Annotations[gang.MaxMemberAnnotation] = strconv.Itoa(j.Max)
@@ -704,11 +870,24 @@ func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, muste
 		if j.Spot && spot {
 			p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: capacity.SpotLabel, Operator: v1.TolerationOpEqual, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule})
 		}
-		if _, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		created, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
 			return fmt.Errorf("creating pod %s: %w", p.Name, err)
+		}
+		// The API server drops spec.schedulingGroup when GenericWorkload
+		// is off: the pod would then be scheduled one by one, not as a gang.
+		if group != "" && !inGroup(created, group) {
+			return fmt.Errorf("pod %s/%s: spec.schedulingGroup dropped by the API server (want PodGroup %s; is GenericWorkload on?)", simNamespace, p.Name, group)
 		}
 	}
 	return nil
+}
+
+// inGroup says whether pod names the upstream PodGroup group in
+// spec.schedulingGroup.
+func inGroup(p *v1.Pod, group string) bool {
+	sg := p.Spec.SchedulingGroup
+	return sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == group
 }
 
 func priorityClassOf(p int32) string { return fmt.Sprintf("sim-priority-%d", p) }
@@ -780,6 +959,12 @@ type watcher struct {
 	seed         int64
 	cloud        *process
 	reclaimed    map[string]bool
+	// upstream: gangs are upstream PodGroups. groupBinds counts the
+	// members bound that named their job's PodGroup, ungrouped the first
+	// member bound that did not (the API server had dropped the field).
+	upstream   bool
+	groupBinds int
+	ungrouped  string
 	// writing counts API writes the watcher left running (replacement
 	// pods), which a step waits for.
 	writing sync.WaitGroup
@@ -943,6 +1128,13 @@ func (w *watcher) pod(ctx context.Context, o any) {
 	}
 	w.bound[p.Name] = p.Spec.NodeName
 	w.rec.PodBound(jobName, p.Name, p.Spec.NodeName, w.clk.now())
+	if w.upstream && j.Kind == simulate.KindGang {
+		if inGroup(p, jobName) {
+			w.groupBinds++
+		} else if w.ungrouped == "" {
+			w.ungrouped = p.Name
+		}
+	}
 	w.startedLocked(ctx, p)
 	if j.Kind != simulate.KindGang {
 		w.startLocked(ctx, j, []string{p.Name}, p.Name)

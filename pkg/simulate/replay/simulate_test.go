@@ -5,6 +5,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -51,7 +52,10 @@ func TestSimulateSmoke(t *testing.T) {
 	if err := os.WriteFile(poolsPath, []byte(pools), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := Options{TracePath: tracePath, PoolsPath: poolsPath, BinDir: binDir, Minute: time.Second, Chart: filepath.Join(dir, "chart.svg"), Grace: 8 * time.Minute}
+	o := Options{TracePath: tracePath, PoolsPath: poolsPath, BinDir: binDir, Minute: time.Second, Chart: filepath.Join(dir, "chart.svg"), Grace: 8 * time.Minute,
+		// Muster against the default scheduler on the wall-time clock;
+		// TestSimulateSides replays all three sides stepped.
+		Sides: []string{"muster", "default"}}
 	var progress bytes.Buffer
 	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
@@ -107,7 +111,7 @@ func TestSimulateSmoke(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := simulate.WriteReport(&out, trace, runs...); err != nil {
+	if err := simulate.WriteReport(&out, trace, nil, runs...); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
@@ -163,7 +167,7 @@ func TestSimulateSpotSmoke(t *testing.T) {
 	if after, _ := simulate.ReclaimAfter(1, "gpu-spot000000", 6); after > 6*time.Minute {
 		t.Fatalf("seed 1 reclaims gpu-spot000000 after %s; the test counts on a reclaim within its run", after)
 	}
-	o := Options{TracePath: tracePath, PoolsPath: poolsPath, BinDir: binDir, Minute: time.Second, Grace: 4 * time.Minute, Seed: 1}
+	o := Options{TracePath: tracePath, PoolsPath: poolsPath, BinDir: binDir, Minute: time.Second, Grace: 4 * time.Minute, Seed: 1, Sides: []string{"muster", "default"}}
 	var progress bytes.Buffer
 	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
@@ -174,7 +178,7 @@ func TestSimulateSpotSmoke(t *testing.T) {
 		t.Fatalf("runs %v, want muster, muster-no-spot, baseline", runs)
 	}
 	var out bytes.Buffer
-	if err := simulate.WriteReport(&out, trace, runs...); err != nil {
+	if err := simulate.WriteReport(&out, trace, nil, runs...); err != nil {
 		t.Fatal(err)
 	}
 	t.Log(out.String())
@@ -457,6 +461,67 @@ func TestReplacementNamesFollowTheirPod(t *testing.T) {
 		}
 		if other := w.replacementNameLocked("llm-run-0"); other != "llm-run-0-r1" {
 			t.Errorf("llm-run-0 replaced by %s, want llm-run-0-r1", other)
+		}
+	}
+}
+
+// TestSides checks --sides: the default is every side implemented, in the
+// report's order whatever order they are given in; an unknown side, one not
+// implemented yet or a repeat is an error naming it and the valid sides,
+// before anything starts.
+func TestSides(t *testing.T) {
+	names := func(ms []runMode) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		sides []string
+		want  []string
+		err   string
+	}{
+		{sides: nil, want: []string{"muster", "upstream", "baseline"}},
+		{sides: []string{"default", "muster"}, want: []string{"muster", "baseline"}},
+		{sides: []string{"upstream"}, want: []string{"upstream"}},
+		{sides: []string{"baseline", "upstream"}, want: []string{"upstream", "baseline"}},
+		{sides: []string{"muster", "kueue"}, err: `--sides: side "kueue" is not implemented yet; want one or more of muster, upstream, default`},
+		{sides: []string{"muster", "volcano"}, err: `--sides: unknown side "volcano"; want one or more of muster, upstream, default`},
+		{sides: []string{"muster", "muster"}, err: `--sides: side "muster" given twice`},
+		{sides: []string{}, err: `--sides: no side given; want one or more of muster, upstream, default`},
+	} {
+		got, err := chosenSides(tc.sides)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("--sides %v: error %v, want %q", tc.sides, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(names(got)) != fmt.Sprint(tc.want) {
+			t.Errorf("--sides %v: %v, %v; want %v", tc.sides, names(got), err, tc.want)
+		}
+	}
+	o := DefaultOptions()
+	o.Sides = []string{"muster", "kueue"}
+	o.BinDir = t.TempDir() // no binaries: the sides are checked first
+	if err := Simulate(context.Background(), io.Discard, io.Discard, o); err == nil || !strings.Contains(err.Error(), `"kueue" is not implemented yet`) {
+		t.Errorf("Simulate with --sides muster,kueue: %v, want the side named", err)
+	}
+	// Muster without spot joins only with spot pools and jobs, and only
+	// when muster is a side.
+	spot := simulate.PoolsFile{Pools: []simulate.PoolSpec{{Name: "s", Spot: true}}}
+	tr := simulate.Trace{Jobs: []simulate.Job{{Name: "el", Spot: true}}}
+	for _, tc := range []struct {
+		sides []string
+		want  []string
+	}{
+		{nil, []string{"muster", "muster-no-spot", "upstream", "baseline"}},
+		{[]string{"upstream", "default"}, []string{"upstream", "baseline"}},
+	} {
+		ms, err := runModes(tr, Options{Sides: tc.sides, pools: &spot})
+		if err != nil || fmt.Sprint(names(ms)) != fmt.Sprint(tc.want) {
+			t.Errorf("runModes with spot, --sides %v: %v, %v; want %v", tc.sides, names(ms), err, tc.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -202,7 +203,10 @@ func TestSteppedReplayRepeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := filepath.Join(dir, "steps")
-	o := Options{TracePath: tracePath, BinDir: binDir, Step: time.Minute, Grace: 6 * time.Minute, Seed: 1, StepLog: steps}
+	o := Options{TracePath: tracePath, BinDir: binDir, Step: time.Minute, Grace: 6 * time.Minute, Seed: 1, StepLog: steps,
+		// Muster's and the default scheduler's sides: upstream's is
+		// TestSimulateSides', which keeps this test's six replays to time.
+		Sides: []string{"muster", "default"}}
 	replay := func(label string, i int) []simulate.Run {
 		t.Helper()
 		var progress bytes.Buffer
@@ -265,5 +269,86 @@ func TestSteppedReplayRepeats(t *testing.T) {
 	m := first[0].Figures
 	if m.PartialGangs != 0 || m.ExcessNodes != 0 {
 		t.Errorf("muster: partial gangs %d, excess nodes %d, want none", m.PartialGangs, m.ExcessNodes)
+	}
+}
+
+// sidesTrace is mixedTrace (a launcher and workers gang, an elastic gang at
+// priority 100, single-GPU pods, a gang that can never fit) and a one-member
+// gang at priority 1000.
+const sidesTrace = mixedTrace + "2 rush    gang 1 1 4  2 priority=1000\n"
+
+// TestSimulateSides replays a short mixed trace on the stepped clock on
+// every side, muster, upstream and default, and wants each to finish; on the
+// upstream side every gang that fits to have reached min with members that
+// named their upstream PodGroup (the watcher fails the run if a gang member
+// binds without spec.schedulingGroup), and the gang that never fits to have
+// bound nothing (upstream binds a gang's members only once minCount of them
+// have a place).
+func TestSimulateSides(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a trace on the whole stack, once per side")
+	}
+	if err := controlplane.SetupLogging(0); err != nil {
+		t.Fatal(err)
+	}
+	binDir := buildAutoscalerBinaries(t)
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "sides.trace")
+	if err := os.WriteFile(tracePath, []byte(sidesTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{TracePath: tracePath, BinDir: binDir, Step: time.Minute, Grace: 6 * time.Minute, Seed: 1}
+	var progress bytes.Buffer
+	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
+	t.Log(progress.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+	}
+	if fmt.Sprint(names) != "[muster upstream baseline]" {
+		t.Fatalf("runs %v, want muster, upstream, baseline", names)
+	}
+	oracle, err := oracleOf(trace, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := simulate.WriteReport(&out, trace, oracle, runs...); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	up := runs[1]
+	jobs := map[string]simulate.JobFigures{}
+	for _, j := range up.Figures.Jobs {
+		jobs[j.Name] = j
+	}
+	members := 0
+	for _, j := range trace.Jobs {
+		if j.Kind != simulate.KindGang || j.Name == "huge" {
+			continue
+		}
+		members += j.Min
+		if !jobs[j.Name].AtMin {
+			t.Errorf("upstream: gang %s never reached min: %+v", j.Name, jobs[j.Name])
+		}
+	}
+	if up.GroupBinds < members {
+		t.Errorf("upstream: %d gang members bound in their PodGroup, want at least the fitting gangs' %d", up.GroupBinds, members)
+	}
+	if n := jobs["huge"].MostRunning; n != 0 {
+		t.Errorf("upstream: %d members of the gang that never fits were bound, want none", n)
+	}
+	for _, r := range runs {
+		if r.Name != "upstream" && r.GroupBinds != 0 {
+			t.Errorf("%s: %d members bound in an upstream PodGroup, want none", r.Name, r.GroupBinds)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := regexp.MustCompile(`^muster: .*; upstream: .*, idle [0-9.]+x and cost [0-9.]+x the oracle's; baseline: .*; oracle: idle GPU-hours [0-9.]+, cost \$[0-9.]+$`)
+	if !last.MatchString(lines[len(lines)-1]) {
+		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
 	}
 }
