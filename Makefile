@@ -78,8 +78,9 @@ etcd:
 	$(GO) build -o $(BIN)/etcd ./hack/etcd
 
 ## simulate: the whole stack (API server, scheduler, armlocal with its node
-## agent, muster-autoscaler) replays a bursty trace with Muster and with a
-## baseline; report on stdout, GPUs paid for and used in simulate.svg
+## agent, muster-autoscaler) replays a bursty trace on each side (Muster,
+## upstream's gang scheduling, the default scheduler) against the oracle;
+## report on stdout, GPUs paid for and used in simulate.svg
 simulate:
 	$(MAKE) -C autoscaler build
 	$(GO) run ./cmd/muster simulate
