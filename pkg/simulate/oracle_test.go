@@ -99,3 +99,21 @@ func TestOraclePools(t *testing.T) {
 		t.Errorf("unknown size: %v, want an error naming the pool and field", err)
 	}
 }
+
+// TestWriteSummary: the random table holds every side's value in each
+// column, in the header's order, and the multiples of each trace's oracle.
+func TestWriteSummary(t *testing.T) {
+	oracle := &Oracle{IdleGPUHours: 2, Cost: 100}
+	var sb strings.Builder
+	err := WriteSummary(&sb, []TraceSummary{{Seed: 3, Sides: []string{"muster", "upstream", "baseline"}, Oracle: oracle,
+		Figures: []Figures{{PartialGangs: 0, IdleGPUHours: 4, Cost: 150}, {PartialGangs: 1, IdleGPUHours: 8, Cost: 200}, {PartialGangs: 2, IdleGPUHours: 10, Cost: 300}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{"PARTIAL GANGS (MUSTER/UPSTREAM/BASELINE)", "0 / 1 / 2", "4.0 / 8.0 / 10.0", "2.00x / 4.00x / 5.00x", "150 / 200 / 300", "1.50x / 2.00x / 3.00x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
