@@ -280,10 +280,10 @@ func TestReportAndChart(t *testing.T) {
 	if err := xml.Unmarshal([]byte(svg.String()), new(struct{})); err != nil {
 		t.Errorf("chart is not well-formed XML: %v", err)
 	}
-	if c := strings.Count(svg.String(), "<path "); c != 6 {
-		t.Errorf("chart has %d series, want 6 (GPUs paid for and used, in each of 3 runs)", c)
+	if c := strings.Count(svg.String(), "<path "); c != 9 {
+		t.Errorf("chart has %d series, want 9 (GPUs paid for, one curve per side, then paid for and used in each of 3 runs)", c)
 	}
-	for _, want := range []string{">trace minute<", ">GPUs<", ">20<", ">40<", "cost $127.82"} {
+	for _, want := range []string{">trace minute<", ">GPUs<", ">20<", ">40<", "cost $127.82", "GPUs paid for (nodes up), every side", ">muster<", ">upstream<", ">baseline<"} {
 		if !strings.Contains(svg.String(), want) {
 			t.Errorf("chart lacks %q (axis labels, ticks up to 20 GPUs and minute 40, the cost)", want)
 		}
