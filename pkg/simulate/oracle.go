@@ -106,8 +106,11 @@ type Oracle struct {
 // launcher asks for no GPU and tolerates no GPU taint, so it takes a node
 // of the cheapest pool without GPUs. A job no pool holds at max never runs
 // and costs nothing. Jobs are placed each alone: pools' max are not shared
-// between jobs that overlap in time, nor their min nodes counted, so the
-// oracle is a lower bound.
+// between jobs that overlap in time, nor their min nodes counted. It is not
+// a lower bound on a replay: a side that runs a job on nodes still up from
+// an earlier one pays no boot for it, and a replay that ends before its
+// jobs are done pays for less work (the report gives the share of the
+// oracle's work each side did).
 func OracleOf(trace Trace, pools []OraclePool) Oracle {
 	var o Oracle
 	for _, j := range trace.Jobs {

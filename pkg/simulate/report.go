@@ -80,6 +80,15 @@ func WriteReport(w io.Writer, trace Trace, oracle *Oracle, runs ...Run) error {
 	row("gangs broken after they started", func(f Figures) string { return fmt.Sprint(f.GangsBroken) })
 	row("cost ($, nodes' hours at the pools' prices)", func(f Figures) string { return fmt.Sprintf("%.2f", f.Cost) })
 	if oracle != nil {
+		// The multiples compare like with like only when a side did the
+		// oracle's work: a run that ended before its jobs were done paid
+		// for less of it.
+		row("GPU-hours used, share of the oracle's (work done)", func(f Figures) string {
+			if oracle.UsedGPUHours <= 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.0f%%", 100*f.UsedGPUHours/oracle.UsedGPUHours)
+		})
 		row("GPU-hours idle, multiple of the oracle's", func(f Figures) string { return multiple(f.IdleGPUHours, oracle.IdleGPUHours) })
 		row("cost, multiple of the oracle's", func(f Figures) string { return multiple(f.Cost, oracle.Cost) })
 	}

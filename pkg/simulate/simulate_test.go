@@ -265,7 +265,7 @@ func TestReportAndChart(t *testing.T) {
 	if !strings.Contains(out, "2.0m") || !strings.Contains(out, "never (1 ran)") {
 		t.Errorf("report lacks the waits:\n%s", out)
 	}
-	for _, want := range []string{"MUSTER TO MIN", "UPSTREAM TO MIN", "BASELINE TO MAX", "GPU-hours idle, multiple of the oracle's", "GPU-hours paid 8.3, used 8.0, idle 0.3, cost $101.60"} {
+	for _, want := range []string{"MUSTER TO MIN", "UPSTREAM TO MIN", "BASELINE TO MAX", "GPU-hours idle, multiple of the oracle's", "GPU-hours used, share of the oracle's (work done)", "GPU-hours paid 8.3, used 8.0, idle 0.3, cost $101.60"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
