@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -966,8 +967,8 @@ type watcher struct {
 	groupBinds int
 	ungrouped  string
 	// writing counts API writes the watcher left running (replacement
-	// pods), which a step waits for.
-	writing sync.WaitGroup
+	// pods, start times), which a step waits for.
+	writing pendingWrites
 	// wallMinute is a trace minute's wall time when clk is wall time;
 	// stepped, when it is a stepped trace clock, accrues gangs' work.
 	wallMinute time.Duration
@@ -1166,9 +1167,9 @@ func (w *watcher) startedLocked(ctx context.Context, p *v1.Pod) {
 		return
 	}
 	patch := fmt.Sprintf(`{"status":{"startTime":%q}}`, w.clk.stamp().UTC().Format(time.RFC3339))
-	w.writing.Add(1)
+	w.writing.start()
 	go func() {
-		defer w.writing.Done()
+		defer w.writing.done()
 		_, err := w.env.Client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
 		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "simulate: writing the start time of pod %s: %v\n", p.Name, err)
@@ -1401,9 +1402,9 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 			}
 		}
 	}
-	w.writing.Add(1)
+	w.writing.start()
 	go func() {
-		defer w.writing.Done()
+		defer w.writing.done()
 		if _, err := w.env.Client.CoreV1().Pods(simNamespace).Create(ctx, fresh, metav1.CreateOptions{}); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(os.Stderr, "simulate: replacing evicted pod %s: %v\n", p.Name, err)
 		}
@@ -1572,4 +1573,23 @@ func lastLines(path string, n int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// pendingWrites counts writes in flight. Unlike a sync.WaitGroup it may
+// start a write while a step waits: the watcher starts them from informer
+// handlers at any time, and a WaitGroup whose count goes up from zero
+// during a Wait panics ("WaitGroup is reused before previous Wait has
+// returned"), which the start-time writes, one per bound pod, made
+// likely.
+type pendingWrites struct{ n atomic.Int64 }
+
+func (p *pendingWrites) start() { p.n.Add(1) }
+func (p *pendingWrites) done()  { p.n.Add(-1) }
+
+// wait returns once no write is in flight (or ctx ends); a write started
+// after that is the next wait's.
+func (p *pendingWrites) wait(ctx context.Context) {
+	for p.n.Load() > 0 && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
 }

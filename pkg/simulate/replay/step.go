@@ -242,7 +242,7 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	var seen, seenRequest int64
 	var hintSync uint64
 	for {
-		w.writing.Wait()
+		w.writing.wait(ctx)
 		quiet, held := s.sched.Quiet()
 		begun, done, booked := s.sched.HintSyncs()
 		if last := s.lastChange.Load(); last != seen {
@@ -425,7 +425,7 @@ const catchUpTimeout = 10 * time.Second
 // caughtUp waits, with the queue held, until the watcher's writes are done
 // and the scheduler has seen every node and pod the API server lists.
 func (s *stepper) caughtUp(ctx context.Context, w *watcher) error {
-	w.writing.Wait()
+	w.writing.wait(ctx)
 	deadline := time.Now().Add(catchUpTimeout)
 	for {
 		ok, why, err := s.sched.CaughtUp(ctx, s.env.Client, nil)

@@ -352,3 +352,34 @@ func TestSimulateSides(t *testing.T) {
 		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
 	}
 }
+
+// TestPendingWritesStartDuringWait: a write may start while a step waits
+// for the writes in flight (the watcher starts them from informer
+// handlers); the wait ends once none is.
+func TestPendingWritesStartDuringWait(t *testing.T) {
+	var p pendingWrites
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				p.start()
+				p.done()
+			}
+		}
+	}()
+	for range 1000 {
+		p.wait(t.Context())
+	}
+	close(stop)
+	p.start()
+	ended := make(chan struct{})
+	go func() { p.wait(t.Context()); close(ended) }()
+	if p.n.Load() != 1 {
+		t.Fatalf("%d writes in flight, want 1", p.n.Load())
+	}
+	p.done()
+	<-ended
+}
