@@ -416,10 +416,14 @@ func TestElasticExtrasBorrowHeldRoomUntilShed(t *testing.T) {
 	t.Run("higher-priority elastic gang", higherPriorityGrowthBeforeLowerQuorum)
 }
 
-// fullGPUNodes creates three 8-GPU nodes, gpu-0 to gpu-2, each full of a
-// pod holding its GPUs, and one free 4-GPU node, small-0.
-func fullGPUNodes(t *testing.T, ctx context.Context, env *controlplane.Env) {
-	t.Helper()
+// higherPriorityGrowthBeforeLowerQuorum: a priority-1000 elastic gang's
+// extras take room held for a starving priority-0 gang, which could never
+// shed them: they are not shed when that gang's room would be complete
+// with them, and the gang binds once room it may use is.
+func higherPriorityGrowthBeforeLowerQuorum(t *testing.T) {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
+	k := startKubelet(t, ctx, env)
+	createPriorityClasses(t, ctx, env, map[string]int32{"high": 1000})
 	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -429,17 +433,6 @@ func fullGPUNodes(t *testing.T, ctx context.Context, env *controlplane.Env) {
 	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
 		holdGPUs(t, ctx, env, n, 8)
 	}
-}
-
-// higherPriorityGrowthBeforeLowerQuorum: a priority-1000 elastic gang's
-// extras take room held for a starving priority-0 gang, which could never
-// shed them: they are not shed when that gang's room would be complete
-// with them, and the gang binds once room it may use is.
-func higherPriorityGrowthBeforeLowerQuorum(t *testing.T) {
-	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
-	k := startKubelet(t, ctx, env)
-	createPriorityClasses(t, ctx, env, map[string]int32{"high": 1000})
-	fullGPUNodes(t, ctx, env)
 	topoGang(t, ctx, env, "rigid", 2, 8, 2, 2)
 	waitPod(t, ctx, env, "rigid-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/rigid"))
 	members := controlplane.LabelMembers(ns, "elastic", 3, 4, 1, 3)
@@ -476,7 +469,15 @@ func higherPriorityGrowthBeforeLowerQuorum(t *testing.T) {
 func extrasBorrowHeldRoomUntilShed(t *testing.T, elasticFirst bool) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
 	k := startKubelet(t, ctx, env)
-	fullGPUNodes(t, ctx, env)
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.CreateNodes(ctx, env.Client, "small", 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
+		holdGPUs(t, ctx, env, n, 8)
+	}
 	elastic := func() {
 		topoGang(t, ctx, env, "elastic", 3, 4, 1, 3)
 		waitBound(t, env, gang.GroupLabel, "elastic", 1)
