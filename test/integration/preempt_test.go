@@ -413,53 +413,6 @@ func TestElasticExtrasBorrowHeldRoomUntilShed(t *testing.T) {
 	}{{"younger elastic gang", false}, {"older elastic gang", true}} {
 		t.Run(c.name, func(t *testing.T) { extrasBorrowHeldRoomUntilShed(t, c.elasticFirst) })
 	}
-	t.Run("higher-priority elastic gang", higherPriorityGrowthBeforeLowerQuorum)
-}
-
-// higherPriorityGrowthBeforeLowerQuorum: a priority-1000 elastic gang's
-// extras take room held for a starving priority-0 gang, which could never
-// shed them: they are not shed when that gang's room would be complete
-// with them, and the gang binds once room it may use is.
-func higherPriorityGrowthBeforeLowerQuorum(t *testing.T) {
-	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1, StarvationBoundSeconds: new(int64)})
-	k := startKubelet(t, ctx, env)
-	createPriorityClasses(t, ctx, env, map[string]int32{"high": 1000})
-	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 3, 8); err != nil {
-		t.Fatal(err)
-	}
-	if err := controlplane.CreateNodes(ctx, env.Client, "small", 1, 4); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range []string{"gpu-0", "gpu-1", "gpu-2"} {
-		holdGPUs(t, ctx, env, n, 8)
-	}
-	topoGang(t, ctx, env, "rigid", 2, 8, 2, 2)
-	waitPod(t, ctx, env, "rigid-0", "Unschedulable", hasScheduledReason(v1.PodReasonUnschedulable, "gang team-a/rigid"))
-	members := controlplane.LabelMembers(ns, "elastic", 3, 4, 1, 3)
-	for i := range members {
-		members[i].PriorityClass = "high"
-	}
-	if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
-		t.Fatal(err)
-	}
-	waitBound(t, env, gang.GroupLabel, "elastic", 1)
-
-	// gpu-0 frees: held for rigid, and not held from elastic's extras.
-	unholdGPUs(t, ctx, env, 8, "gpu-0")
-	waitBound(t, env, gang.GroupLabel, "elastic", 3)
-	expectNodes(t, nodesOf(t, ctx, env, "elastic"), "gpu-0", "gpu-0", "small-0")
-	// gpu-1 frees: with elastic's extras rigid's room would be complete,
-	// but they are not its to shed.
-	unholdGPUs(t, ctx, env, 8, "gpu-1")
-	settledBound(t, ctx, env, sched, gang.GroupLabel, "rigid", 0)
-	if e := k.evicted(); len(e) != 0 {
-		t.Fatalf("evicted %v for a lower-priority gang", e)
-	}
-	// gpu-2 frees: rigid binds whole on the room it may use.
-	unholdGPUs(t, ctx, env, 8, "gpu-2")
-	waitBound(t, env, gang.GroupLabel, "rigid", 2)
-	expectNodes(t, nodesOf(t, ctx, env, "rigid"), "gpu-1", "gpu-2")
-	settledBound(t, ctx, env, sched, gang.GroupLabel, "elastic", 3)
 }
 
 // extrasBorrowHeldRoomUntilShed is TestElasticExtrasBorrowHeldRoomUntilShed
