@@ -305,42 +305,20 @@ func (p *Plan) Ahead(key string) Held {
 	return Held{plan: p, key: key, rank: len(p.order)}
 }
 
-// Growth returns the room held ahead of a member above min of gang key
-// (of priority priority): the room held for waiting gangs of higher or
-// equal priority, whose quorums come before this growth, and the nodes
-// booked for other gangs. Room held for lower-priority gangs is not held
-// from it: a higher priority's growth comes before their quorums, as
-// MakeRoom, which never takes a higher priority's members for them, would
-// have it anyway; held from it, that room idled while they could not use
-// it (seed 3 of --random: a priority-1000 gang ran at min for 42 minutes
-// beside five nodes held for a priority-0 gang that needed six).
-func (p *Plan) Growth(key string, priority int32) Held {
-	h := p.Ahead(key)
-	if p != nil {
-		h.rank = min(h.rank, p.firstBelow(priority))
-	}
-	return h
-}
-
-// Lent is Growth for a member above min of an elastic gang (not one
-// disrupted only as a whole), less the room held for starving gangs that
-// may shed it: those of higher or equal priority, of any age (a starving
-// gang sheds an older gang's extras too: capacity.MakeRoom, Gang.Starving),
-// whose preemption policy sheds. Such a gang sheds what it lent when its
-// attempt finds its room complete.
+// Lent returns, for a member above min of an elastic gang (key and
+// priority; not one disrupted only as a whole), the room held for every
+// waiting gang, less the room held for starving gangs that may shed it:
+// those of higher or equal priority, of any age (a starving gang sheds an
+// older gang's extras too: capacity.MakeRoom, Gang.Starving), whose
+// preemption policy sheds. Such a gang sheds what it lent when its attempt
+// finds its room complete.
 func (p *Plan) Lent(key string, priority int32) Held {
-	h := p.Growth(key, priority)
+	h := p.Ahead(key)
 	if p == nil || len(p.lent) == 0 {
 		return h
 	}
-	h.lenders = p.firstBelow(priority)
+	h.lenders = sort.Search(len(p.priorities), func(i int) bool { return p.priorities[i] < priority })
 	return h
-}
-
-// firstBelow is the rank of the first gang of lower priority than
-// priority (the plan ranks by priority first).
-func (p *Plan) firstBelow(priority int32) int {
-	return sort.Search(len(p.priorities), func(i int) bool { return p.priorities[i] < priority })
 }
 
 // on is the room held on the node, if any.

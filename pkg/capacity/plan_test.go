@@ -185,11 +185,10 @@ func TestPlanProperties(t *testing.T) {
 		}
 		// Place one elastic member of a random shape wherever the plan
 		// admits it, either one that may not borrow or one that may (of a
-		// random priority and age); every quorum of its priority or
-		// higher the plan served must still fit around the gangs before
-		// it, in the plan made once the member is bound: only the room of
-		// gangs that do not fit yet is lent, and it stays theirs. (A
-		// lower priority's quorum comes after its growth: Plan.Growth.)
+		// random priority and age); every quorum the plan served must
+		// still fit around the gangs before it, in the plan made once the
+		// member is bound: only the room of gangs that do not fit yet is
+		// lent, and it stays theirs.
 		s := shapes[rng.Intn(len(shapes))]
 		member, borrows := all, rng.Intn(2) == 0
 		elastic := Gang{Key: "elastic", Priority: int32(rng.Intn(2)), Since: t0.Add(time.Duration(rng.Intn(60)) * time.Minute)}
@@ -210,9 +209,6 @@ func TestPlanProperties(t *testing.T) {
 				next = MakePlan(logger, waiting, after, []Gang{elastic}, booked, 10*time.Minute)
 			}
 			for _, w := range waiting {
-				if w.Priority < elastic.Priority {
-					continue
-				}
 				before := PackAround(logger, w.Quorum, nodes, nil, plan.Ahead(w.Key)).Fits()
 				if before && !PackAround(logger, w.Quorum, after, nil, next.Ahead(w.Key)).Fits() {
 					// The case, for a failure to be read.
@@ -448,7 +444,7 @@ func TestLentRoom(t *testing.T) {
 	}{
 		{"same priority: borrows (a starving gang sheds extras of any age)", 0, "[n2 n3]"},
 		{"lower priority: borrows", -1, "[n2 n3]"},
-		{"higher priority: comes before it (never shed by it)", 1, "[n2 n3]"},
+		{"higher priority: not shed by it", 1, "[]"},
 	} {
 		if got := fmt.Sprint(admitted(plan.Lent("elastic", c.priority))); got != c.want {
 			t.Errorf("%s: admitted on %s, want %s", c.name, got, c.want)
@@ -469,14 +465,6 @@ func TestLentRoom(t *testing.T) {
 	plan = MakePlan(logger, []Waiting{noShed}, nodes, nil, nil, bound)
 	if got := fmt.Sprint(admitted(plan.Lent("elastic", 0))); got != "[]" {
 		t.Errorf("room held for a gang that may not shed: a borrower admitted on %s, want none", got)
-	}
-	for _, h := range []Held{plan.Lent("elastic", 1), plan.Growth("whole-only", 1)} {
-		if got := fmt.Sprint(admitted(h)); got != "[n2 n3]" {
-			t.Errorf("room held for a lower-priority gang that may not shed: a higher priority's growth admitted on %s, want [n2 n3]", got)
-		}
-	}
-	if got := fmt.Sprint(admitted(plan.Growth("whole-only", 0))); got != "[]" {
-		t.Errorf("room held for an equal-priority gang: growth that may not borrow admitted on %s, want none", got)
 	}
 	// A gang that fits is promised its room at once: nothing is lent. n2
 	// is promised to the fitting gang served first; n3 stays lent.
