@@ -25,7 +25,7 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 		return nil
 	}
 	if err != nil {
-		pl.gatedPods.Store(pod.UID, struct{}{})
+		pl.gate(pod)
 		pl.status.invalid(spec.Key, pod, err)
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
 	}
@@ -47,9 +47,21 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 		pl.status.admitted(pod)
 		return nil
 	}
-	pl.gatedPods.Store(pod.UID, struct{}{})
+	pl.gate(pod)
 	pl.status.gated(spec.Key, pod, msg)
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+}
+
+// gate records that the gate turned pod away. The queue may run PreEnqueue
+// on a pod whose deletion the plugin has already handled (podDeleted):
+// then the record would outlive the pod, so it is dropped again once the
+// pod is gone from the informer, which removes it before its delete
+// handlers run.
+func (pl *Gang) gate(pod *v1.Pod) {
+	pl.gatedPods.Store(pod.UID, struct{}{})
+	if o, ok, err := pl.pods.Get(pod); err != nil || !ok || o.(*v1.Pod).UID != pod.UID {
+		pl.gatedPods.Delete(pod.UID)
+	}
 }
 
 // heldBy is the member that leads the attempts of pod's gang when pod is

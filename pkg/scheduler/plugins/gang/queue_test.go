@@ -97,3 +97,25 @@ func TestLessOrdersByPriorityThenGangAge(t *testing.T) {
 		}
 	}
 }
+
+// A member the gate turns away after its deletion was handled (the queue
+// ran PreEnqueue on an older copy) leaves no record behind; one still
+// there is recorded.
+func TestGateForgetsAPodDeletedMeanwhile(t *testing.T) {
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, _, _ := wakePlugin(t, clk, time.Second, "duo", 2)
+	members := pl.members(gang.Key{Namespace: "ns", Name: "duo"})
+	pl.gate(members[0])
+	if _, ok := pl.gatedPods.Load(members[0].UID); !ok {
+		t.Fatal("a member turned away by the gate was not recorded")
+	}
+	gone := members[1]
+	if err := pl.pods.Delete(gone); err != nil {
+		t.Fatal(err)
+	}
+	pl.gatedPods.Delete(gone.UID) // what podDeleted does for it
+	pl.gate(gone)
+	if _, ok := pl.gatedPods.Load(gone.UID); ok {
+		t.Error("a member deleted before the gate turned it away is still recorded")
+	}
+}
