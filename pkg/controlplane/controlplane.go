@@ -306,7 +306,7 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 	opts.ConfigFile = path
 	opts.SecureServing.BindPort = 0
 	ctx, cancel := context.WithCancel(ctx)
-	gate := &stepGate{gated: map[types.UID]*v1.Pod{}, groups: kube && e.workloads, attempted: map[types.UID]int{}}
+	gate := &stepGate{gated: map[types.UID]*v1.Pod{}, groups: kube && e.workloads, attempted: map[types.UID]struct{}{}}
 	registry := append(append(muster.Options(), extra...), app.WithPlugin(StepGateName, gate.factory), app.WithPlugin(SteppedPreemptionName, newSteppedPreemption),
 		app.WithPlugin(SteppedPrioritySortName, gate.releases.factory))
 	cc, sched, err := app.Setup(ctx, opts, registry...)

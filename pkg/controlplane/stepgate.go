@@ -55,12 +55,11 @@ type stepGate struct {
 	// wakes it and it is retried whenever its wall-time backoff ends,
 	// forever: such a queue is never quiet. So Release also activates the
 	// pods backing off, and Quiet counts only those not attempted since
-	// the last Release (attempted, by the release count, epoch, when the
-	// scheduler last popped each pod): the group has then been tried with
+	// the last Release (attempted, the pods the scheduler popped since,
+	// cleared by each Release): the group has then been tried with
 	// the step's changes, and until the next step's it fails the same way.
 	groups    bool
-	epoch     int
-	attempted map[types.UID]int
+	attempted map[types.UID]struct{}
 }
 
 // popped records that the scheduler took pods from its queue.
@@ -71,7 +70,7 @@ func (g *stepGate) popped(pods []*v1.Pod) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, p := range pods {
-		g.attempted[p.UID] = g.epoch
+		g.attempted[p.UID] = struct{}{}
 	}
 }
 
@@ -80,8 +79,8 @@ func (g *stepGate) popped(pods []*v1.Pod) {
 func (g *stepGate) triedSinceRelease(pod *v1.Pod) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	e, ok := g.attempted[pod.UID]
-	return ok && e == g.epoch
+	_, ok := g.attempted[pod.UID]
+	return ok
 }
 
 func (g *stepGate) Name() string { return StepGateName }
@@ -119,7 +118,7 @@ func (s *Scheduler) Release() int {
 	s.gate.mu.Lock()
 	s.gate.releases.mark(time.Now())
 	s.gate.held = false
-	s.gate.epoch++
+	clear(s.gate.attempted) // what was tried before this release is not news
 	pods := make(map[string]*v1.Pod, len(s.gate.gated))
 	for _, p := range s.gate.gated {
 		pods[p.Namespace+"/"+p.Name] = p
