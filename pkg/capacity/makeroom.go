@@ -178,19 +178,27 @@ func extras(g Gang, others []Gang) []unit {
 	})
 	var out []unit
 	for _, i := range eligible {
-		o := others[i]
-		members := append([]Member(nil), o.Bound...)
-		sort.SliceStable(members, func(a, b int) bool {
-			if !members[a].Started.Equal(members[b].Started) {
-				return members[a].Started.After(members[b].Started)
-			}
-			return members[a].Name > members[b].Name // timestamps have second resolution
-		})
-		for _, m := range members[:int64(len(members))-o.Min] {
+		for _, m := range aboveMin(others[i]) {
 			out = append(out, unit{gang: i, members: []Member{m}})
 		}
 	}
 	return out
+}
+
+// aboveMin lists a gang's bound members beyond its min, newest first: the
+// ones it loses first.
+func aboveMin(o Gang) []Member {
+	if int64(len(o.Bound)) <= o.Min {
+		return nil
+	}
+	members := append([]Member(nil), o.Bound...)
+	sort.SliceStable(members, func(a, b int) bool {
+		if !members[a].Started.Equal(members[b].Started) {
+			return members[a].Started.After(members[b].Started)
+		}
+		return members[a].Name > members[b].Name // timestamps have second resolution
+	})
+	return members[:int64(len(members))-o.Min]
 }
 
 // wholeGangs lists the gangs of lower priority than g that it may preempt,

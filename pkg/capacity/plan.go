@@ -58,6 +58,10 @@ type Plan struct {
 	// that may shed elastic members (Waiting.MayShed): cumulative in rank
 	// order, that room only.
 	lent map[string][]cumulativeHold
+	// short is holds' counterpart for the room held for starving gangs
+	// whose quorum does not fit even so: room for a quorum that cannot
+	// run yet, which a higher priority's growth comes before (Growth).
+	short map[string][]cumulativeHold
 	// firstHeld is the rank of the first gang that holds room (len(order)
 	// if none): a gang ranked no later holds nothing ahead of it.
 	firstHeld int
@@ -118,34 +122,55 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 	// it neither fits nor has starved.
 	base := make([]used, len(nodes))
 	var journal []placed
+	// spent is the credited room (credited) starving gangs served so far
+	// counted as their own, by node: each part of it is counted once.
+	var spent []used
 	for i, g := range w {
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
 		p.priorities = append(p.priorities, g.Priority)
 		journal = journal[:0]
-		fits := packInto(logger, g.Quorum, nodes, p.admitFor(g.Key, g.InDomain), base, &journal).Fits()
+		admit := p.admitFor(g.Key, g.InDomain)
+		fits := packInto(logger, g.Quorum, nodes, admit, base, &journal).Fits()
 		starving := !fits && g.Waited >= starvationBound && g.CouldFit
 		if !fits && !starving {
 			undo(base, journal)
 			continue
 		}
-		// took is, for a starving gang that may shed, the room it takes
-		// beyond the room of the members it may shed, by node: that room
-		// is already in use, so only what lies beyond it is held from the
-		// gangs served after it.
+		// took is, for a starving gang, the room it takes beyond the room
+		// it counts as its own although it is in use, by node: the room of
+		// the members it may shed, and of the higher priority's growth
+		// that came while it starved (credited). Only what lies beyond
+		// that is held from the gangs served after it.
 		var took map[int]used
-		if starving && g.MayShed {
-			if shed := sheddable(g, running, nodes); shed != nil {
+		if starving {
+			var shed []used
+			if g.MayShed {
+				shed = sheddable(g, running, nodes)
+			}
+			if shed != nil {
 				undo(base, journal)
 				journal = journal[:0]
-				for i := range shed {
-					base[i].sub(shed[i])
-				}
-				fits = packInto(logger, g.Quorum, nodes, p.admitFor(g.Key, g.InDomain), base, &journal).Fits()
+				sub(base, shed, -1)
+				fits = packInto(logger, g.Quorum, nodes, admit, base, &journal).Fits()
+				sub(base, shed, 1)
+			}
+			credit := credited(g, running, nodes, starvationBound, spent)
+			if !fits && credit != nil {
+				// The quorum does not fit on the room it can have now:
+				// pack it as if the growth that came ahead of it were gone,
+				// as it was when that growth took the room, so the room it
+				// holds stays where it was and no later gang's promise moves.
 				undo(base, journal)
-				for i := range shed {
-					base[i].addUsed(shed[i])
-				}
+				journal = journal[:0]
+				sub(base, shed, -1)
+				sub(base, credit, -1)
+				packInto(logger, g.Quorum, nodes, admit, base, &journal)
+				sub(base, shed, 1)
+				sub(base, credit, 1)
+			}
+			if shed != nil || credit != nil {
+				undo(base, journal)
 				took = map[int]used{}
 				for _, e := range journal {
 					u := took[e.node]
@@ -153,7 +178,21 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 					took[e.node] = u
 				}
 				for n, u := range took {
-					u = u.beyond(shed[n])
+					var own used
+					if shed != nil {
+						own = shed[n]
+						u = u.beyond(own)
+					}
+					if credit != nil {
+						// Credit once: what this gang counts of it is
+						// spent for the gangs after it.
+						c := u.beyond(u.beyond(credit[n]))
+						u = u.beyond(credit[n])
+						if spent == nil {
+							spent = make([]used, len(nodes))
+						}
+						spent[n].addUsed(c)
+					}
 					took[n] = u
 					base[n].addUsed(u)
 				}
@@ -162,6 +201,9 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 		lends := !fits && g.MayShed
 		if lends && p.lent == nil {
 			p.lent = map[string][]cumulativeHold{}
+		}
+		if !fits && p.short == nil {
+			p.short = map[string][]cumulativeHold{}
 		}
 		if took != nil {
 			for n, u := range took {
@@ -173,6 +215,9 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 				if lends {
 					p.lent[name] = addHold(p.lent[name], i, u)
 				}
+				if !fits {
+					p.short[name] = addHold(p.short[name], i, u)
+				}
 				p.firstHeld = min(p.firstHeld, i)
 			}
 			continue
@@ -182,6 +227,9 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 			p.holds[name] = addPlaced(p.holds[name], i, e)
 			if lends {
 				p.lent[name] = addPlaced(p.lent[name], i, e)
+			}
+			if !fits {
+				p.short[name] = addPlaced(p.short[name], i, e)
 			}
 		}
 		if len(journal) > 0 {
@@ -200,6 +248,64 @@ func undo(base []used, journal []placed) {
 	for _, e := range journal {
 		base[e.node].add(e.shape, -e.count)
 	}
+}
+
+// sub takes room (by node; nil: none) off base (sign -1) or puts it back
+// (sign 1).
+func sub(base, room []used, sign int) {
+	for i := range room {
+		if sign < 0 {
+			base[i].sub(room[i])
+		} else {
+			base[i].addUsed(room[i])
+		}
+	}
+}
+
+// credited is, by node, the room starving gang g counts as its own although
+// gangs of higher priority use it: their members above min bound since g
+// started to starve (g.Since plus the bound), less what gangs served before
+// g counted already (spent); nil if none. That growth came before g's
+// quorum (Plan.Growth), possibly on the room held for g: counted as g's,
+// it keeps g's hold where it was, instead of g holding elsewhere the room
+// a later gang was promised. g waits for it to end, as for any running
+// gang; growth that was there before g starved is not counted, so a
+// long-running higher priority does not draw g's hold onto its nodes.
+// (A member the kubelet has not started yet counts from its creation: until
+// its start time is written, growth created before g starved is not
+// credited.)
+func credited(g Waiting, running []Gang, nodes []Node, starvationBound time.Duration, spent []used) []used {
+	starved := g.Since.Add(starvationBound)
+	var out []used
+	var index map[string]int
+	for _, o := range running {
+		if o.Key == g.Key || o.Priority <= g.Priority || int64(len(o.Bound)) <= o.Min {
+			continue
+		}
+		for _, m := range aboveMin(o) {
+			if m.Started.Before(starved) {
+				continue
+			}
+			if index == nil {
+				index = make(map[string]int, len(nodes))
+				for i := range nodes {
+					index[nodes[i].Node.Name] = i
+				}
+			}
+			if i, ok := index[m.Node]; ok {
+				if out == nil {
+					out = make([]used, len(nodes))
+				}
+				out[i].add(m.Shape, 1)
+			}
+		}
+	}
+	if out != nil && spent != nil {
+		for i := range out {
+			out[i] = out[i].beyond(spent[i])
+		}
+	}
+	return out
 }
 
 // sheddable is, by node, the room of the running members g may shed
@@ -290,6 +396,10 @@ type Held struct {
 	rank int
 	// lenders: room lent by gangs ranked before it is not (Lent).
 	lenders int
+	// growth: room held for starving gangs that do not fit, ranked from
+	// above on (lower priority than the growth's), is not (Growth).
+	growth bool
+	above  int
 }
 
 // Ahead returns the room held for gangs served before key, and the nodes
@@ -305,20 +415,44 @@ func (p *Plan) Ahead(key string) Held {
 	return Held{plan: p, key: key, rank: len(p.order)}
 }
 
-// Lent returns, for a member above min of an elastic gang (key and
-// priority; not one disrupted only as a whole), the room held for every
-// waiting gang, less the room held for starving gangs that may shed it:
-// those of higher or equal priority, of any age (a starving gang sheds an
-// older gang's extras too: capacity.MakeRoom, Gang.Starving), whose
-// preemption policy sheds. Such a gang sheds what it lent when its attempt
-// finds its room complete.
-func (p *Plan) Lent(key string, priority int32) Held {
+// Growth returns the room held ahead of a member above min of gang key
+// (of priority priority): the room held for every waiting gang, less the
+// room held for starving gangs of lower priority whose quorums do not fit
+// even so. A higher priority's growth comes before a quorum that cannot run
+// yet: held from it, that room idled (on --random 1 --seed 3 a priority-1000
+// gang ran at min for 42 trace minutes beside five nodes held for a
+// priority-0 gang that needed six). Room promised to a quorum that fits is
+// held from any growth: that gang runs now. The starving gang keeps
+// counting the room as its own (credited), so its hold does not move onto a
+// later gang's promise, and it waits for that growth to end.
+func (p *Plan) Growth(key string, priority int32) Held {
 	h := p.Ahead(key)
+	if p == nil || len(p.short) == 0 {
+		return h
+	}
+	h.growth, h.above = true, p.firstBelow(priority)
+	return h
+}
+
+// Lent is Growth for a member above min of an elastic gang (not one
+// disrupted only as a whole), less the room held for starving gangs that
+// may shed it: those of higher or equal priority, of any age (a starving
+// gang sheds an older gang's extras too: capacity.MakeRoom, Gang.Starving),
+// whose preemption policy sheds. Such a gang sheds what it lent when its
+// attempt finds its room complete.
+func (p *Plan) Lent(key string, priority int32) Held {
+	h := p.Growth(key, priority)
 	if p == nil || len(p.lent) == 0 {
 		return h
 	}
-	h.lenders = sort.Search(len(p.priorities), func(i int) bool { return p.priorities[i] < priority })
+	h.lenders = p.firstBelow(priority)
 	return h
+}
+
+// firstBelow is the rank of the first gang of lower priority than priority
+// (the plan ranks by priority first).
+func (p *Plan) firstBelow(priority int32) int {
+	return sort.Search(len(p.priorities), func(i int) bool { return p.priorities[i] < priority })
 }
 
 // on is the room held on the node, if any.
@@ -327,12 +461,28 @@ func (h Held) on(node string) (used, bool) {
 		return used{}, false
 	}
 	u, ok := before(h.plan.holds[node], h.rank)
-	if !ok || h.lenders == 0 {
+	if !ok || (h.lenders == 0 && !h.growth) {
 		return u, ok
 	}
-	if l, lent := before(h.plan.lent[node], h.lenders); lent {
-		u = u.clone()
-		u.sub(l)
+	cloned := false
+	take := func(o used) {
+		if !cloned {
+			u, cloned = u.clone(), true
+		}
+		u.sub(o)
+	}
+	if h.lenders > 0 {
+		if l, lent := before(h.plan.lent[node], h.lenders); lent {
+			take(l)
+		}
+	}
+	if h.growth && h.above < h.rank {
+		if s, short := before(h.plan.short[node], h.rank); short {
+			take(s)
+			if s, short := before(h.plan.short[node], h.above); short {
+				u.addUsed(s)
+			}
+		}
 	}
 	return u, true
 }

@@ -205,7 +205,8 @@ func TestPlanProperties(t *testing.T) {
 			after[i].UsedScalars = map[v1.ResourceName]int64{gpu: after[i].UsedScalars[gpu] + s.GPUs}
 			next := plan
 			if borrows {
-				elastic.Bound = []Member{{Name: "elastic-1", Node: nodes[i].Node.Name, Shape: s, Started: t0}}
+				// Bound now: after every waiting gang started to starve.
+				elastic.Bound = []Member{{Name: "elastic-1", Node: nodes[i].Node.Name, Shape: s, Started: t0.Add(2 * time.Hour)}}
 				next = MakePlan(logger, waiting, after, []Gang{elastic}, booked, 10*time.Minute)
 			}
 			for _, w := range waiting {
@@ -444,7 +445,7 @@ func TestLentRoom(t *testing.T) {
 	}{
 		{"same priority: borrows (a starving gang sheds extras of any age)", 0, "[n2 n3]"},
 		{"lower priority: borrows", -1, "[n2 n3]"},
-		{"higher priority: not shed by it", 1, "[]"},
+		{"higher priority: comes before a quorum that does not fit (and is never shed by it)", 1, "[n2 n3]"},
 	} {
 		if got := fmt.Sprint(admitted(plan.Lent("elastic", c.priority))); got != c.want {
 			t.Errorf("%s: admitted on %s, want %s", c.name, got, c.want)
@@ -490,6 +491,75 @@ func TestLentRoom(t *testing.T) {
 		t.Errorf("MakeRoom: %s, want one borrower shed", got)
 	} else if m := r.Victims[0].Members[0]; m.Name != "elastic-2" {
 		t.Errorf("MakeRoom shed %s, want the newest member, elastic-2", m.Name)
+	}
+}
+
+// TestGrowthBeforeAQuorumThatCannotRun: a higher priority's members above
+// min may use room held for a lower-priority starving gang whose quorum
+// does not fit even so, never room promised to a quorum that fits; the
+// starving gang counts the growth that came while it starved as its own,
+// so its hold stays where it was and the later gang keeps its promise.
+func TestGrowthBeforeAQuorumThatCannotRun(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	const bound = 10 * time.Minute
+	w8, w7, w1 := ShapeOf(pod("w8", 1000, 8), gpu), ShapeOf(pod("w7", 1000, 7), gpu), ShapeOf(pod("w1", 500, 1), gpu)
+	// n0 is free; n1 and n2 have one GPU free; n3 runs the priority-1
+	// elastic gang's min member.
+	nodes := cluster(4)
+	running(nodes, "busy", 0, 0, 2, w7, 1, 2)
+	high := running(nodes, "high", 1, 0, 1, w8, 3)
+	// The starving gang packs one 8-GPU member on n0 and its 1-GPU member
+	// on n1 and does not fit; the later gang's one GPU fits on n2.
+	starving := Waiting{Key: "starving", Since: t0, Waited: bound, CouldFit: true, Quorum: Quorum{{Shape: w8, Count: 2}, {Shape: w1, Count: 1}}}
+	late := Waiting{Key: "late", Since: t0.Add(time.Minute), Quorum: Quorum{{Shape: w1, Count: 1}}}
+	waiting := []Waiting{starving, late}
+	plan := MakePlan(logger, waiting, nodes, []Gang{high}, nil, bound)
+	admitted := func(h Held, s *Shape) (out []string) {
+		for i := range nodes {
+			if h.Admits(s, &nodes[i]) {
+				out = append(out, nodes[i].Node.Name)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		held Held
+		s    *Shape
+		want string
+	}{
+		{"higher priority's growth, 8 GPUs", plan.Growth("high", 1), w8, "[n0]"},
+		{"higher priority's growth, 1 GPU: not the fitting gang's promise", plan.Growth("high", 1), w1, "[n0 n1]"},
+		{"equal priority's growth", plan.Growth("high", 0), w1, "[]"},
+		{"a member that may not borrow", plan.Ahead("high"), w1, "[]"},
+	} {
+		if got := fmt.Sprint(admitted(c.held, c.s)); got != c.want {
+			t.Errorf("%s: admitted on %s, want %s", c.name, got, c.want)
+		}
+	}
+
+	// The growth binds one GPU on n1, on the room held for the starving
+	// gang, after it started to starve: the starving gang counts it as its
+	// own, and the later gang keeps n2.
+	grown := append([]Node(nil), nodes...)
+	grownHigh := high
+	grownHigh.Bound = append(append([]Member(nil), high.Bound...), Member{Name: "high-1", Node: "n1", Shape: w1, Started: t0.Add(bound + time.Minute)})
+	grown[1].MilliCPU -= w1.Demand.MilliCPU
+	grown[1].Pods--
+	grown[1].UsedScalars = map[v1.ResourceName]int64{gpu: 8}
+	next := MakePlan(logger, waiting, grown, []Gang{grownHigh}, nil, bound)
+	if !PackAround(logger, late.Quorum, grown, nil, next.Ahead("late")).Fits() {
+		t.Errorf("the growth moved the starving gang's hold onto the later gang's promise: held %v", next.heldBefore(len(next.order)))
+	}
+	if got := fmt.Sprint(admitted(next.Ahead("late"), w8)); got != "[]" {
+		t.Errorf("the starving gang's 8-GPU room on n0: the later gang admitted on %s, want none", got)
+	}
+	// Growth bound before the gang starved is not counted: the gang holds
+	// the room it can use now, n2 among it.
+	grownHigh.Bound[1].Started = t0
+	before := MakePlan(logger, waiting, grown, []Gang{grownHigh}, nil, bound)
+	if PackAround(logger, late.Quorum, grown, nil, before.Ahead("late")).Fits() {
+		t.Errorf("growth from before the gang starved drew its hold off the free room: held %v", before.heldBefore(len(before.order)))
 	}
 }
 

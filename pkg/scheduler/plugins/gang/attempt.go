@@ -46,12 +46,17 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	extra := counts.Placed+counts.Waiting >= int(spec.MinMember)
 	// Room the capacity plan holds for gangs served first is not this
 	// member's: Filter keeps it off, and the room check leaves it out. A
-	// member above min may borrow room held for a starving gang that would
-	// shed it (capacity.Plan.Lent), unless its gang goes only as a whole.
+	// member above min comes before the quorums of lower priority that do
+	// not fit yet (capacity.Plan.Growth), and may borrow room held for a
+	// starving gang that would shed it (capacity.Plan.Lent), unless its
+	// gang goes only as a whole.
 	plan := pl.plan(ctx, nodes)
 	held := plan.Ahead(spec.Key.String())
-	if extra && !spec.WholeOnly {
-		held = plan.Lent(spec.Key.String(), corev1helpers.PodPriority(pod))
+	switch priority := corev1helpers.PodPriority(pod); {
+	case extra && spec.WholeOnly:
+		held = plan.Growth(spec.Key.String(), priority)
+	case extra:
+		held = plan.Lent(spec.Key.String(), priority)
 	}
 	// Spot nodes matter only to members that tolerate their taint.
 	spot := ""
