@@ -25,8 +25,10 @@ import (
 )
 
 // TestPodWriterCoalesces: marks made for one pod before its turn go out as
-// one patch of annotations and one of conditions, the latest value of each
-// winning; a nil annotation removes it; a pod that is gone costs no retry.
+// one patch, the latest value of each winning: annotations and conditions
+// together as one patch of the status subresource, annotations alone as one
+// of the pod; a nil annotation removes it; a pod that is gone costs no
+// retry.
 func TestPodWriterCoalesces(t *testing.T) {
 	ctx, env := controlPlane(t)
 	a, b := controlplane.LabelMembers(ns, "w", 2, 1, 2, 2)[0].Pod(), controlplane.LabelMembers(ns, "w", 2, 1, 2, 2)[1].Pod()
@@ -47,11 +49,16 @@ func TestPodWriterCoalesces(t *testing.T) {
 	if got := w.Pending(); got != 3 {
 		t.Fatalf("pending pods %d, want 3", got)
 	}
+	before := apiWrites(t, ctx, env)
 	go w.Run(ctx, 1)
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		return w.Pending() == 0 && w.Writes() == 4, nil
+		return w.Pending() == 0 && w.Writes() == 3, nil
 	}); err != nil {
-		t.Fatalf("pending %d, writes %d; want 0 pending and 4 writes (a: annotations and status, b: annotations, gone: one try)", w.Pending(), w.Writes())
+		t.Fatalf("pending %d, writes %d; want 0 pending and 3 writes (a: annotations and status in one, b: annotations, gone: one try)", w.Pending(), w.Writes())
+	}
+	after := apiWrites(t, ctx, env)
+	if st, md := after["PATCH pods/status"]-before["PATCH pods/status"], after["PATCH pods"]-before["PATCH pods"]; st != 1 || md != 2 {
+		t.Errorf("%v status patches and %v pod patches, want 1 (a's annotations and condition) and 2 (b's annotations, the gone pod's one try)", st, md)
 	}
 	got, err := env.Client.CoreV1().Pods(ns).Get(ctx, a.Name, metav1.GetOptions{})
 	if err != nil {
@@ -71,8 +78,8 @@ func TestPodWriterCoalesces(t *testing.T) {
 		t.Errorf("pod b kept the annotation removed: %v", got.Annotations)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if w.Writes() != 4 {
-		t.Errorf("writes %d after the gone pod, want 4: a pod that is gone is not retried", w.Writes())
+	if w.Writes() != 3 {
+		t.Errorf("writes %d after the gone pod, want 3: a pod that is gone is not retried", w.Writes())
 	}
 
 	// What was just written is not written again (a caller's informer lags);
@@ -86,7 +93,7 @@ func TestPodWriterCoalesces(t *testing.T) {
 	w.Annotate(a, map[string]*string{"muster.test/x": &five})
 	w.Annotate(a, map[string]*string{"muster.test/x": &two})
 	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		return w.Pending() == 0 && w.Writes() == 5, nil
+		return w.Pending() == 0 && w.Writes() == 4, nil
 	}); err != nil {
 		t.Fatalf("pending %d, writes %d; want the change back to 2 written once", w.Pending(), w.Writes())
 	}
@@ -289,26 +296,26 @@ func TestWriteLoadOfABigGang(t *testing.T) {
 		t.Logf("%-40s %6.0f  %.2f per member", k, after[k]-before[k], (after[k]-before[k])/members)
 	}
 	t.Logf("API writes per gang member (512-member gang, short then provisioned): %.2f (%.0f in all, %.0f beyond 4 per member)", total/members, total, total-4*members)
-	// Per member, four writes: its bind, the framework's Scheduled event,
-	// one patch of Muster's marks (the consume mark, carrying the
-	// safe-to-evict verdict it has once bound) and one of its PodScheduled
-	// condition (Unschedulable: the lead's by the framework, the others'
-	// by MusterGang, once per change of reason). The rest is per gang, not
+	// Per member, three writes: its bind, the framework's Scheduled event,
+	// and one patch of its status subresource carrying both Muster's marks
+	// (the consume mark, with the safe-to-evict verdict) and its PodScheduled
+	// condition (Unschedulable: the lead's by the framework, the others' by
+	// MusterGang, once per change of reason): the pod writer sends marks and
+	// a condition pending together as one patch. The rest is per gang, not
 	// per member or retry: the lead's FailedScheduling events and
 	// conditions as its shortfall changes, the gang's events, its request
 	// and template, and this test's and the API server's own writes (the
-	// new nodes' taints, the request's status, leases).
-	if n := delta("PATCH pods"); n > members {
-		t.Errorf("%v patches of members' annotations, want at most one per member (%d)", n, members)
-	}
-	if n := delta("PATCH pods/status"); n > members+16 {
-		t.Errorf("%v patches of members' status, want one per member and a few for the lead (%d)", n, members+16)
+	// new nodes' taints, the request's status, leases). The bound
+	// (#38) is 4 per member in all; upstream's GangScheduling wrote 4.02
+	// on the same gang.
+	if n := delta("PATCH pods") + delta("PATCH pods/status"); n > members+members/4 {
+		t.Errorf("%v patches of members' marks and status, want about one per member (at most %d)", n, members+members/4)
 	}
 	if n := delta("POST events"); n > members+32 {
 		t.Errorf("%v events, want one per member (Scheduled) and a few per gang (%d)", n, members+32)
 	}
-	if beyond := total - 4*members; beyond > 64 {
-		t.Errorf("%.0f API writes in all, %.0f beyond 4 per member: want at most 64 per gang", total, beyond)
+	if total > 4*members {
+		t.Errorf("%.0f API writes in all, %.2f per member: want at most 4 per member", total, total/members)
 	}
 }
 

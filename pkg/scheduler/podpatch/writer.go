@@ -398,10 +398,32 @@ func (w *Writer) wait(ctx context.Context) error {
 }
 
 // write sends a pod's change: one merge patch of its annotations, one
-// strategic merge patch of its status conditions (merged by type). A pod
-// that is gone needs nothing.
+// strategic merge patch of its status conditions (merged by type). A change
+// with both goes out as one patch of the status subresource, which takes a
+// pod's annotations too (the pod status strategy resets only its spec,
+// deletion timestamp and owner references): one write per member where
+// there would be two. A pod that is gone needs nothing.
 func (w *Writer) write(ctx context.Context, key types.NamespacedName, c *change) error {
 	pods := w.client.CoreV1().Pods(key.Namespace)
+	if len(c.annotations) > 0 && len(c.conditions) > 0 {
+		conds := make([]v1.PodCondition, 0, len(c.conditions))
+		for _, cond := range c.conditions {
+			conds = append(conds, cond)
+		}
+		if err := w.wait(ctx); err != nil {
+			return err
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": c.annotations}, "status": map[string]any{"conditions": conds}})
+		w.writes.Add(1)
+		if _, err := pods.Patch(ctx, key.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		w.remember(key, c.annotations)
+		return nil
+	}
 	if len(c.annotations) > 0 {
 		if err := w.wait(ctx); err != nil {
 			return err
