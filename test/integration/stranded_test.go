@@ -142,7 +142,19 @@ func TestStrandedTimeoutSurvivesAFailover(t *testing.T) {
 	ctx, env := controlPlane(t)
 	failBinds(t, ctx, env, "llm-1")
 	args := controlplane.GangArgs{BackoffSeconds: 1, ScheduleTimeoutSeconds: 6, StrandedMembers: "Evict"}
-	first := startScheduler(t, ctx, env, args)
+	// Each scheduler runs on a clock of its own that the test moves, so the
+	// verdicts are on what each did by its clock, not on how long the test
+	// looked.
+	start := func(clk *simulate.StepClock) *controlplane.Scheduler {
+		s, err := env.StartSchedulerOn(ctx, musterConfig(t, env, args), clk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Stop)
+		return s
+	}
+	clk := simulate.NewStepClock(time.Now())
+	first := start(clk)
 	kubelet := startKubelet(t, ctx, env)
 	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
 		t.Fatal(err)
@@ -153,17 +165,22 @@ func TestStrandedTimeoutSurvivesAFailover(t *testing.T) {
 	})
 	since := p.Annotations[gang.StrandedSinceAnnotation]
 	first.Stop()
-	if _, ok := kubelet.evicted()["llm-0"]; ok {
-		t.Fatal("llm-0 evicted before its timeout")
-	}
-	time.Sleep(2 * time.Second) // no scheduler for a while, as during a handover
 
-	startScheduler(t, ctx, env, args)
+	// The next leader starts two seconds on, as after a handover. Once its
+	// writers have settled (the gang's timer armed), it has not evicted
+	// llm-0: on its clock the timeout counted from the mark has not passed.
+	clk = simulate.NewStepClock(clk.Now().Add(2 * time.Second))
+	second := start(clk)
+	written(t, ctx, second)
+	if _, ok := kubelet.evicted()["llm-0"]; ok {
+		t.Fatalf("llm-0 evicted 2s into a 6s timeout counted from %s", since)
+	}
+	clk.StepTo(clk.Now().Add(10 * time.Second))
 	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 		_, ok := kubelet.evicted()["llm-0"]
 		return ok, nil
 	}); err != nil {
-		t.Fatalf("llm-0, bound alone in a gang of min 2, not evicted by the new scheduler: %v", err)
+		t.Fatalf("llm-0, bound alone in a gang of min 2, not evicted by the new scheduler past its timeout: %v", err)
 	}
 	if msg := kubelet.evicted()["llm-0"]; !strings.Contains(msg, "members bound since "+since) {
 		t.Errorf("llm-0 DisruptionTarget %q, want the timeout counted from %s, when the first scheduler saw it stranded", msg, since)
