@@ -138,7 +138,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		// Only the gang's own nodes were tried: try every node at once,
 		// before failing the gang's attempt. The member is in flight, so
 		// the queue brings it back as soon as this cycle ends.
-		pl.wideOnce.Store(pod.UID, struct{}{})
+		pl.storeWhileLive(&pl.wideOnce, pod)
 		pl.handle.Activate(klog.FromContext(ctx), map[string]*v1.Pod{pod.Namespace + "/" + pod.Name: pod})
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s: member %s fits none of the nodes holding its gang's members; trying every node", spec.Key, pod.Name))
 	}

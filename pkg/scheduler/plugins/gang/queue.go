@@ -5,6 +5,7 @@ package gang
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -57,10 +58,15 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 // then the record would outlive the pod, so it is dropped again once the
 // pod is gone from the informer, which removes it before its delete
 // handlers run.
-func (pl *Gang) gate(pod *v1.Pod) {
-	pl.gatedPods.Store(pod.UID, struct{}{})
+func (pl *Gang) gate(pod *v1.Pod) { pl.storeWhileLive(&pl.gatedPods, pod) }
+
+// storeWhileLive records pod in m (keyed by UID) unless the pod is gone from
+// the informer: a scheduling cycle can run after the pod's delete was
+// handled (podDeleted), and a record made then would never be removed.
+func (pl *Gang) storeWhileLive(m *sync.Map, pod *v1.Pod) {
+	m.Store(pod.UID, struct{}{})
 	if o, ok, err := pl.pods.Get(pod); err != nil || !ok || o.(*v1.Pod).UID != pod.UID {
-		pl.gatedPods.Delete(pod.UID)
+		m.Delete(pod.UID)
 	}
 }
 

@@ -118,4 +118,13 @@ func TestGateForgetsAPodDeletedMeanwhile(t *testing.T) {
 	if _, ok := pl.gatedPods.Load(gone.UID); ok {
 		t.Error("a member deleted before the gate turned it away is still recorded")
 	}
+	// The same for a member a narrowed cycle sends to try every node.
+	pl.storeWhileLive(&pl.wideOnce, members[0])
+	pl.storeWhileLive(&pl.wideOnce, gone)
+	if _, ok := pl.wideOnce.Load(members[0].UID); !ok {
+		t.Error("a live member's next wide attempt was not recorded")
+	}
+	if _, ok := pl.wideOnce.Load(gone.UID); ok {
+		t.Error("a deleted member's next wide attempt is still recorded")
+	}
 }
