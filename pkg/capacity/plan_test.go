@@ -430,14 +430,7 @@ func TestLentRoom(t *testing.T) {
 	running(nodes, "elastic", 0, time.Hour, 1, w8, 4)
 	starving := Waiting{Key: "starving", Since: t0, Waited: bound, CouldFit: true, MayShed: true, Quorum: q(3)}
 	plan := MakePlan(logger, []Waiting{starving}, nodes, nil, nil, bound)
-	admitted := func(h Held) (out []string) {
-		for i := range nodes {
-			if h.Admits(w8, &nodes[i]) {
-				out = append(out, nodes[i].Node.Name)
-			}
-		}
-		return out
-	}
+	admitted := func(h Held) []string { return admittedOn(h, w8, nodes) }
 	for _, c := range []struct {
 		name     string
 		priority int32
@@ -494,6 +487,16 @@ func TestLentRoom(t *testing.T) {
 	}
 }
 
+// admittedOn names the nodes on which held admits a member of shape s.
+func admittedOn(held Held, s *Shape, nodes []Node) (out []string) {
+	for i := range nodes {
+		if held.Admits(s, &nodes[i]) {
+			out = append(out, nodes[i].Node.Name)
+		}
+	}
+	return out
+}
+
 // TestGrowthBeforeAQuorumThatCannotRun: a higher priority's members above
 // min may use room held for a lower-priority starving gang whose quorum
 // does not fit even so, never room promised to a quorum that fits; the
@@ -514,14 +517,7 @@ func TestGrowthBeforeAQuorumThatCannotRun(t *testing.T) {
 	late := Waiting{Key: "late", Since: t0.Add(time.Minute), Quorum: Quorum{{Shape: w1, Count: 1}}}
 	waiting := []Waiting{starving, late}
 	plan := MakePlan(logger, waiting, nodes, []Gang{high}, nil, bound)
-	admitted := func(h Held, s *Shape) (out []string) {
-		for i := range nodes {
-			if h.Admits(s, &nodes[i]) {
-				out = append(out, nodes[i].Node.Name)
-			}
-		}
-		return out
-	}
+	admitted := func(h Held, s *Shape) []string { return admittedOn(h, s, nodes) }
 	for _, c := range []struct {
 		name string
 		held Held
