@@ -131,12 +131,13 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 		gpuPart, _ := waiting[i].Quorum.Split()
 		waiting[i].CouldFit = capacity.Pack(klog.FromContext(ctx), gpuPart, empty, waiting[i].InDomain).Fits()
 	}
-	// A starving gang that may shed counts the room of the members it may
-	// shed (those it lent room to) as its own: read the running gangs
-	// only then, as they are every bound pod.
+	// A starving gang counts the room of the members it may shed (those it
+	// lent room to) and of a higher priority's growth that came while it
+	// starved as its own: read the running gangs only then, as they are
+	// every bound pod.
 	var running []capacity.Gang
 	for _, w := range waiting {
-		if w.Waited >= pl.starvationBound && w.CouldFit && w.MayShed {
+		if w.Waited >= pl.starvationBound && w.CouldFit {
 			running, _ = pl.runningGangs(gang.Key{})
 			break
 		}
