@@ -16,10 +16,13 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
+	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
+	"github.com/muster-project/muster/pkg/simulate"
 )
 
 func planNode(name string, taints ...v1.Taint) *framework.NodeInfo {
@@ -116,5 +119,62 @@ func TestFilterKeepsMembersOffHeldRoomAndSpotNodes(t *testing.T) {
 	// No plan and no spot rule: PreFilter wrote nothing, every node passes.
 	if st := pl.Filter(t.Context(), framework.NewCycleState(), extra, free); !st.IsSuccess() {
 		t.Errorf("without held state: %v %q", st.Code(), st.Message())
+	}
+}
+
+// A starving gang whose preemption policy is Never (it sheds nothing) still
+// counts a higher priority's growth, bound while it starved, as its own room
+// (capacity.Plan.Growth): the plan reads the running gangs for it, so its
+// hold stays where it was and the later gang keeps the room it fits in.
+// Before, the plan read them only for a gang that may shed, and the hold
+// moved onto the later gang's node.
+func TestStarvingGangThatShedsNothingCountsGrowthAsItsOwn(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	member := func(g, name string, gpus string, prio int32, created time.Time, min, max string) *v1.Pod {
+		p := st.MakePod().Namespace("ns").Name(name).UID("u-" + name).Priority(prio).Req(map[v1.ResourceName]string{"nvidia.com/gpu": gpus}).Obj()
+		p.CreationTimestamp = metav1.NewTime(created)
+		p.Labels = map[string]string{gang.GroupLabel: g}
+		p.Annotations = map[string]string{gang.MinMemberAnnotation: min, gang.MaxMemberAnnotation: max}
+		return p
+	}
+	add := func(p *v1.Pod, ni *framework.NodeInfo, started time.Time) {
+		if ni != nil {
+			p.Spec.NodeName = ni.Node().Name
+			p.Status.StartTime = &metav1.Time{Time: started}
+			ni.AddPod(p)
+		}
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// n0 is free; n1 and n2 run a 7-GPU pod each; n3 runs the priority-1000
+	// elastic gang's min member, and its extra (1 GPU) took n1's last GPU
+	// twenty minutes in, after old started to starve.
+	n0, n1, n2, n3 := planNode("n0"), planNode("n1"), planNode("n2"), planNode("n3")
+	for _, ni := range []*framework.NodeInfo{n1, n2} {
+		ni.AddPod(st.MakePod().Namespace("ns").Name("busy-" + ni.Node().Name).UID("u-busy-" + ni.Node().Name).Node(ni.Node().Name).Req(map[v1.ResourceName]string{"nvidia.com/gpu": "7"}).Obj())
+	}
+	add(member("high", "high-0", "8", 1000, t0, "1", "2"), n3, t0)
+	add(member("high", "high-1", "1", 1000, t0, "1", "2"), n1, t0.Add(20*time.Minute))
+	// old (priority 0, policy Never) needs two 8-GPU members and a 1-GPU
+	// one; late, a minute younger, one GPU.
+	for _, m := range []struct{ name, gpus string }{{"old-0", "8"}, {"old-1", "8"}, {"old-2", "1"}} {
+		add(member("old", m.name, m.gpus, 0, t0, "3", "3"), nil, time.Time{})
+	}
+	add(member("late", "late-0", "1", 0, t0.Add(time.Minute), "1", "1"), nil, time.Time{})
+
+	pl := &Gang{tracker: gang.NewTracker(time.Now), clock: simulate.NewStepClock(t0.Add(30 * time.Minute)), pods: pods,
+		shapes: capacity.NewShapes("nvidia.com/gpu"), starvationBound: 10 * time.Minute,
+		preemption: preemption{rules: []config.PreemptionRule{{MinPriority: 1000, Policy: config.PreemptLowerPriority, MaxWaitForNodesSeconds: ptr.To[int64](600)}}}}
+	plan := pl.plan(t.Context(), []fwk.NodeInfo{n0, n1, n2, n3})
+	if got := plan.Waiting(); fmt.Sprint(got) != "[ns/old ns/late]" {
+		t.Fatalf("waiting gangs %v, want old then late", got)
+	}
+	if !plan.Ahead("ns/late").On("n0") {
+		t.Error("nothing held on n0 for old, the starving gang")
+	}
+	if plan.Ahead("ns/late").On("n2") {
+		t.Error("old's hold moved onto n2, the room late fits in: the growth on n1 was not counted as old's")
 	}
 }
