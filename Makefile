@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests contract image clean
+.PHONY: kueue stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests contract image clean
 
 all: build
 
@@ -72,6 +72,12 @@ bench-perf: etcd
 ## plugins each (part of make test)
 bench-perf-short:
 	$(MAKE) bench-perf PERF_LABELS=performance PERF_FLAGS="-short -timeout 20m" PERF_OUT=short
+
+## kueue: Kueue's controller manager (sigs.k8s.io/kueue, pinned by the nested
+## module hack/kueue, downloaded from the module proxy) into bin/kueue and its
+## CRDs into bin/kueue-crds, for muster simulate's kueue side
+kueue:
+	GO=$(GO) hack/kueue/build.sh $(BIN)
 
 ## etcd: a single-member etcd from the vendored server, for scheduler_perf
 etcd:
