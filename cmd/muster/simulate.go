@@ -22,7 +22,7 @@ func newSimulateCommand() *cobra.Command {
 	var progressMode, cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "simulate",
-		Short: "Replay a bursty training trace on the whole stack, with Muster, upstream's gang scheduling and the default scheduler, and compare",
+		Short: "Replay a bursty training trace on the whole stack, with Muster, upstream's gang scheduling, the default scheduler and Kueue, and compare",
 		Long: `simulate runs the whole stack in one command, once per side: an in-process kube-apiserver,
 a scheduler, the local Azure Resource Manager endpoint (armlocal, with a CPU, a
 light-GPU and a heavy-GPU pool starting at 0, provisioning delays and quotas,
@@ -32,8 +32,11 @@ a trace of jobs, running each bound job for its duration, on each side of
 --sides: muster (muster-scheduler and its autoscaler hints, the autoscaler
 withdrawing upcoming nodes no pending pod needs), upstream (kube-scheduler's
 default profile with upstream gang scheduling, GenericWorkload on, each gang an
-upstream PodGroup of minCount min; a stock autoscaler) and default (the default
-scheduler and a stock autoscaler, reported as baseline), and prints them in
+upstream PodGroup of minCount min; a stock autoscaler), default (the default
+scheduler and a stock autoscaler, reported as baseline) and kueue (Kueue, built
+by make kueue, admitting each gang as a plain pod group through a
+ProvisioningRequest admission check the autoscaler serves; the default
+scheduler places what Kueue admitted), and prints them in
 columns: waits to min and max, nodes per pool (also drawn to --chart),
 GPU-hours provisioned and used, partial gangs, excess nodes, nodes withdrawn
 while being created and failed scale-ups. Under them the oracle, computed from
@@ -115,7 +118,8 @@ Pools format (--pools FILE), the shipped example:
 	f.IntVar(&o.Random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
 	f.Int64Var(&o.Seed, "seed", o.Seed, "seed of every random choice: the first generated trace (--random; trace i uses seed+i) and spot reclaims; the same for every run and side")
 	f.IntVar(&o.Repeat, "repeat", o.Repeat, "run each side this many times and report each figure as median (min–max)")
-	f.StringSliceVar(&o.Sides, "sides", replay.DefaultSides(), "sides to replay the trace on, a column each: muster (Muster's plugins and autoscaler path), upstream (kube-scheduler's default profile with upstream gang scheduling, gangs as upstream PodGroups, stock autoscaler), default (the default scheduler and stock autoscaler; reported as baseline)")
+	f.StringSliceVar(&o.Sides, "sides", replay.DefaultSides(), "sides to replay the trace on, a column each: muster (Muster's plugins and autoscaler path), upstream (kube-scheduler's default profile with upstream gang scheduling, gangs as upstream PodGroups, stock autoscaler), default (the default scheduler and stock autoscaler; reported as baseline), kueue (Kueue with a ProvisioningRequest admission check, the default scheduler; needs make kueue)")
+	f.StringVar(&o.KueueBin, "kueue-bin", "bin/kueue", "the kueue side's Kueue binary, its CRDs in the directory beside it named BINARY-crds (make kueue)")
 	f.StringVar(&o.StepLog, "step-log", "", "write the cluster as each step left it (nodes, pods, ProvisioningRequests) to DIR/SIDE-REPLAY.log, to diff two replays and find the step where they part (stepped clock only)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (API server, scheduler and simulator; not armlocal or the autoscaler) to this file, to see where a slow replay's time goes")
 	return cmd

@@ -23,6 +23,10 @@ type Run struct {
 	// GroupBinds counts, on the upstream side, the gang members bound that
 	// named their job's upstream PodGroup in spec.schedulingGroup.
 	GroupBinds int
+	// KueueAdmitted counts, on the kueue side, the Workloads Kueue
+	// admitted with their ProvisioningRequest check Ready, KueueRequests
+	// the ProvisioningRequests Kueue created.
+	KueueAdmitted, KueueRequests int
 }
 
 // WriteReport writes the report of one or more runs, a column per side in

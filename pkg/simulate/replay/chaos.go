@@ -162,7 +162,7 @@ func chaosOnce(ctx context.Context, progress io.Writer, seed int64, trace simula
 			return run, err
 		}
 	}
-	ca, err := startAutoscaler(procCtx, o.Sim, kubeconfig, cloud, true, dir, "")
+	ca, err := startAutoscaler(procCtx, o.Sim, kubeconfig, cloud, runMode{muster: true}, dir, "")
 	if err != nil {
 		return run, err
 	}
@@ -546,11 +546,11 @@ func (c *chaos) strike(ctx context.Context, kind string, rng *rand.Rand) (bool, 
 		}
 		// A Deployment restarts a pod that exits: so does the run, once a
 		// trace minute, a few times.
-		ca, err := startAutoscaler(c.procCtx, c.o.Sim, c.kubeconfig, c.cloud, true, c.dir, "")
+		ca, err := startAutoscaler(c.procCtx, c.o.Sim, c.kubeconfig, c.cloud, runMode{muster: true}, c.dir, "")
 		for try := 1; err != nil && try < 10 && ctx.Err() == nil; try++ {
 			fmt.Fprintf(c.progress, "[chaos minute %3.0f] restarting the autoscaler: %v\n", c.clk.now().Minutes(), err)
 			sleep(time.Minute)
-			ca, err = startAutoscaler(c.procCtx, c.o.Sim, c.kubeconfig, c.cloud, true, c.dir, "")
+			ca, err = startAutoscaler(c.procCtx, c.o.Sim, c.kubeconfig, c.cloud, runMode{muster: true}, c.dir, "")
 		}
 		if err != nil {
 			return true, err

@@ -208,8 +208,18 @@ func writeArmlocalPools(o Options, dir, clockURL string) (string, error) {
 
 // startAutoscaler runs muster-autoscaler against the API server and armlocal,
 // with the ProvisioningRequest consumer and the withdrawal of unneeded
-// upcoming nodes on for Muster's run and off for the baseline.
-func startAutoscaler(ctx context.Context, o Options, kubeconfig string, cloud *process, hints bool, dir, clockURL string) (*process, error) {
+// upcoming nodes on for Muster's run and off for the baseline; the kueue
+// side has the consumer serve Kueue's requests, as a stock
+// cluster-autoscaler with --enable-provisioning-requests would, and no
+// withdrawal.
+func startAutoscaler(ctx context.Context, o Options, kubeconfig string, cloud *process, mode runMode, dir, clockURL string) (*process, error) {
+	hints := mode.muster
+	provreq := fmt.Sprintf("--muster-provisioning-requests=%t", hints)
+	if mode.kueue {
+		// The stock flag: this build's consumer is the one that serves
+		// it (autoscaler/provreq).
+		provreq = "--enable-provisioning-requests=true"
+	}
 	log := freshLog(dir, "muster-autoscaler")
 	// Stepped, a pause between tainting a node and deleting it, or before
 	// scaling up for a new pod, would be wall time the step does not wait
@@ -258,7 +268,7 @@ func startAutoscaler(ctx context.Context, o Options, kubeconfig string, cloud *p
 		"--provisioning-request-initial-backoff-time=" + timerOf(o, time.Minute),
 		"--provisioning-request-max-backoff-time=" + timerOf(o, 10*time.Minute),
 		"--muster-provisioning-request-booking-ttl=" + timerOf(o, 10*time.Minute),
-		fmt.Sprintf("--muster-provisioning-requests=%t", hints),
+		provreq,
 		// The baseline is the stock autoscaler, which keeps a scale-up's
 		// nodes even when its pods went elsewhere before they came up.
 		fmt.Sprintf("--muster-withdraw-unneeded-nodes=%t", hints),

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -83,6 +84,9 @@ type Options struct {
 	// Sides are the sides to replay the trace on (--sides, names of
 	// knownSides); nil is every side implemented.
 	Sides []string
+	// KueueBin is the kueue side's Kueue binary, its CRDs in KueueBin-crds
+	// (make kueue); "" is bin/kueue.
+	KueueBin string
 }
 
 // DefaultOptions is muster simulate's defaults.
@@ -120,6 +124,17 @@ func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
 // oracleOf is the trace's oracle on the run's pools: the user's pools file,
 // or the cluster armlocal runs without one.
 func oracleOf(trace simulate.Trace, o Options) (*simulate.Oracle, error) {
+	pools, err := oraclePoolsOf(o)
+	if err != nil {
+		return nil, err
+	}
+	oracle := simulate.OracleOf(trace, pools)
+	return &oracle, nil
+}
+
+// oraclePoolsOf is the run's pools as the oracle (and the kueue side's
+// quota) counts them.
+func oraclePoolsOf(o Options) ([]simulate.OraclePool, error) {
 	pf := defaultPools()
 	switch {
 	case o.pools != nil:
@@ -135,12 +150,7 @@ func oracleOf(trace simulate.Trace, o Options) (*simulate.Oracle, error) {
 			return nil, fmt.Errorf("--pools %s: %w", o.PoolsPath, err)
 		}
 	}
-	pools, err := simulate.OraclePools(pf)
-	if err != nil {
-		return nil, err
-	}
-	oracle := simulate.OracleOf(trace, pools)
-	return &oracle, nil
+	return simulate.OraclePools(pf)
 }
 
 // writeWhereRepeatsPart says, side by side, whether each later replay's
@@ -359,6 +369,18 @@ func simulateRuns(ctx context.Context, progress io.Writer, o Options, given *sim
 		}
 		o.pools = &pf
 	}
+	modes, err := runModes(trace, o)
+	if err != nil {
+		return trace, nil, err
+	}
+	if slices.ContainsFunc(modes, func(m runMode) bool { return m.kueue }) {
+		if err := checkKueueBuilt(o); err != nil {
+			return trace, nil, err
+		}
+		if err := parseableServerVersion(); err != nil {
+			return trace, nil, err
+		}
+	}
 	for _, bin := range []string{"armlocal", "muster-autoscaler"} {
 		if _, err := os.Stat(filepath.Join(o.BinDir, bin)); err != nil {
 			return trace, nil, fmt.Errorf("--bin-dir: %s not found in %s (build it with make -C autoscaler build): %w", bin, o.BinDir, err)
@@ -370,10 +392,6 @@ func simulateRuns(ctx context.Context, progress io.Writer, o Options, given *sim
 	}
 	if !o.KeepLogs {
 		defer os.RemoveAll(logDir)
-	}
-	modes, err := runModes(trace, o)
-	if err != nil {
-		return trace, nil, err
 	}
 	var runs []simulate.Run
 	for _, m := range modes {
@@ -421,7 +439,12 @@ type runMode struct {
 	// the control plane serving the Workload API), gangs as upstream
 	// PodGroups.
 	upstream bool
-	spot     bool
+	// kueue runs Kueue (its pod integration, a ClusterQueue with the
+	// ProvisioningRequest admission check) with the default scheduler and
+	// the autoscaler's ProvisioningRequest consumer, gangs as Kueue plain
+	// pod groups.
+	kueue bool
+	spot  bool
 }
 
 // side is a value of --sides: its name and the replay it runs; a side not
@@ -439,7 +462,7 @@ var knownSides = []side{
 	// The default kube-scheduler and the stock autoscaler: reported as
 	// "baseline", as the report always has.
 	{name: "default", mode: &runMode{name: "baseline", spot: true}},
-	{name: "kueue"},
+	{name: "kueue", mode: &runMode{name: "kueue", kueue: true, spot: true}},
 }
 
 // DefaultSides is every side implemented, --sides' default.
@@ -607,11 +630,22 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 		return run, err
 	}
 	defer cloud.stop()
-	ca, err := startAutoscaler(procCtx, o, kubeconfig, cloud, muster, dir, clockURL)
+	ca, err := startAutoscaler(procCtx, o, kubeconfig, cloud, mode, dir, clockURL)
 	if err != nil {
 		return run, err
 	}
 	defer ca.stop()
+	if mode.kueue {
+		pools, err := oraclePoolsOf(o)
+		if err != nil {
+			return run, err
+		}
+		kq, err := startKueue(procCtx, o, env, kubeconfig, dir, pools)
+		if err != nil {
+			return run, err
+		}
+		defer kq.stop()
+	}
 
 	if stepClock == nil {
 		// The trace starts once the autoscaler's GPU wait (below) has
@@ -637,7 +671,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	w := &watcher{rec: rec, clk: clk, env: env, jobs: map[string]simulate.Job{}, started: map[string]bool{},
 		done: map[string]bool{}, finished: map[string]bool{}, current: map[string][]string{}, gen: map[string]int{},
-		reclaimRates: reclaimRates, seed: o.Seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.Minute, upstream: mode.upstream}
+		reclaimRates: reclaimRates, seed: o.Seed, cloud: cloud, reclaimed: map[string]bool{}, wallMinute: o.Minute, upstream: mode.upstream, kueue: mode.kueue}
 	if stepClock != nil {
 		w.stepped = &gangWork{w: w, clk: events, running: map[string]*gangRun{}}
 	}
@@ -662,6 +696,12 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	if stepClock != nil {
 		st := &stepper{env: env, sched: sched, events: events, clk: stepClock, start: stepClock.Now(), cloudSync: cloud.syncURL(),
 			autoscalerRun: ca.runURL, http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
+		if mode.kueue {
+			// Kueue's controllers run on wall time between the
+			// scheduler and the autoscaler: its Workloads are
+			// watched as changes too, with a longer quiet window.
+			st.window, st.workloads = kueueQuietWindow, true
+		}
 		if o.StepLog != "" {
 			f, err := os.Create(filepath.Join(o.StepLog, fmt.Sprintf("%s-%d.log", name, o.replay+1)))
 			if err != nil {
@@ -725,7 +765,13 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	if ungrouped != "" {
 		return run, fmt.Errorf("gang pod %s/%s was bound without spec.schedulingGroup: upstream did not schedule it as a gang member", simNamespace, ungrouped)
 	}
-	return simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall, GroupBinds: groupBinds}, nil
+	r := simulate.Run{Name: name, Record: rec, Figures: rec.Figures(initial), Wall: wall, GroupBinds: groupBinds}
+	if mode.kueue {
+		w.mu.Lock()
+		r.KueueAdmitted, r.KueueRequests = len(w.kueueSeen.admitted), len(w.kueueSeen.requests)
+		w.mu.Unlock()
+	}
+	return r, nil
 }
 
 // startCluster starts the run's API server (serving upstream's Workload API
@@ -815,7 +861,9 @@ func spotFirst(ctx context.Context, env *controlplane.Env, pf *simulate.PoolsFil
 // default scheduler a CRD-free gang (the default scheduler ignores the gang
 // labels), under upstream an upstream PodGroup (scheduling.k8s.io/v1beta1)
 // of minCount min that every member, launcher included, names in
-// spec.schedulingGroup; plain pods otherwise. A launcher asks for its CPUs
+// spec.schedulingGroup; under kueue every pod in Kueue's queue (a gang as
+// a Kueue plain pod group of its min members), as Kueue's pod webhook would
+// leave it; plain pods otherwise. A launcher asks for its CPUs
 // and no GPU; a job with a priority gets a PriorityClass of that value.
 // With spot, a spot job's pods tolerate spot nodes and, under Muster, opt in
 // to running their extras there.
@@ -838,7 +886,11 @@ func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, mode 
 			return fmt.Errorf("creating upstream PodGroup %s/%s for job %s: %w", simNamespace, group, j.Name, err)
 		}
 	}
-	for _, name := range j.Pods() {
+	names := j.Pods()
+	if mode.kueue {
+		names = kueuePods(j)
+	}
+	for _, name := range names {
 		gpus, milliCPU := j.GPUs, j.MilliCPU
 		if name == j.Launcher() {
 			gpus, milliCPU = 0, j.LauncherMilliCPU
@@ -855,9 +907,13 @@ func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, mode 
 			Spec: v1.PodSpec{SchedulerName: sched, Tolerations: tol, PriorityClassName: priorityClass,
 				Containers: []v1.Container{{Name: "worker", Image: "trainer", Resources: v1.ResourceRequirements{Requests: req, Limits: limitsFor(req)}}}},
 		}
-		if group != "" {
+		switch {
+		case group != "":
 			p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
-		} else if j.Kind == simulate.KindGang {
+		case mode.kueue:
+			// A Kueue plain pod group (asKueueWebhookWould, below,
+			// once the pod's spec is complete).
+		case j.Kind == simulate.KindGang:
 			p.Labels[gang.GroupLabel] = j.Name
 			p.Annotations[gang.MinMemberAnnotation] = strconv.Itoa(j.Min)
 			p.Annotations[gang.MaxMemberAnnotation] = strconv.Itoa(j.Max)
@@ -870,6 +926,11 @@ func createJob(ctx context.Context, env *controlplane.Env, j simulate.Job, mode 
 		}
 		if j.Spot && spot {
 			p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: capacity.SpotLabel, Operator: v1.TolerationOpEqual, Value: capacity.SpotValue, Effect: v1.TaintEffectNoSchedule})
+		}
+		if mode.kueue {
+			if err := asKueueWebhookWould(p, j, j.Priority); err != nil {
+				return err
+			}
 		}
 		created, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, p, metav1.CreateOptions{})
 		if err != nil {
@@ -966,6 +1027,11 @@ type watcher struct {
 	upstream   bool
 	groupBinds int
 	ungrouped  string
+	// kueue: the run's pods are Kueue's (kueuePods, asKueueWebhookWould);
+	// the watcher plays their kubelet's phases, which Kueue reads, and
+	// records what Kueue did (kueueSeen).
+	kueue     bool
+	kueueSeen kueueRecord
 	// writing counts API writes the watcher left running (replacement
 	// pods, start times), which a step waits for.
 	writing pendingWrites
@@ -983,6 +1049,9 @@ func (w *watcher) created(j simulate.Job) {
 	defer w.mu.Unlock()
 	w.rec.JobCreated(j, w.clk.now())
 	w.current[j.Name] = j.Pods()
+	if w.kueue {
+		w.current[j.Name] = kueuePods(j)
+	}
 }
 
 func (w *watcher) allDone(n int) bool {
@@ -1021,10 +1090,17 @@ func (w *watcher) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.requests = dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, simNamespace, nil).ForResource(autoscalingv1.Resource).Informer()
-	for _, inf := range []cache.SharedIndexInformer{w.autoscalerEvents, w.requests} {
-		go inf.Run(ctx.Done())
+	untyped := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, simNamespace, nil)
+	w.requests = untyped.ForResource(autoscalingv1.Resource).Informer()
+	synced := []cache.InformerSynced{w.autoscalerEvents.HasSynced, w.requests.HasSynced}
+	if w.kueue {
+		if err := w.watchKueue(untyped); err != nil {
+			return err
+		}
+		synced = append(synced, untyped.ForResource(kueueWorkloads).Informer().HasSynced)
 	}
+	untyped.Start(ctx.Done())
+	go w.autoscalerEvents.Run(ctx.Done())
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.pod(ctx, o) },
 		UpdateFunc: func(_, o any) { w.pod(ctx, o) },
@@ -1070,7 +1146,7 @@ func (w *watcher) watch(ctx context.Context) error {
 	if err := controlplane.StartInformers(ctx, factory); err != nil {
 		return err
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), w.autoscalerEvents.HasSynced, w.requests.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		return errors.New("watching the run's ProvisioningRequests and the autoscaler's events: not synced")
 	}
 	return nil
@@ -1167,6 +1243,10 @@ func (w *watcher) startedLocked(ctx context.Context, p *v1.Pod) {
 		return
 	}
 	patch := fmt.Sprintf(`{"status":{"startTime":%q}}`, w.clk.stamp().UTC().Format(time.RFC3339))
+	if w.kueue {
+		// Kueue tells a pod group's running members by their phase.
+		patch = fmt.Sprintf(`{"status":{"startTime":%q,"phase":"Running"}}`, w.clk.stamp().UTC().Format(time.RFC3339))
+	}
 	w.writing.start()
 	go func() {
 		defer w.writing.done()
@@ -1206,6 +1286,13 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 		w.mu.Unlock()
 		zero := int64(0)
 		for _, n := range names {
+			if w.kueue {
+				// As its kubelet would: Kueue ends a workload, and
+				// lets its pods go (its finalizer), once they succeeded.
+				if err := succeeded(ctx, w.env, n); err != nil && ctx.Err() == nil {
+					fmt.Fprintf(os.Stderr, "simulate: reporting pod %s succeeded: %v\n", n, err)
+				}
+			}
 			_ = w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 		}
 		w.mu.Lock()
@@ -1378,6 +1465,16 @@ func (w *watcher) replaceLocked(ctx context.Context, j simulate.Job, p *v1.Pod) 
 		Labels: p.Labels, Annotations: p.Annotations}, Spec: *p.Spec.DeepCopy()}
 	fresh.Spec.NodeName = ""
 	fresh.Spec.Priority = nil // set again from the PriorityClass
+	if w.kueue {
+		// Gated and finalized again, as Kueue's webhook would; the
+		// role hash is the evicted pod's. (p's maps are the
+		// informer's.)
+		fresh.Labels, fresh.Annotations = maps.Clone(p.Labels), maps.Clone(p.Annotations)
+		if err := asKueueWebhookWould(fresh, j, j.Priority); err != nil {
+			fmt.Fprintf(os.Stderr, "simulate: replacing evicted pod %s: %v\n", p.Name, err)
+			return
+		}
+	}
 	for i, n := range w.current[jobName] {
 		if n == p.Name {
 			w.current[jobName][i] = fresh.Name

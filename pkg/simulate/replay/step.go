@@ -173,6 +173,8 @@ type stepper struct {
 	http                     *http.Client
 	// window is how long nothing must change for the system to be quiet.
 	window time.Duration
+	// workloads: Kueue runs, and its Workloads count as changes.
+	workloads bool
 	// spent is wall time by phase of a step, for the progress line.
 	spent map[string]time.Duration
 	// flushed is when unschedulable pods were last retried.
@@ -291,6 +293,11 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 			return err
 		}
 	}
+	if s.workloads {
+		if _, err := untyped.ForResource(kueueWorkloads).Informer().AddEventHandler(handler); err != nil {
+			return err
+		}
+	}
 	touchRequest := func(o any) { s.lastRequestChange.Store(time.Now().UnixNano()); touch(o) }
 	if _, err := untyped.ForResource(autoscalingv1.Resource).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: touchRequest, UpdateFunc: func(_, o any) { touchRequest(o) }, DeleteFunc: touchRequest}); err != nil {
@@ -393,7 +400,11 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 		return err
 	}
 	secondRelease := func() error {
-		written, err := s.env.WrittenSince(ctx, settled, controlplane.StoredPods, controlplane.StoredNodes, controlplane.StoredProvisioningRequests)
+		stored := []string{controlplane.StoredPods, controlplane.StoredNodes, controlplane.StoredProvisioningRequests}
+		if s.workloads {
+			stored = append(stored, storedWorkloads)
+		}
+		written, err := s.env.WrittenSince(ctx, settled, stored...)
 		if err != nil {
 			klog.FromContext(ctx).V(2).Info("Settling the step's second half: could not read what was written", "err", err)
 		}
