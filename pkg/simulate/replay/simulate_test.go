@@ -482,14 +482,15 @@ func TestSides(t *testing.T) {
 		want  []string
 		err   string
 	}{
-		{sides: nil, want: []string{"muster", "upstream", "baseline"}},
+		{sides: nil, want: []string{"muster", "upstream", "baseline", "kueue"}},
+		{sides: []string{"kueue", "muster"}, want: []string{"muster", "kueue"}},
 		{sides: []string{"default", "muster"}, want: []string{"muster", "baseline"}},
 		{sides: []string{"upstream"}, want: []string{"upstream"}},
 		{sides: []string{"baseline", "upstream"}, want: []string{"upstream", "baseline"}},
-		{sides: []string{"muster", "kueue"}, err: `--sides: side "kueue" is not implemented yet; want one or more of muster, upstream, default`},
-		{sides: []string{"muster", "volcano"}, err: `--sides: unknown side "volcano"; want one or more of muster, upstream, default`},
+		{sides: []string{"muster", "volcano"}, err: `--sides: unknown side "volcano"; want one or more of muster, upstream, default, kueue`},
+		{sides: []string{"kueue", "kueue"}, err: `--sides: side "kueue" given twice`},
 		{sides: []string{"muster", "muster"}, err: `--sides: side "muster" given twice`},
-		{sides: []string{}, err: `--sides: no side given; want one or more of muster, upstream, default`},
+		{sides: []string{}, err: `--sides: no side given; want one or more of muster, upstream, default, kueue`},
 	} {
 		got, err := chosenSides(tc.sides)
 		if tc.err != "" {
@@ -505,8 +506,13 @@ func TestSides(t *testing.T) {
 	o := DefaultOptions()
 	o.Sides = []string{"muster", "kueue"}
 	o.BinDir = t.TempDir() // no binaries: the sides are checked first
-	if err := Simulate(context.Background(), io.Discard, io.Discard, o); err == nil || !strings.Contains(err.Error(), `"kueue" is not implemented yet`) {
-		t.Errorf("Simulate with --sides muster,kueue: %v, want the side named", err)
+	o.KueueBin = filepath.Join(o.BinDir, "kueue")
+	if err := Simulate(context.Background(), io.Discard, io.Discard, o); err == nil || !strings.Contains(err.Error(), "--kueue-bin: the kueue side needs "+o.KueueBin+" (build it with make kueue)") {
+		t.Errorf("Simulate with --sides muster,kueue and no Kueue built: %v, want the missing binary named", err)
+	}
+	o.Sides = []string{"muster", "kueu"}
+	if err := Simulate(context.Background(), io.Discard, io.Discard, o); err == nil || !strings.Contains(err.Error(), `unknown side "kueu"`) {
+		t.Errorf("Simulate with --sides muster,kueu: %v, want the side named", err)
 	}
 	// Muster without spot joins only with spot pools and jobs, and only
 	// when muster is a side.
@@ -516,7 +522,7 @@ func TestSides(t *testing.T) {
 		sides []string
 		want  []string
 	}{
-		{nil, []string{"muster", "muster-no-spot", "upstream", "baseline"}},
+		{nil, []string{"muster", "muster-no-spot", "upstream", "baseline", "kueue"}},
 		{[]string{"upstream", "default"}, []string{"upstream", "baseline"}},
 	} {
 		ms, err := runModes(tr, Options{Sides: tc.sides, pools: &spot})

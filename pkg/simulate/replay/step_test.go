@@ -278,12 +278,15 @@ func TestSteppedReplayRepeats(t *testing.T) {
 const sidesTrace = mixedTrace + "2 rush    gang 1 1 4  2 priority=1000\n"
 
 // TestSimulateSides replays a short mixed trace on the stepped clock on
-// every side, muster, upstream and default, and wants each to finish; on the
-// upstream side every gang that fits to have reached min with members that
-// named their upstream PodGroup (the watcher fails the run if a gang member
-// binds without spec.schedulingGroup), and the gang that never fits to have
-// bound nothing (upstream binds a gang's members only once minCount of them
-// have a place).
+// every side, muster, upstream, default and kueue, and wants each to
+// finish; on the upstream side every gang that fits to have reached min with
+// members that named their upstream PodGroup (the watcher fails the run if a
+// gang member binds without spec.schedulingGroup), and the gang that never
+// fits to have bound nothing (upstream binds a gang's members only once
+// minCount of them have a place). On the kueue side every gang that fits
+// reaches min, every job's Workload is admitted with its ProvisioningRequest
+// check Ready, through requests Kueue created, and the gang that never fits
+// binds nothing.
 func TestSimulateSides(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a trace on the whole stack, once per side")
@@ -297,7 +300,7 @@ func TestSimulateSides(t *testing.T) {
 	if err := os.WriteFile(tracePath, []byte(sidesTrace), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := Options{TracePath: tracePath, BinDir: binDir, Step: time.Minute, Grace: 6 * time.Minute, Seed: 1}
+	o := Options{TracePath: tracePath, BinDir: binDir, Step: time.Minute, Grace: 6 * time.Minute, Seed: 1, KueueBin: buildKueue(t)}
 	var progress bytes.Buffer
 	trace, runs, err := simulateRuns(context.Background(), &progress, o, nil)
 	t.Log(progress.String())
@@ -308,8 +311,8 @@ func TestSimulateSides(t *testing.T) {
 	for _, r := range runs {
 		names = append(names, r.Name)
 	}
-	if fmt.Sprint(names) != "[muster upstream baseline]" {
-		t.Fatalf("runs %v, want muster, upstream, baseline", names)
+	if fmt.Sprint(names) != "[muster upstream baseline kueue]" {
+		t.Fatalf("runs %v, want muster, upstream, baseline, kueue", names)
 	}
 	oracle, err := oracleOf(trace, o)
 	if err != nil {
@@ -345,9 +348,43 @@ func TestSimulateSides(t *testing.T) {
 		if r.Name != "upstream" && r.GroupBinds != 0 {
 			t.Errorf("%s: %d members bound in an upstream PodGroup, want none", r.Name, r.GroupBinds)
 		}
+		if r.Name != "kueue" && (r.KueueAdmitted != 0 || r.KueueRequests != 0) {
+			t.Errorf("%s: Kueue admitted %d Workloads through %d ProvisioningRequests, want none", r.Name, r.KueueAdmitted, r.KueueRequests)
+		}
+	}
+	kq := runs[3]
+	kjobs := map[string]simulate.JobFigures{}
+	for _, j := range kq.Figures.Jobs {
+		kjobs[j.Name] = j
+	}
+	// Each gang is one Workload (a plain pod group), each pod of a plain
+	// job one of its own.
+	workloads := 0
+	for _, j := range trace.Jobs {
+		if j.Name == "huge" {
+			continue
+		}
+		if j.Kind == simulate.KindGang {
+			workloads++
+			if !kjobs[j.Name].AtMin {
+				t.Errorf("kueue: gang %s never reached min: %+v", j.Name, kjobs[j.Name])
+			}
+		} else {
+			workloads += j.Members
+		}
+	}
+	t.Logf("kueue: %d Workloads admitted through the ProvisioningRequest check, %d requests created by Kueue", kq.KueueAdmitted, kq.KueueRequests)
+	if kq.KueueAdmitted < workloads {
+		t.Errorf("kueue: %d Workloads admitted with their ProvisioningRequest check Ready, want every fitting job's %d", kq.KueueAdmitted, workloads)
+	}
+	if kq.KueueRequests < kq.KueueAdmitted {
+		t.Errorf("kueue: %d ProvisioningRequests created by Kueue for %d Workloads admitted through them", kq.KueueRequests, kq.KueueAdmitted)
+	}
+	if n := kjobs["huge"].MostRunning; n != 0 {
+		t.Errorf("kueue: %d members of the gang that never fits were bound, want none", n)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	last := regexp.MustCompile(`^muster: .*; upstream: .*, idle [0-9.]+x and cost [0-9.]+x the oracle's; baseline: .*; oracle: idle GPU-hours [0-9.]+, cost \$[0-9.]+$`)
+	last := regexp.MustCompile(`^muster: .*; upstream: .*, idle [0-9.]+x and cost [0-9.]+x the oracle's; baseline: .*; kueue: .*, idle [0-9.]+x and cost [0-9.]+x the oracle's; oracle: idle GPU-hours [0-9.]+, cost \$[0-9.]+$`)
 	if !last.MatchString(lines[len(lines)-1]) {
 		t.Errorf("last line %q, want %s", lines[len(lines)-1], last)
 	}
