@@ -85,22 +85,25 @@ etcd:
 
 ## simulate: the whole stack (API server, scheduler, armlocal with its node
 ## agent, muster-autoscaler) replays a bursty trace on each side (Muster,
-## upstream's gang scheduling, the default scheduler) against the oracle;
+## upstream's gang scheduling, the default scheduler, Kueue) against the oracle;
 ## report on stdout, GPUs paid for and used in simulate.svg
 simulate:
 	$(MAKE) -C autoscaler build
+	$(MAKE) kueue
 	$(GO) run ./cmd/muster simulate
 
 ## simulate-repeat: make simulate three times on each side, each figure as
 ## median (min–max) over the replays (about 2 minutes)
 simulate-repeat:
 	$(MAKE) -C autoscaler build
+	$(MAKE) kueue
 	$(GO) run ./cmd/muster simulate --repeat 3 --seed 1
 
 ## simulate-day: a day of the default trace's load (the trace again every
 ## hour for 24 hours) on both sides
 simulate-day:
 	$(MAKE) -C autoscaler build
+	$(MAKE) kueue
 	$(GO) run ./cmd/muster simulate --trace-for 24h --chart simulate-day.svg
 
 ## simulate-replay-test: the stepped replay's repeat test alone (part of make test: a mixed trace
@@ -112,11 +115,13 @@ simulate-replay-test:
 ## in: Muster with spot, Muster without, and the baseline (about 7 minutes)
 simulate-spot:
 	$(MAKE) -C autoscaler build
+	$(MAKE) kueue
 	$(GO) run ./cmd/muster simulate --pools pkg/simulate/pools.spot.example.yaml --trace pkg/simulate/spot.trace --seed 1
 
 ## simulate-random: ten generated bursty traces of mixed, competing jobs (about 40 minutes)
 simulate-random:
 	$(MAKE) -C autoscaler build
+	$(MAKE) kueue
 	$(GO) run ./cmd/muster simulate --random 10 --seed 1
 
 ## chaos: twenty generated traces on the whole stack (two elected
