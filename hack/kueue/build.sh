@@ -19,7 +19,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 GO=${GO:-go}
 cd "$here"
-export GOFLAGS=-mod=mod
+# go.mod and go.sum are complete: a build that would change them fails.
+export GOFLAGS=-mod=readonly
 dir=$("$GO" list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
 if [ -z "$dir" ] || [ ! -d "$dir" ]; then
 	"$GO" mod download sigs.k8s.io/kueue
