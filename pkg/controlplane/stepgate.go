@@ -192,6 +192,8 @@ func (s *Scheduler) Caught(nodes []v1.Node, pods []v1.Pod) (bool, string) {
 	for i := range pods {
 		p := &pods[i]
 		switch {
+		case p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed:
+			// The scheduler watches only pods that have not ended.
 		case p.Spec.NodeName != "":
 			placed++
 		case p.DeletionTimestamp == nil && s.sched.Profiles[p.Spec.SchedulerName] != nil:
