@@ -39,6 +39,7 @@ import (
 	"k8s.io/component-base/version"
 	"sigs.k8s.io/yaml"
 
+	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/simulate"
 )
@@ -465,7 +466,11 @@ func kueuePods(j simulate.Job) []string {
 // (pkg/controller/jobs/pod/pod_webhook.go, Default) leaves a pod with a
 // queue name, none being installed: the managed label, the admission
 // scheduling gate, the managed finalizer, and the role hash of its shape;
-// a gang's pods also carry their group's name and total count. priority is
+// a gang's pods carry their group's name (the job's) and total count, and
+// so does each pod of a plain job, a group of one named after the pod: a
+// single pod's Workload would be named after a hash of its UID, which
+// differs from replay to replay and orders the requests, so replays would
+// part; a group of one is admitted the same way. priority is
 // the value the API server's Priority admission plugin gives the pod
 // before webhooks run, which the role hash includes.
 func asKueueWebhookWould(p *v1.Pod, j simulate.Job, priority int32) error {
@@ -474,6 +479,9 @@ func asKueueWebhookWould(p *v1.Pod, j simulate.Job, priority int32) error {
 	if j.Kind == simulate.KindGang {
 		p.Labels[kueueGroupLabel] = j.Name
 		p.Annotations[kueueTotalCountAnnotation] = strconv.Itoa(len(kueuePods(j)))
+	} else {
+		p.Labels[kueueGroupLabel] = p.Name
+		p.Annotations[kueueTotalCountAnnotation] = "1"
 	}
 	if !slices.Contains(p.Finalizers, kueueFinalizer) {
 		p.Finalizers = append(p.Finalizers, kueueFinalizer)
@@ -558,30 +566,55 @@ func ownedByWorkload(u *unstructured.Unstructured) bool {
 	})
 }
 
-// succeeded plays the kubelet for a pod whose run is over: it reports the
-// pod Succeeded, which is what ends a Kueue workload (its pods all
-// succeeded) and releases its quota.
-func succeeded(ctx context.Context, env *controlplane.Env, name string) error {
-	_, err := env.Client.CoreV1().Pods(simNamespace).Patch(ctx, name, types.MergePatchType,
-		[]byte(`{"status":{"phase":"Succeeded"}}`), metav1.PatchOptions{}, "status")
+// setPhase plays the kubelet for a pod that stopped: it reports the pod's
+// phase, which is what Kueue reads to end a workload (its pods all
+// succeeded), release its quota and lift the pods' finalizer.
+func setPhase(ctx context.Context, env *controlplane.Env, name string, phase v1.PodPhase) error {
+	patch := fmt.Sprintf(`{"status":{"phase":%q}}`, phase)
+	_, err := env.Client.CoreV1().Pods(simNamespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	return err
 }
 
+// deleteFinished deletes a pod of the run that succeeded once Kueue has
+// lifted its finalizer (its Workload finished), as its job's owner would,
+// and says whether p was such a pod.
+func (w *watcher) deleteFinished(ctx context.Context, p *v1.Pod) bool {
+	if p.Namespace != simNamespace || p.Status.Phase != v1.PodSucceeded || p.DeletionTimestamp != nil || slices.Contains(p.Finalizers, kueueFinalizer) {
+		return false
+	}
+	w.writing.start()
+	go func() {
+		defer w.writing.done()
+		zero := int64(0)
+		err := w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: deleting pod %s, which succeeded: %v\n", p.Name, err)
+		}
+	}()
+	return true
+}
+
 // watchKueue records, from the run's informers, the Workloads Kueue
 // admitted through the ProvisioningRequest check and the requests it
 // created.
-func (w *watcher) watchKueue(f dynamicinformer.DynamicSharedInformerFactory) error {
+func (w *watcher) watchKueue(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory) error {
 	w.kueueSeen = kueueRecord{admitted: map[string]bool{}, requests: map[string]bool{}}
 	onWorkload := func(o any) {
-		if u, ok := o.(*unstructured.Unstructured); ok && workloadAdmittedByCheck(u) {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return
+		}
+		if workloadAdmittedByCheck(u) {
 			w.mu.Lock()
 			w.kueueSeen.admitted[u.GetName()] = true
 			w.mu.Unlock()
 		}
+		w.collectWorkload(ctx, u)
 	}
+	w.workloads = f.ForResource(kueueWorkloads).Informer().GetStore()
 	if _, err := f.ForResource(kueueWorkloads).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onWorkload, UpdateFunc: func(_, o any) { onWorkload(o) }}); err != nil {
 		return err
@@ -592,6 +625,86 @@ func (w *watcher) watchKueue(f dynamicinformer.DynamicSharedInformerFactory) err
 			w.kueueSeen.requests[u.GetName()] = true
 			w.mu.Unlock()
 		}
+	}, UpdateFunc: func(_, o any) {
+		// Kueue deletes a failed request when it retries: its failure
+		// is recorded as it comes, not only from the requests left.
+		w.requestFailures(w.clk.now(), o)
 	}})
 	return err
+}
+
+// workloadFinished says whether a Workload has Kueue's Finished condition.
+func workloadFinished(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	return slices.ContainsFunc(conds, func(c any) bool {
+		m, _ := c.(map[string]any)
+		return m["type"] == "Finished" && m["status"] == "True"
+	})
+}
+
+// podGone collects the Workload of a deleted pod's group, if it finished
+// and this was its last pod.
+func (w *watcher) podGone(ctx context.Context, p *v1.Pod) {
+	group := p.Labels[kueueGroupLabel]
+	if group == "" || w.workloads == nil {
+		return
+	}
+	o, ok, err := w.workloads.GetByKey(p.Namespace + "/" + group)
+	if err != nil || !ok {
+		return
+	}
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		w.collectWorkload(ctx, u)
+	}
+}
+
+// collectWorkload plays the garbage collector for a finished Workload whose
+// pods are all deleted: no kube-controller-manager runs, and Kueue leaves a
+// finished Workload and its ProvisioningRequests to be collected once their
+// owners are gone (the pods, which the watcher deletes once Kueue lets them
+// go). A request left Provisioned would keep its capacity booked until its
+// booking expired, which on a cluster ends once its pods are deleted; and
+// whether it was still there at an autoscaler loop would depend on when the
+// deletion came.
+func (w *watcher) collectWorkload(ctx context.Context, wl *unstructured.Unstructured) {
+	if !workloadFinished(wl) || wl.GetDeletionTimestamp() != nil {
+		return
+	}
+	for _, r := range wl.GetOwnerReferences() {
+		if r.Kind != "Pod" {
+			continue
+		}
+		if _, exists, _ := w.pods.GetByKey(wl.GetNamespace() + "/" + r.Name); exists {
+			return // collected after its last pod
+		}
+	}
+	var owned []string
+	for _, o := range w.requests.GetStore().List() {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok || u.GetNamespace() != wl.GetNamespace() {
+			continue
+		}
+		if slices.ContainsFunc(u.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == wl.GetUID() }) {
+			owned = append(owned, u.GetName())
+		}
+	}
+	dyn, err := dynamic.NewForConfig(w.env.Config)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "simulate: collecting Workload %s: %v\n", wl.GetName(), err)
+		return
+	}
+	w.writing.start()
+	go func() {
+		defer w.writing.done()
+		for _, name := range owned {
+			err := dyn.Resource(autoscalingv1.Resource).Namespace(wl.GetNamespace()).Delete(ctx, name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "simulate: collecting ProvisioningRequest %s of finished Workload %s: %v\n", name, wl.GetName(), err)
+			}
+		}
+		err := dyn.Resource(kueueWorkloads).Namespace(wl.GetNamespace()).Delete(ctx, wl.GetName(), metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: collecting finished Workload %s: %v\n", wl.GetName(), err)
+		}
+	}()
 }

@@ -111,12 +111,23 @@ func TestAsKueueWebhookWould(t *testing.T) {
 	if len(p.Spec.SchedulingGates) != 1 || len(p.Finalizers) != 1 {
 		t.Errorf("applied twice: gates %v, finalizers %v, want one each", p.Spec.SchedulingGates, p.Finalizers)
 	}
+	// A plain job's pod is a group of one, named after the pod (so its
+	// Workload's name is the same in every replay); a replacement's group
+	// is its own.
 	plain := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "one-0", Labels: map[string]string{}, Annotations: map[string]string{}}}
-	if err := asKueueWebhookWould(plain, simulate.Job{Name: "one", Kind: simulate.KindGPU, Members: 1}, 0); err != nil {
+	one := simulate.Job{Name: "one", Kind: simulate.KindGPU, Members: 2}
+	if err := asKueueWebhookWould(plain, one, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := plain.Labels[kueueGroupLabel]; ok {
-		t.Errorf("a plain pod got a pod group label: %v", plain.Labels)
+	if plain.Labels[kueueGroupLabel] != "one-0" || plain.Annotations[kueueTotalCountAnnotation] != "1" {
+		t.Errorf("a plain pod's group %q of %q, want one-0 of 1", plain.Labels[kueueGroupLabel], plain.Annotations[kueueTotalCountAnnotation])
+	}
+	plain.Name = "one-0-r1"
+	if err := asKueueWebhookWould(plain, one, 0); err != nil {
+		t.Fatal(err)
+	}
+	if plain.Labels[kueueGroupLabel] != "one-0-r1" {
+		t.Errorf("a replacement's group %q, want one-0-r1", plain.Labels[kueueGroupLabel])
 	}
 }
 

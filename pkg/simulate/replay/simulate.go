@@ -1032,6 +1032,9 @@ type watcher struct {
 	// records what Kueue did (kueueSeen).
 	kueue     bool
 	kueueSeen kueueRecord
+	// pods and workloads are the informers' stores of the run's pods
+	// and (kueue) Workloads.
+	pods, workloads cache.Store
 	// writing counts API writes the watcher left running (replacement
 	// pods, start times), which a step waits for.
 	writing pendingWrites
@@ -1082,6 +1085,7 @@ func (w *watcher) watch(ctx context.Context) error {
 	w.ending = map[string]bool{}
 	factory := informers.NewSharedInformerFactory(w.env.Client, 0)
 	pods := factory.Core().V1().Pods().Informer()
+	w.pods = pods.GetStore()
 	nodes := factory.Core().V1().Nodes().Informer()
 	w.autoscalerEvents = informers.NewSharedInformerFactoryWithOptions(w.env.Client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = "source=cluster-autoscaler"
@@ -1094,7 +1098,7 @@ func (w *watcher) watch(ctx context.Context) error {
 	w.requests = untyped.ForResource(autoscalingv1.Resource).Informer()
 	synced := []cache.InformerSynced{w.autoscalerEvents.HasSynced, w.requests.HasSynced}
 	if w.kueue {
-		if err := w.watchKueue(untyped); err != nil {
+		if err := w.watchKueue(ctx, untyped); err != nil {
 			return err
 		}
 		synced = append(synced, untyped.ForResource(kueueWorkloads).Informer().HasSynced)
@@ -1109,6 +1113,9 @@ func (w *watcher) watch(ctx context.Context) error {
 				o = t.Obj
 			}
 			if p, ok := o.(*v1.Pod); ok {
+				if w.kueue {
+					w.podGone(ctx, p)
+				}
 				w.gone(ctx, p)
 			}
 		},
@@ -1186,6 +1193,9 @@ func (w *watcher) reclaim(ctx context.Context, pool, node string) {
 // pod records a bind and starts what can start.
 func (w *watcher) pod(ctx context.Context, o any) {
 	p, ok := o.(*v1.Pod)
+	if ok && w.kueue && w.deleteFinished(ctx, p) {
+		return
+	}
 	if ok && p.Namespace == simNamespace && p.Spec.NodeName != "" && p.DeletionTimestamp != nil {
 		w.evicted(ctx, p)
 		return
@@ -1287,11 +1297,15 @@ func (w *watcher) startLocked(ctx context.Context, j simulate.Job, pods []string
 		zero := int64(0)
 		for _, n := range names {
 			if w.kueue {
-				// As its kubelet would: Kueue ends a workload, and
-				// lets its pods go (its finalizer), once they succeeded.
-				if err := succeeded(ctx, w.env, n); err != nil && ctx.Err() == nil {
+				// As its kubelet would: Kueue ends a workload once its
+				// pods succeeded, and then lifts their finalizer; the
+				// pod is deleted after that (deleteFinished), as
+				// deleted before Kueue saw it succeed its Workload
+				// would hold its quota (no garbage collector runs).
+				if err := setPhase(ctx, w.env, n, v1.PodSucceeded); err != nil && ctx.Err() == nil {
 					fmt.Fprintf(os.Stderr, "simulate: reporting pod %s succeeded: %v\n", n, err)
 				}
+				continue
 			}
 			_ = w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 		}
@@ -1412,6 +1426,13 @@ func (w *watcher) evicted(ctx context.Context, p *v1.Pod) {
 	w.mu.Unlock()
 	if handled {
 		return
+	}
+	if w.kueue {
+		// Its kubelet reports the pod stopped: Kueue then lets it go
+		// (its finalizer) as a failed member, or a failed single pod.
+		if err := setPhase(ctx, w.env, p.Name, v1.PodFailed); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: reporting evicted pod %s failed: %v\n", p.Name, err)
+		}
 	}
 	zero := int64(0)
 	if err := w.env.Client.CoreV1().Pods(simNamespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil && !apierrors.IsNotFound(err) {
@@ -1535,19 +1556,7 @@ func (w *watcher) replacementNameLocked(pod string) string {
 func (w *watcher) failures() {
 	now := w.clk.now()
 	for _, o := range w.requests.GetStore().List() {
-		u, ok := o.(*unstructured.Unstructured)
-		if !ok {
-			continue
-		}
-		var pr autoscalingv1.ProvisioningRequest
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil {
-			continue
-		}
-		for _, c := range pr.Status.Conditions {
-			if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == autoscalingv1.CapacityIsNotFound {
-				w.addFailure(now, "request "+pr.Name, c.Message)
-			}
-		}
+		w.requestFailures(now, o)
 	}
 	withdrawn := 0
 	for _, o := range w.autoscalerEvents.GetStore().List() {
@@ -1582,6 +1591,23 @@ func withdrawnNodes(msg string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// requestFailures records a ProvisioningRequest's failure, if it failed.
+func (w *watcher) requestFailures(now time.Duration, o any) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	var pr autoscalingv1.ProvisioningRequest
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr) != nil {
+		return
+	}
+	for _, c := range pr.Status.Conditions {
+		if (c.Type == autoscalingv1.Failed && c.Status == metav1.ConditionTrue) || c.Reason == autoscalingv1.CapacityIsNotFound {
+			w.addFailure(now, "request "+pr.Name, c.Message)
+		}
+	}
 }
 
 func (w *watcher) addFailure(at time.Duration, what, why string) {
