@@ -103,6 +103,17 @@ func (s *Server) AgentPool(resourceGroup, cluster, name string) (int, []Instance
 	return ap.count, out, true
 }
 
+// AgentPoolCapacityWrites returns how many PUTs changing its count one
+// agent pool has taken (0 for a pool it does not have).
+func (s *Server) AgentPoolCapacityWrites(resourceGroup, cluster, name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ap, ok := s.pools[strings.ToLower(resourceGroup+"/"+cluster+"/"+name)]; ok {
+		return ap.capacityWrites
+	}
+	return 0
+}
+
 // etag is the pool's entity tag: it changes with every write to the pool.
 func (ap *agentPool) etag() string { return fmt.Sprintf("\"%d\"", ap.version) }
 
@@ -314,6 +325,9 @@ func (s *Server) agentPoolPut(w http.ResponseWriter, r *http.Request, rg, cluste
 		}
 	}
 	want := int(*in.Properties.Count)
+	if want != ap.count {
+		ap.capacityWrites++
+	}
 	op := &operation{aks: ap}
 	live := ap.live()
 	switch {

@@ -121,6 +121,17 @@ func (s *Server) CapacityWrites() int {
 	return s.capacityWrites
 }
 
+// ScaleSetCapacityWrites returns how many updates that set a capacity one
+// scale set has taken (0 for a scale set it does not have).
+func (s *Server) ScaleSetCapacityWrites(resourceGroup, name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.scaleSets[strings.ToLower(resourceGroup+"/"+name)]; ok {
+		return ss.capacityWrites
+	}
+	return 0
+}
+
 // ScaleSetTags returns a scale set's tags.
 func (s *Server) ScaleSetTags(resourceGroup, name string) map[string]string {
 	s.mu.Lock()
@@ -378,6 +389,7 @@ func (s *Server) scaleSetUpdate(w http.ResponseWriter, r *http.Request, rg, name
 	op := &operation{pool: &ss.pool}
 	if upd.SKU != nil && upd.SKU.Capacity != nil {
 		s.capacityWrites++
+		ss.capacityWrites++
 		want := int(*upd.SKU.Capacity)
 		if want < 0 {
 			writeError(w, http.StatusBadRequest, "InvalidParameter", "sku.capacity must not be negative")

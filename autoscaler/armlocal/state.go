@@ -60,6 +60,10 @@ type pool struct {
 	nextID        int
 	instances     []*instance
 	lastOpFailed  bool
+	// capacityWrites counts the writes taken that set its capacity (a
+	// scale set PATCH with sku.capacity, an agent pool PUT changing its
+	// count): what a test checks to see how often the pool was scaled.
+	capacityWrites int
 }
 
 // live returns the instances not yet gone, in ID order.
