@@ -19,6 +19,7 @@ import (
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup"
 	"k8s.io/autoscaler/cluster-autoscaler/core/scaleup/orchestrator"
 	"k8s.io/autoscaler/cluster-autoscaler/estimator"
+	"k8s.io/autoscaler/cluster-autoscaler/observers/nodegroupchange"
 	ca_processors "k8s.io/autoscaler/cluster-autoscaler/processors"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/status"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator"
@@ -37,9 +38,10 @@ import (
 // pending pods: a request's pods get one all-or-nothing scale-up of one
 // pool (upstream's best-effort-atomic class), the room existing nodes have
 // for it is kept from the requests and pods after it, and a request that
-// cannot be served holds up neither. Upstream's WrapperOrchestrator serves
-// one request or the ordinary pods per loop, so a burst of gangs waited a
-// loop each.
+// cannot be served holds up neither. The requests' scale-ups are held and
+// each pool is written once for all of them (poolBatch). Upstream's
+// WrapperOrchestrator serves one request or the ordinary pods per loop, so
+// a burst of gangs waited a loop each.
 type Orchestrator struct {
 	client *Client
 	now    func() time.Time
@@ -48,6 +50,9 @@ type Orchestrator struct {
 	pods   scaleup.Orchestrator
 	atomic scaleup.Orchestrator
 	sim    *scheduling.HintingSimulator
+	batch  *poolBatch
+	// notifier is the core's: the combined writes' outcomes go to it.
+	notifier *nodegroupchange.NodeGroupChangeObserversList
 }
 
 // NewOrchestrator returns an Orchestrator on wall time.
@@ -56,7 +61,7 @@ func NewOrchestrator(c *Client) *Orchestrator { return NewOrchestratorOn(c, time
 // NewOrchestratorOn returns an Orchestrator stamping conditions by now: the
 // loop's clock (muster simulate's trace clock under --clock-url).
 func NewOrchestratorOn(c *Client, now func() time.Time) *Orchestrator {
-	return &Orchestrator{client: c, now: now, pods: orchestrator.New(), atomic: orchestrator.New(), sim: scheduling.NewHintingSimulator()}
+	return &Orchestrator{client: c, now: now, pods: orchestrator.New(), atomic: orchestrator.New(), sim: scheduling.NewHintingSimulator(), batch: newPoolBatch()}
 }
 
 // Initialize implements scaleup.Orchestrator.
@@ -64,7 +69,18 @@ func (o *Orchestrator) Initialize(ctx *ca_context.AutoscalingContext, processors
 	csr *clusterstate.ClusterStateRegistry, eb estimator.EstimatorBuilder, tc taints.TaintConfig) {
 	o.ctx = ctx
 	o.pods.Initialize(ctx, processors, csr, eb, tc)
-	o.atomic.Initialize(ctx, processors, csr, eb, tc)
+	// The requests' executor reports to the batch's notifier, which holds
+	// back the registration of increases the batch holds until they are
+	// written.
+	atomicProcs := processors
+	if processors != nil && processors.ScaleStateNotifier != nil {
+		o.notifier = processors.ScaleStateNotifier
+		p := *processors
+		p.ScaleStateNotifier = nodegroupchange.NewNodeGroupChangeObserversList()
+		p.ScaleStateNotifier.Register(&batchNotifier{next: processors.ScaleStateNotifier})
+		atomicProcs = &p
+	}
+	o.atomic.Initialize(ctx, atomicProcs, csr, eb, tc)
 }
 
 // ScaleUpToNodeGroupMinSize implements scaleup.Orchestrator.
@@ -89,9 +105,7 @@ func (o *Orchestrator) ScaleUp(pending []*apiv1.Pod, nodes []*apiv1.Node, daemon
 	var all *status.ScaleUpStatus
 	var errs []ca_errors.AutoscalerError
 	requests, scaled := byRequest(reqPods), 0
-	o.ctx.ProvisioningRequestScaleUpMode = true
-	for _, pods := range requests {
-		st, err := o.provision(pods, nodes, daemonSets, nodeInfos)
+	add := func(st *status.ScaleUpStatus, err ca_errors.AutoscalerError) {
 		all = mergeStatus(all, st)
 		if err != nil {
 			errs = append(errs, err)
@@ -100,8 +114,16 @@ func (o *Orchestrator) ScaleUp(pending []*apiv1.Pod, nodes []*apiv1.Node, daemon
 			scaled++
 		}
 	}
-	o.ctx.ProvisioningRequestScaleUpMode = false
-	regularScaled := false
+	// Each request's scale-up is held in the batch; the pools are written
+	// after the last request, once each, then every request learns how its
+	// pool's write went.
+	held := o.serveRequests(requests, nodes, daemonSets, nodeInfos, add)
+	writes := o.batch.end()
+	failed := o.writePools(writes, nodeInfos)
+	for _, h := range held {
+		add(o.settle(h, failed, nodes))
+	}
+	regularScaled, regularWrites := false, 0
 	if len(regular) > 0 {
 		st, err := o.pods.ScaleUp(regular, nodes, daemonSets, nodeInfos, allOrNothing)
 		all = mergeStatus(all, st)
@@ -109,9 +131,11 @@ func (o *Orchestrator) ScaleUp(pending []*apiv1.Pod, nodes []*apiv1.Node, daemon
 			errs = append(errs, err)
 		}
 		regularScaled = st != nil && st.Result == status.ScaleUpSuccessful
+		regularWrites = executorWrites(st)
 	}
 	klog.V(1).InfoS("Served this loop's ProvisioningRequests and pending pods", "requests", len(requests), "requestsScaledUp", scaled,
-		"pendingPods", len(regular), "pendingPodsScaledUp", regularScaled)
+		"pendingPods", len(regular), "pendingPodsScaledUp", regularScaled,
+		"requestPoolWrites", len(writes), "poolWrites", len(writes)+regularWrites)
 	if len(errs) > 0 && all.Result != status.ScaleUpSuccessful {
 		// Nothing was scaled up: the loop's scale-up failed. Where something
 		// was, the failures are in the requests' conditions and the log.
@@ -121,6 +145,110 @@ func (o *Orchestrator) ScaleUp(pending []*apiv1.Pod, nodes []*apiv1.Node, daemon
 		klog.ErrorS(err, "A scale-up of this loop failed; the others went ahead")
 	}
 	return all, nil
+}
+
+// serveRequests serves each request with the batch open: the core's
+// scale-ups of this loop's requests go to the batch, not to the pools. It
+// returns the requests whose scale-up waits for its pool's write, in
+// order; the others' outcomes go to add.
+func (o *Orchestrator) serveRequests(requests [][]*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
+	nodeInfos map[string]*framework.NodeInfo, add func(*status.ScaleUpStatus, ca_errors.AutoscalerError)) []*heldScaleUp {
+	cp := o.ctx.CloudProvider
+	o.batch.begin()
+	o.ctx.CloudProvider = &batchedProvider{CloudProvider: cp, b: o.batch}
+	o.ctx.ProvisioningRequestScaleUpMode = true
+	defer func() {
+		o.ctx.CloudProvider = cp
+		o.ctx.ProvisioningRequestScaleUpMode = false
+	}()
+	var held []*heldScaleUp
+	for _, pods := range requests {
+		st, err, h := o.provision(pods, nodes, daemonSets, nodeInfos)
+		if h != nil {
+			held = append(held, h)
+			continue
+		}
+		add(unwrapStatus(st), err)
+	}
+	return held
+}
+
+// heldScaleUp is a request whose scale-up the batch holds: what it needs
+// to be recorded provisioned once its pool is written, or to be let go.
+type heldScaleUp struct {
+	pr          *v1.ProvisioningRequest
+	log         klog.Logger
+	st          *status.ScaleUpStatus // the core's, groups unwrapped
+	before      map[string]map[string]bool
+	total, rest int
+	// placed are its pods put on existing room in the loop's snapshot.
+	placed []scheduling.Status
+}
+
+// settle ends a held request's scale-up by its pool's write: provisioned
+// and its instances recorded, or, when the write failed, the error in its
+// Provisioned condition, as a failed scale-up of its own gives it, and its
+// pods off the existing room the snapshot gave them.
+func (o *Orchestrator) settle(h *heldScaleUp, failed map[string]ca_errors.AutoscalerError, nodes []*apiv1.Node) (*status.ScaleUpStatus, ca_errors.AutoscalerError) {
+	var aerr ca_errors.AutoscalerError
+	var groups []cloudprovider.NodeGroup
+	for _, info := range h.st.ScaleUpInfos {
+		groups = append(groups, info.Group)
+		if e, ok := failed[info.Group.Id()]; ok && aerr == nil {
+			aerr = e
+		}
+	}
+	if aerr == nil {
+		o.recordScaleUp(h.log, h.pr, h.st, o.ctx.CloudProvider.NodeGroups(), h.before, nodes)
+		o.write(h.log, h.pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedMessage(h.st, h.total, h.total-h.rest))
+		return h.st, nil
+	}
+	snap := o.ctx.ClusterSnapshot
+	for _, s := range h.placed {
+		if err := snap.UnschedulePod(s.Pod.Namespace, s.Pod.Name, s.NodeName); err != nil {
+			h.log.Error(err, "Could not take a pod of a request whose scale-up failed off the loop's snapshot", "pod", klog.KObj(s.Pod), "node", s.NodeName)
+		}
+	}
+	o.write(h.log, h.pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
+		fmt.Sprintf("scale-up for %s failed: %v; will retry", countPods(h.rest), aerr))
+	return status.UpdateScaleUpError(&status.ScaleUpStatus{
+		FailedResizeNodeGroups: groups,
+		PodsTriggeredScaleUp:   h.st.PodsTriggeredScaleUp,
+	}, aerr)
+}
+
+// unwrapStatus is st with the provider's own node groups in place of the
+// batch's, for what reads the loop's status after the batch is closed.
+func unwrapStatus(st *status.ScaleUpStatus) *status.ScaleUpStatus {
+	if st == nil {
+		return nil
+	}
+	out := *st
+	out.ScaleUpInfos = slices.Clone(st.ScaleUpInfos)
+	for i := range out.ScaleUpInfos {
+		out.ScaleUpInfos[i].Group = unwrap(out.ScaleUpInfos[i].Group)
+	}
+	out.ConsideredNodeGroups = slices.Clone(st.ConsideredNodeGroups)
+	for i := range out.ConsideredNodeGroups {
+		out.ConsideredNodeGroups[i] = unwrap(out.ConsideredNodeGroups[i])
+	}
+	out.FailedResizeNodeGroups = slices.Clone(st.FailedResizeNodeGroups)
+	for i := range out.FailedResizeNodeGroups {
+		out.FailedResizeNodeGroups[i] = unwrap(out.FailedResizeNodeGroups[i])
+	}
+	return &out
+}
+
+// executorWrites is how many pool writes the core's executor made for a
+// scale-up: one per pool grown, or those it tried when one failed.
+func executorWrites(st *status.ScaleUpStatus) int {
+	if st == nil {
+		return 0
+	}
+	if st.Result == status.ScaleUpSuccessful {
+		return len(st.ScaleUpInfos)
+	}
+	return len(st.FailedResizeNodeGroups)
 }
 
 // byRequest groups the pods of requests by request, in the order they
@@ -202,12 +330,12 @@ func splitOut(pending []*apiv1.Pod) (reqPods, regular []*apiv1.Pod) {
 // provision serves one request: capacity that exists (or is coming) is
 // enough, or one pool gets all the missing nodes at once, or nothing.
 func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daemonSets []*appsv1.DaemonSet,
-	nodeInfos map[string]*framework.NodeInfo) (*status.ScaleUpStatus, ca_errors.AutoscalerError) {
+	nodeInfos map[string]*framework.NodeInfo) (*status.ScaleUpStatus, ca_errors.AutoscalerError, *heldScaleUp) {
 	name, _ := ConsumedRequest(reqPods[0])
 	ns := reqPods[0].Namespace
 	pr, ok := o.client.Request(ns, name)
 	if !ok || !supported(pr) {
-		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
+		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil, nil
 	}
 	var pods []*apiv1.Pod
 	for _, p := range reqPods {
@@ -223,7 +351,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	// cluster's nodes and of every pool's template.
 	existing, err := snap.ListNodeInfos()
 	if err != nil {
-		return status.UpdateScaleUpError(&status.ScaleUpStatus{}, ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "listing the cluster snapshot's nodes: %v", err))
+		return failedBefore(ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "listing the cluster snapshot's nodes: %v", err))
 	}
 	templates := make([]*framework.NodeInfo, 0, len(nodeInfos))
 	for _, ni := range nodeInfos {
@@ -231,7 +359,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	}
 	if err := applyGPUClass(pods, knownProducts(existing, templates)); err != nil {
 		o.write(log, pr, v1.Failed, metav1.ConditionTrue, ReasonFailedToCreatePods, fmt.Sprintf("PodTemplate's GPU class: %v", err))
-		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
+		return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil, nil
 	}
 
 	// The request's pods placed on existing room stay placed (Commit) once
@@ -250,7 +378,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	placed, _, err := o.sim.TrySchedulePods(snap, pods, scheduling.ScheduleAnywhere, false)
 	if err != nil {
 		o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, "FailedToCheckCapacity", fmt.Sprintf("checking existing capacity: %v", err))
-		return status.UpdateScaleUpError(&status.ScaleUpStatus{}, ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "ProvisioningRequest %s/%s: checking existing capacity: %v", ns, name, err))
+		return failedBefore(ca_errors.NewAutoscalerErrorf(ca_errors.InternalError, "ProvisioningRequest %s/%s: checking existing capacity: %v", ns, name, err))
 	}
 	fit := map[types.UID]bool{}
 	for _, s := range placed {
@@ -267,7 +395,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		v1.ClearAddedInstances(pr)
 		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsFound,
 			fmt.Sprintf("capacity is found in the cluster: %s fit on existing or upcoming nodes", countPods(len(pods))))
-		return &status.ScaleUpStatus{Result: status.ScaleUpNotNeeded}, nil
+		return &status.ScaleUpStatus{Result: status.ScaleUpNotNeeded}, nil, nil
 	}
 
 	// Members the scheduler counted on existing room that the snapshot no
@@ -277,7 +405,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	if o.client.RoomLost(ns, name) > 0 {
 		if never, why := o.gangNeverFits(ns, name, pods, nodeInfos); never {
 			o.failNeverRuns(log, pr, why)
-			return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil
+			return &status.ScaleUpStatus{Result: status.ScaleUpNotTried}, nil, nil
 		}
 	}
 
@@ -291,29 +419,37 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 	o.ctx.BalanceSimilarNodeGroups = balance
 
 	if aerr == nil && st != nil && st.Result == status.ScaleUpSuccessful {
+		// The batch holds the increase: the request is provisioned once
+		// its pool is written (settle). Its pods stay on the existing room
+		// they took, and the pool's target counts its nodes, for the
+		// requests and pods after it.
 		served = true
-		o.recordScaleUp(log, pr, st, groups, before, nodes)
-		o.write(log, pr, v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, provisionedMessage(st, len(pods), len(pods)-len(rest)))
-		return st, nil
+		return nil, nil, &heldScaleUp{pr: pr, log: log, st: unwrapStatus(st), before: before, total: len(pods), rest: len(rest), placed: placed}
 	}
 	if aerr != nil {
 		o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
 			fmt.Sprintf("scale-up for %s failed: %v; will retry", countPods(len(rest)), aerr))
-		return st, aerr
+		return st, aerr, nil
 	}
 	if never, why := o.gangNeverFits(ns, name, pods, nodeInfos); never {
 		o.failNeverRuns(log, pr, why)
-		return st, nil
+		return st, nil, nil
 	}
 	if never, why := o.neverFits(rest, nodeInfos); never {
 		msg := fmt.Sprintf("no node pool can hold %s even at its max size: %s", countPods(len(rest)), why)
 		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
 		o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
-		return st, nil
+		return st, nil, nil
 	}
 	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
 		fmt.Sprintf("no node pool can add capacity for %s now (%s); will retry", countPods(len(rest)), o.notNowReasons(st)))
-	return st, nil
+	return st, nil, nil
+}
+
+// failedBefore is provision's outcome for an error before any scale-up.
+func failedBefore(e ca_errors.AutoscalerError) (*status.ScaleUpStatus, ca_errors.AutoscalerError, *heldScaleUp) {
+	st, err := status.UpdateScaleUpError(&status.ScaleUpStatus{}, e)
+	return st, err, nil
 }
 
 // failNeverRuns fails pr for a gang no pool size could ever hold. The

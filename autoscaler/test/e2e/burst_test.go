@@ -39,7 +39,7 @@ func (l *loopLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-var servedRE = regexp.MustCompile(`requests=(\d+) requestsScaledUp=(\d+) pendingPods=(\d+) pendingPodsScaledUp=(true|false)`)
+var servedRE = regexp.MustCompile(`requests=(\d+) requestsScaledUp=(\d+) pendingPods=(\d+) pendingPodsScaledUp=(true|false)(?: requestPoolWrites=(\d+) poolWrites=(\d+))?`)
 
 // TestBurstIsProvisionedInOneLoop: nine gangs short of nodes at once (eight
 // of one 8-GPU member, an MPI-style gang of two 8-GPU workers whose CPU
@@ -48,7 +48,8 @@ var servedRE = regexp.MustCompile(`requests=(\d+) requestsScaledUp=(\d+) pending
 // all-or-nothing scale-up of exactly its nodes, and the launcher its CPU
 // node in the same loop. Upstream's wrapper orchestrator, and Muster's
 // until this change, served one request per loop and the ordinary pods in
-// the loops between.
+// the loops between. Each pool is written once in that loop: the heavy
+// pool once for all nine requests, the CPU pool once for the launcher.
 func TestBurstIsProvisionedInOneLoop(t *testing.T) {
 	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: 3 * time.Second, FamilyQuota: 2000})
 	addPools(t, arm, "12")
@@ -96,6 +97,11 @@ func TestBurstIsProvisionedInOneLoop(t *testing.T) {
 		t.Fatalf("heavy pool %d after the burst, want exactly 10 (8 + 2)", heavy)
 	}
 	waitFor(t, "the CPU pool to grow for mpi-launcher", func() bool { return bar.cpu() == 2 })
+	heavyWrites, cpuWrites := arm.ScaleSetCapacityWrites(rg, "gpu-heavy"), arm.ScaleSetCapacityWrites(rg, "cpu")
+	t.Logf("capacity writes: gpu-heavy %d, cpu %d", heavyWrites, cpuWrites)
+	if heavyWrites != 1 || cpuWrites != 1 {
+		t.Errorf("capacity writes: gpu-heavy %d, cpu %d; want one each (one write per pool per loop)", heavyWrites, cpuWrites)
+	}
 
 	log.mu.Lock()
 	defer log.mu.Unlock()
@@ -111,6 +117,9 @@ func TestBurstIsProvisionedInOneLoop(t *testing.T) {
 		loops++
 		if m[1] != "9" || m[2] != "9" || m[3] != "1" || m[4] != "true" {
 			t.Errorf("a loop served %s requests (%s scaled up) and %s pending pods (scaled up: %s); want all 9 requests scaled up and the launcher's node in one loop", m[1], m[2], m[3], m[4])
+		}
+		if m[5] != "1" || m[6] != "2" {
+			t.Errorf("the loop says it made %q pool writes for requests, %q in all; want 1 (gpu-heavy) and 2 (and cpu)", m[5], m[6])
 		}
 	}
 	t.Logf("loops that scaled up for the burst: %d", loops)
