@@ -517,9 +517,13 @@ func TestProvisioningRequests(t *testing.T) {
 	}
 	// Two scale-ups of one pool in flight: each request records its own.
 	disjoint(t, map[string]map[string]bool{"gang-a": aRecorded, "gang-b1": waitRecorded(t, dyn, "gang-b1", 1), "gang-b2": waitRecorded(t, dyn, "gang-b2", 2)})
-	if h, n := heavy(), writes(); h != 10 || n != before+2 {
-		t.Fatalf("after two gangs: heavy pool %d, %d capacity writes; want 10 and %d", h, n, before+2)
+	// One write when one loop served both (a pool is written once per
+	// loop for all its requests), two when they came in different loops;
+	// TestBurstIsProvisionedInOneLoop checks the one write exactly.
+	if h, n := heavy(), writes(); h != 10 || n-before < 1 || n-before > 2 {
+		t.Fatalf("after two gangs: heavy pool %d, %d capacity writes; want 10 and %d or %d", h, n, before+1, before+2)
 	}
+	before = writes()
 
 	// (d') as (d), but the autoscaler dies between the capacity write and
 	// the Provisioned condition (reproduced by removing the condition while
@@ -534,8 +538,8 @@ func TestProvisioningRequests(t *testing.T) {
 		t.Fatalf("gang-e Provisioned %q: %q; want CapacityIsFound (the capacity written before the crash)", p.Reason, p.Message)
 	}
 	barrier()
-	if h, n := heavy(), writes(); h != 12 || n != before+4 {
-		t.Fatalf("after gang-e across a restart: heavy pool %d, %d capacity writes; want 10 and %d (gang-e once, barrier)", h, n, before+4)
+	if h, n := heavy(), writes(); h != 12 || n != before+2 {
+		t.Fatalf("after gang-e across a restart: heavy pool %d, %d capacity writes; want 12 and %d (gang-e once, barrier)", h, n, before+2)
 	}
 
 	// (c'') the heavy pool is at its max now: one more member could fit an
