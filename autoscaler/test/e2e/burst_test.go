@@ -103,6 +103,17 @@ func TestBurstIsProvisionedInOneLoop(t *testing.T) {
 		t.Errorf("capacity writes: gpu-heavy %d, cpu %d; want one each (one write per pool per loop)", heavyWrites, cpuWrites)
 	}
 
+	// The loop's line comes after its writes: wait for it, not for time.
+	waitFor(t, "the autoscaler to log the loop that served the burst", func() bool {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		for _, line := range log.loops {
+			if m := servedRE.FindStringSubmatch(line); m != nil && (m[2] != "0" || m[4] == "true") {
+				return true
+			}
+		}
+		return false
+	})
 	log.mu.Lock()
 	defer log.mu.Unlock()
 	loops := 0
