@@ -125,6 +125,7 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 	// spent is the credited room (credited) starving gangs served so far
 	// counted as their own, by node: each part of it is counted once.
 	var spent []used
+	idx := &nodeIndex{nodes: nodes}
 	for i, g := range w {
 		p.order = append(p.order, g.Key)
 		p.rank[g.Key] = i
@@ -146,7 +147,7 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 		if starving {
 			var shed []used
 			if g.MayShed {
-				shed = sheddable(g, running, nodes)
+				shed = sheddable(g, running, idx)
 			}
 			if shed != nil {
 				undo(base, journal)
@@ -155,7 +156,7 @@ func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gan
 				fits = packInto(logger, g.Quorum, nodes, admit, base, &journal).Fits()
 				sub(base, shed, 1)
 			}
-			credit := credited(g, running, nodes, starvationBound, spent)
+			credit := credited(g, running, idx, starvationBound, spent)
 			if !fits && credit != nil {
 				// The quorum does not fit on the room it can have now:
 				// pack it as if the growth that came ahead of it were gone,
@@ -274,32 +275,20 @@ func sub(base, room []used, sign int) {
 // (A member the kubelet has not started yet counts from its creation: until
 // its start time is written, growth created before g starved is not
 // credited.)
-func credited(g Waiting, running []Gang, nodes []Node, starvationBound time.Duration, spent []used) []used {
+func credited(g Waiting, running []Gang, idx *nodeIndex, starvationBound time.Duration, spent []used) []used {
 	starved := g.Since.Add(starvationBound)
-	var out []used
-	var index map[string]int
+	var grown []Member
 	for _, o := range running {
-		if o.Key == g.Key || o.Priority <= g.Priority || int64(len(o.Bound)) <= o.Min {
+		if o.Key == g.Key || o.Priority <= g.Priority {
 			continue
 		}
 		for _, m := range aboveMin(o) {
-			if m.Started.Before(starved) {
-				continue
-			}
-			if index == nil {
-				index = make(map[string]int, len(nodes))
-				for i := range nodes {
-					index[nodes[i].Node.Name] = i
-				}
-			}
-			if i, ok := index[m.Node]; ok {
-				if out == nil {
-					out = make([]used, len(nodes))
-				}
-				out[i].add(m.Shape, 1)
+			if !m.Started.Before(starved) {
+				grown = append(grown, m)
 			}
 		}
 	}
+	out := idx.roomOf(grown)
 	if out != nil && spent != nil {
 		for i := range out {
 			out[i] = out[i].beyond(spent[i])
@@ -310,24 +299,39 @@ func credited(g Waiting, running []Gang, nodes []Node, starvationBound time.Dura
 
 // sheddable is, by node, the room of the running members g may shed
 // (MakeRoom's extras); nil if none.
-func sheddable(g Waiting, running []Gang, nodes []Node) []used {
-	units := extras(Gang{Key: g.Key, Priority: g.Priority, Since: g.Since, Starving: true}, running)
-	if len(units) == 0 {
+func sheddable(g Waiting, running []Gang, idx *nodeIndex) []used {
+	var members []Member
+	for _, u := range extras(Gang{Key: g.Key, Priority: g.Priority, Since: g.Since, Starving: true}, running) {
+		members = append(members, u.members...)
+	}
+	return idx.roomOf(members)
+}
+
+// nodeIndex finds nodes by name, the map built once per plan when a
+// starving gang first needs it.
+type nodeIndex struct {
+	nodes  []Node
+	byName map[string]int
+}
+
+// roomOf is, by node, the room the members use; nil if none is on nodes.
+func (x *nodeIndex) roomOf(members []Member) []used {
+	if len(members) == 0 {
 		return nil
 	}
-	index := make(map[string]int, len(nodes))
-	for i := range nodes {
-		index[nodes[i].Node.Name] = i
+	if x.byName == nil {
+		x.byName = make(map[string]int, len(x.nodes))
+		for i := range x.nodes {
+			x.byName[x.nodes[i].Node.Name] = i
+		}
 	}
 	var out []used
-	for _, u := range units {
-		for _, m := range u.members {
-			if i, ok := index[m.Node]; ok {
-				if out == nil {
-					out = make([]used, len(nodes))
-				}
-				out[i].add(m.Shape, 1)
+	for _, m := range members {
+		if i, ok := x.byName[m.Node]; ok {
+			if out == nil {
+				out = make([]used, len(x.nodes))
 			}
+			out[i].add(m.Shape, 1)
 		}
 	}
 	return out

@@ -324,10 +324,7 @@ func TestSimulateSides(t *testing.T) {
 	}
 	t.Log(out.String())
 	up := runs[1]
-	jobs := map[string]simulate.JobFigures{}
-	for _, j := range up.Figures.Jobs {
-		jobs[j.Name] = j
-	}
+	jobs := jobsByName(up.Figures)
 	members := 0
 	for _, j := range trace.Jobs {
 		if j.Kind != simulate.KindGang || j.Name == "huge" {
@@ -353,10 +350,7 @@ func TestSimulateSides(t *testing.T) {
 		}
 	}
 	kq := runs[3]
-	kjobs := map[string]simulate.JobFigures{}
-	for _, j := range kq.Figures.Jobs {
-		kjobs[j.Name] = j
-	}
+	kjobs := jobsByName(kq.Figures)
 	// Each gang is one Workload (a plain pod group), each pod of a plain
 	// job one of its own.
 	workloads := 0
@@ -419,4 +413,13 @@ func TestPendingWritesStartDuringWait(t *testing.T) {
 	}
 	p.done()
 	<-ended
+}
+
+// jobsByName keys a run's per-job figures by job name.
+func jobsByName(f simulate.Figures) map[string]simulate.JobFigures {
+	out := make(map[string]simulate.JobFigures, len(f.Jobs))
+	for _, j := range f.Jobs {
+		out[j.Name] = j
+	}
+	return out
 }
