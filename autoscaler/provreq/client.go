@@ -44,7 +44,13 @@ type Client struct {
 	// scheduler counts on existing room that GangRoom found no room for
 	// in this loop's snapshot (see GangRoom).
 	roomLost map[string]int
+	// roomKept lists, per request (namespace/name), the members GangRoom
+	// placed on existing room in this loop's snapshot.
+	roomKept map[string][]keptMember
 }
+
+// keptMember is a member GangRoom placed in the loop's snapshot.
+type keptMember struct{ namespace, name, node string }
 
 // WithTemplatesSynced makes PodTemplate read from the API while the
 // lister's informer has not synced (e.g. while RBAC forbids watching
@@ -116,11 +122,20 @@ func (c *Client) Refresh() error {
 	return nil
 }
 
-// setRoomLost records this loop's counted members without room, per request.
-func (c *Client) setRoomLost(lost map[string]int) {
+// setRoom records this loop's counted members without room, and those
+// placed on existing room, per request.
+func (c *Client) setRoom(lost map[string]int, kept map[string][]keptMember) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.roomLost = lost
+	c.roomLost, c.roomKept = lost, kept
+}
+
+// roomKeptFor returns the members of namespace/name that GangRoom placed on
+// existing room in this loop's snapshot.
+func (c *Client) roomKeptFor(key string) []keptMember {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.roomKept[key]
 }
 
 // RoomLost returns how many of namespace/name's members counted on

@@ -54,7 +54,7 @@ func NewGangRoom(c *Client) *GangRoom {
 // Process implements pods.PodListProcessor. It leaves the pod list
 // unchanged.
 func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
-	g.client.setRoomLost(nil) // this loop's record only, whatever returns below
+	g.client.setRoom(nil, nil) // this loop's record only, whatever returns below
 	if ctx.ListerRegistry == nil {
 		return pending, nil
 	}
@@ -89,6 +89,15 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 		start = end
 	}
 	g.sim.DropOldHints()
+	// The orchestrator takes a request's members out of the snapshot again
+	// if it fails the request in this loop (Orchestrator.releaseRoom).
+	kept := map[string][]keptMember{}
+	for _, s := range placed {
+		name, _ := ConsumedRequest(s.Pod)
+		key := s.Pod.Namespace + "/" + name
+		kept[key] = append(kept[key], keptMember{namespace: s.Pod.Namespace, name: s.Pod.Name, node: s.NodeName})
+	}
+	var lost map[string]int
 	if len(placed) < len(counted) {
 		// The orchestrator must not scale up for the request alone when
 		// the gang it completes can never fit (see Orchestrator).
@@ -96,15 +105,15 @@ func (g *GangRoom) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.
 		for _, s := range placed {
 			fit[s.Pod.UID] = true
 		}
-		lost := map[string]int{}
+		lost = map[string]int{}
 		for _, p := range counted {
 			if !fit[p.UID] {
 				name, _ := ConsumedRequest(p)
 				lost[p.Namespace+"/"+name]++
 			}
 		}
-		g.client.setRoomLost(lost)
 	}
+	g.client.setRoom(lost, kept)
 	klog.V(2).InfoS("Kept the room waiting gangs count on", "members", len(counted), "placed", len(placed))
 	return pending, nil
 }
