@@ -173,7 +173,12 @@ featureGates:
 // max (CPUs and GPUs), in one flavor, so the autoscaler, not Kueue, picks
 // the pool; the ProvisioningRequest check asks for best-effort-atomic
 // scale-up with Kueue's default retries (3, from 60 s doubling to at most
-// 1800 s). Kueue's default preemption (none within the queue) and queueing
+// 1800 s, run on the trace clock: runBackoffOnTrace), for the pod sets
+// that ask for GPUs only (managedResources, as Kueue's documentation shows
+// for GPU provisioning): a request is served by one pool, and a CPU
+// launcher beside GPU workers would make every such gang's request fail,
+// so the launcher is scaled for as an ordinary pod once it is admitted.
+// Kueue's default preemption (none within the queue) and queueing
 // (BestEffortFIFO: priority, then age) are kept.
 func kueueQueues(pools []simulate.OraclePool) string {
 	var milliCPU, gpus int64
@@ -192,6 +197,8 @@ metadata:
   name: %[2]s
 spec:
   provisioningClassName: %[3]s
+  managedResources:
+  - %[6]s
   retryStrategy:
     backoffLimitCount: 3
     backoffBaseSeconds: 60
@@ -539,6 +546,105 @@ func kueueRoleHash(spec *v1.PodSpec) (string, error) {
 type kueueRecord struct {
 	admitted map[string]bool
 	requests map[string]bool
+	// backoffs are the Workloads' retry backoffs run on the trace clock.
+	backoffs map[types.UID]*traceBackoff
+}
+
+// traceBackoff is one Workload's retry backoff on the trace clock: Kueue
+// set its requeueAt to seen (wall time, after the check's
+// requeueAfterSeconds); the simulator moved it to hold until the same
+// seconds of trace time had passed, and then released it.
+type traceBackoff struct {
+	seen, hold string
+	released   bool
+}
+
+// kueueBackoffHold is how far ahead of the wall clock a Workload's requeueAt
+// is moved while its backoff runs on the trace clock: past any replay, so
+// that only the trace clock ends it.
+const kueueBackoffHold = 24 * time.Hour
+
+// runBackoffOnTrace makes a Workload's retry backoff (Kueue's
+// ProvisioningRequest retryStrategy: a failed or expired request is
+// retried after requeueAfterSeconds, 60 s doubling) last that many seconds
+// of trace time rather than wall time, which a stepped replay passes many
+// times faster. Kueue is its own process on the wall clock, so the
+// simulator plays the clock of that one timer: when Kueue sets a Workload's
+// status.requeueState.requeueAt, the simulator moves it a day ahead (Kueue
+// only ever moves it later, so it keeps it), and once the check's
+// requeueAfterSeconds have passed on the trace clock it sets it to now,
+// and Kueue requeues the Workload as its own timer would have.
+func (w *watcher) runBackoffOnTrace(ctx context.Context, u *unstructured.Unstructured) {
+	at, _, _ := unstructured.NestedString(u.Object, "status", "requeueState", "requeueAt")
+	if at == "" || u.GetDeletionTimestamp() != nil {
+		return
+	}
+	w.mu.Lock()
+	b := w.kueueSeen.backoffs[u.GetUID()]
+	switch {
+	case b != nil && at == b.hold:
+		w.mu.Unlock()
+		return
+	case b != nil && at == b.seen:
+		// Kueue wrote its own time again (from a copy older than the
+		// hold): hold it again, or release it again.
+		hold := b.hold
+		if b.released {
+			hold = ""
+		}
+		w.mu.Unlock()
+		w.setRequeueAt(ctx, u.GetNamespace(), u.GetName(), hold)
+		return
+	}
+	seconds, ok := checkRequeueAfter(u)
+	if !ok {
+		w.mu.Unlock()
+		return
+	}
+	b = &traceBackoff{seen: at, hold: time.Now().Add(kueueBackoffHold).UTC().Format(time.RFC3339)}
+	w.kueueSeen.backoffs[u.GetUID()] = b
+	w.mu.Unlock()
+	w.setRequeueAt(ctx, u.GetNamespace(), u.GetName(), b.hold)
+	ns, name := u.GetNamespace(), u.GetName()
+	w.clk.afterFunc(time.Duration(seconds)*time.Second, func() {
+		w.mu.Lock()
+		b.released = true
+		w.mu.Unlock()
+		w.setRequeueAt(ctx, ns, name, "")
+	})
+}
+
+// checkRequeueAfter is the backoff Kueue's ProvisioningRequest check set on
+// a Workload: its requeueAfterSeconds (kept when the Workload is evicted
+// and the check reset to Pending).
+func checkRequeueAfter(u *unstructured.Unstructured) (int64, bool) {
+	checks, _, _ := unstructured.NestedSlice(u.Object, "status", "admissionChecks")
+	for _, c := range checks {
+		m, _ := c.(map[string]any)
+		if m["name"] != kueueCheck {
+			continue
+		}
+		s, ok, _ := unstructured.NestedInt64(m, "requeueAfterSeconds")
+		return s, ok
+	}
+	return 0, false
+}
+
+// setRequeueAt writes a Workload's status.requeueState.requeueAt: at, or
+// the wall clock's second now when at is empty (its backoff is over).
+func (w *watcher) setRequeueAt(ctx context.Context, ns, name, at string) {
+	w.writing.start()
+	go func() {
+		defer w.writing.done()
+		if at == "" {
+			at = time.Now().UTC().Format(time.RFC3339)
+		}
+		patch := fmt.Sprintf(`{"status":{"requeueState":{"requeueAt":%q}}}`, at)
+		_, err := w.dynamic.Resource(kueueWorkloads).Namespace(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			fmt.Fprintf(os.Stderr, "simulate: running Workload %s's backoff on the trace clock: %v\n", name, err)
+		}
+	}()
 }
 
 // workloadAdmittedByCheck says whether a Workload is admitted with the
@@ -601,7 +707,12 @@ func (w *watcher) deleteFinished(ctx context.Context, p *v1.Pod) bool {
 // admitted through the ProvisioningRequest check and the requests it
 // created.
 func (w *watcher) watchKueue(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory) error {
-	w.kueueSeen = kueueRecord{admitted: map[string]bool{}, requests: map[string]bool{}}
+	w.kueueSeen = kueueRecord{admitted: map[string]bool{}, requests: map[string]bool{}, backoffs: map[types.UID]*traceBackoff{}}
+	dyn, err := dynamic.NewForConfig(w.env.Config)
+	if err != nil {
+		return err
+	}
+	w.dynamic = dyn
 	onWorkload := func(o any) {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok {
@@ -612,6 +723,7 @@ func (w *watcher) watchKueue(ctx context.Context, f dynamicinformer.DynamicShare
 			w.kueueSeen.admitted[u.GetName()] = true
 			w.mu.Unlock()
 		}
+		w.runBackoffOnTrace(ctx, u)
 		w.collectWorkload(ctx, u)
 	}
 	w.workloads = f.ForResource(kueueWorkloads).Informer().GetStore()
@@ -619,7 +731,7 @@ func (w *watcher) watchKueue(ctx context.Context, f dynamicinformer.DynamicShare
 		AddFunc: onWorkload, UpdateFunc: func(_, o any) { onWorkload(o) }}); err != nil {
 		return err
 	}
-	_, err := w.requests.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
+	_, err = w.requests.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
 		if u, ok := o.(*unstructured.Unstructured); ok && ownedByWorkload(u) {
 			w.mu.Lock()
 			w.kueueSeen.requests[u.GetName()] = true
@@ -688,11 +800,7 @@ func (w *watcher) collectWorkload(ctx context.Context, wl *unstructured.Unstruct
 			owned = append(owned, u.GetName())
 		}
 	}
-	dyn, err := dynamic.NewForConfig(w.env.Config)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "simulate: collecting Workload %s: %v\n", wl.GetName(), err)
-		return
-	}
+	dyn := w.dynamic
 	w.writing.start()
 	go func() {
 		defer w.writing.done()

@@ -1032,6 +1032,8 @@ type watcher struct {
 	// records what Kueue did (kueueSeen).
 	kueue     bool
 	kueueSeen kueueRecord
+	// dynamic writes Kueue's objects (the kueue side).
+	dynamic dynamic.Interface
 	// pods and workloads are the informers' stores of the run's pods
 	// and (kueue) Workloads.
 	pods, workloads cache.Store
