@@ -259,3 +259,77 @@ func TestBookingStartsWhenItsNodesRegister(t *testing.T) {
 		t.Fatalf("BookingExpired %+v, want True 11 minutes after the nodes came up", e)
 	}
 }
+
+// TestBookingPutsEachRequestOnItsOwnNodesFirst: the older request "old" was
+// provisioned a node still booting (not in the snapshot); the younger
+// "young" had its node "gpu-young" register. Each books one 8-GPU pod.
+// Booked oldest first anywhere, old's pod took gpu-young and young was set
+// back as having lost its capacity, though its node had come. Young's pod
+// is booked on its own node, and only old, whose node has not come (and no
+// placeholder stands for it in this snapshot), finds no room.
+func TestBookingPutsEachRequestOnItsOwnNodesFirst(t *testing.T) {
+	const prefix = "azure:///subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/gpu/virtualmachines/"
+	provisioned := []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, time.Now()), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, time.Now())}
+	var objs []runtime.Object
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for i, name := range []string{"old", "young"} {
+		pr := request("ml", name, v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: name}, Count: 1})
+		pr.CreationTimestamp = metav1.NewTime(time.Unix(int64(1000+i), 0))
+		pr.Status.Conditions = provisioned
+		v1.SetAddedInstances(pr, "gpu", 1, []string{prefix + name})
+		u, err := toUnstructured(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, u)
+		if err := idx.Add(template("ml", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
+	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Requests(); len(got) != 2 || got[0].Name != "old" {
+		t.Fatalf("requests %v; want old first", got)
+	}
+	young := gpuTestNode("gpu-young")
+	young.Spec.ProviderID = prefix + "young"
+	snap := testsnapshot.NewTestSnapshotOrDie(t)
+	if err := snap.SetClusterState([]*apiv1.Node{young}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewBooking(c, Options{}).Process(&ca_context.AutoscalingContext{ClusterSnapshot: snap}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ni, err := snap.GetNodeInfo("gpu-young")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pods := ni.Pods(); len(pods) != 1 || !strings.HasPrefix(pods[0].Pod.Name, "young-") {
+		var names []string
+		for _, p := range pods {
+			names = append(names, p.Pod.Name)
+		}
+		t.Fatalf("gpu-young holds %v; want young's pod", names)
+	}
+	if p := findCondition(mustRequest(t, c, "young"), v1.Provisioned); p == nil || p.Status != metav1.ConditionTrue {
+		t.Fatalf("young: Provisioned %+v; want it kept True, its node is up", p)
+	}
+	if p := findCondition(mustRequest(t, c, "old"), v1.Provisioned); p == nil || p.Status != metav1.ConditionFalse {
+		t.Fatalf("old: Provisioned %+v; want False, no room for it in this snapshot", p)
+	}
+}
+
+func mustRequest(t *testing.T, c *Client, name string) *v1.ProvisioningRequest {
+	t.Helper()
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	pr, ok := c.Request("ml", name)
+	if !ok {
+		t.Fatalf("request %s is gone", name)
+	}
+	return pr
+}

@@ -343,6 +343,9 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 	owner := map[types.UID]*v1.ProvisioningRequest{}
 	want := map[*v1.ProvisioningRequest]int{}
 	var registered map[string]bool
+	var nodeOf map[string]string // lower-cased provider ID: node name
+	own := map[*v1.ProvisioningRequest]map[string]bool{}
+	var order []*v1.ProvisioningRequest
 	for _, pr := range b.client.Requests() {
 		if !shouldBook(pr) {
 			continue
@@ -352,10 +355,11 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 			if err != nil {
 				return pending, fmt.Errorf("listing the cluster snapshot's nodes: %w", err)
 			}
-			registered = map[string]bool{}
+			registered, nodeOf = map[string]bool{}, map[string]string{}
 			for _, ni := range infos {
 				if pid := ni.Node().Spec.ProviderID; pid != "" {
 					registered[strings.ToLower(pid)] = true
+					nodeOf[strings.ToLower(pid)] = ni.Node().Name
 				}
 			}
 		}
@@ -386,21 +390,65 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 		}
 		want[pr] = len(pods)
 		book = append(book, pods...)
+		if _, _, ids, ok := v1.AddedInstances(pr); ok {
+			for _, id := range ids {
+				if n, ok := nodeOf[id]; ok {
+					if own[pr] == nil {
+						own[pr] = map[string]bool{}
+					}
+					own[pr][n] = true
+				}
+			}
+		}
+		order = append(order, pr)
 	}
 	if len(book) == 0 {
 		return pending, nil
 	}
-	st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, book, scheduling.ScheduleAnywhere, false)
+	// Each request's pods go first onto the nodes added for it, then what
+	// is left, oldest request first, anywhere. Packed first fit anywhere
+	// from the start, an older request whose nodes were still booting took
+	// a younger one's registered nodes, and the younger one was set back
+	// as having lost its capacity, though its nodes had come.
+	placed := map[*v1.ProvisioningRequest]int{}
+	var rest []*apiv1.Pod
+	byRequest := map[*v1.ProvisioningRequest][]*apiv1.Pod{}
+	for _, p := range book {
+		byRequest[owner[p.UID]] = append(byRequest[owner[p.UID]], p)
+	}
+	for _, pr := range order {
+		pods := byRequest[pr]
+		if len(own[pr]) == 0 || len(pods) == 0 {
+			rest = append(rest, pods...)
+			continue
+		}
+		nodes := own[pr]
+		st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, pods, func(ni *framework.NodeInfo) bool { return nodes[ni.Node().Name] }, false)
+		if err != nil {
+			return pending, fmt.Errorf("booking capacity for ProvisioningRequest %s on its nodes: %w", klog.KObj(pr), err)
+		}
+		in := map[types.UID]bool{}
+		for _, s := range st {
+			in[s.Pod.UID] = true
+		}
+		placed[pr] += len(st)
+		for _, p := range pods {
+			if !in[p.UID] {
+				rest = append(rest, p)
+			}
+		}
+	}
+	onOwn := len(book) - len(rest)
+	st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, rest, scheduling.ScheduleAnywhere, false)
 	if err != nil {
 		return pending, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
 	}
-	placed := map[*v1.ProvisioningRequest]int{}
 	for _, s := range st {
 		if pr := owner[s.Pod.UID]; pr != nil {
 			placed[pr]++
 		}
 	}
-	klog.V(2).InfoS("Booked capacity for Provisioned ProvisioningRequests", "pods", len(book), "placed", len(st))
+	klog.V(2).InfoS("Booked capacity for Provisioned ProvisioningRequests", "pods", len(book), "placed", onOwn+len(st), "onTheirOwnNodes", onOwn)
 	for pr, n := range want {
 		if lost := n - placed[pr]; lost > 0 {
 			msg := fmt.Sprintf("the capacity provisioned for it is gone: %s of %d not bound yet no longer fit (instances failed and were removed, or other pods took them); will retry", countPods(lost), n)
