@@ -397,61 +397,42 @@ func (w *Writer) wait(ctx context.Context) error {
 	return l.Wait(ctx)
 }
 
-// write sends a pod's change: one merge patch of its annotations, one
-// strategic merge patch of its status conditions (merged by type). A change
-// with both goes out as one patch of the status subresource, which takes a
-// pod's annotations too (the pod status strategy resets only its spec,
-// deletion timestamp and owner references): one write per member where
-// there would be two. A pod that is gone needs nothing.
+// write sends a pod's change in one write: annotations alone as a merge
+// patch of the pod; with conditions, a strategic merge patch of the status
+// subresource (conditions merged by type), which takes the pod's
+// annotations too (the pod status strategy resets only its spec, deletion
+// timestamp and owner references): one write per member where there would
+// be two. A pod that is gone needs nothing.
 func (w *Writer) write(ctx context.Context, key types.NamespacedName, c *change) error {
-	pods := w.client.CoreV1().Pods(key.Namespace)
-	if len(c.annotations) > 0 && len(c.conditions) > 0 {
-		conds := make([]v1.PodCondition, 0, len(c.conditions))
-		for _, cond := range c.conditions {
-			conds = append(conds, cond)
-		}
-		if err := w.wait(ctx); err != nil {
-			return err
-		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": c.annotations}, "status": map[string]any{"conditions": conds}})
-		w.writes.Add(1)
-		if _, err := pods.Patch(ctx, key.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			return err
-		}
-		w.remember(key, c.annotations)
+	if len(c.annotations) == 0 && len(c.conditions) == 0 {
 		return nil
 	}
+	body := map[string]any{}
 	if len(c.annotations) > 0 {
-		if err := w.wait(ctx); err != nil {
-			return err
-		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": c.annotations}})
-		w.writes.Add(1)
-		if _, err := pods.Patch(ctx, key.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			return err
-		}
-		w.remember(key, c.annotations)
-		c.annotations = nil
+		body["metadata"] = map[string]any{"annotations": c.annotations}
 	}
+	typ, subresources := types.MergePatchType, []string(nil)
 	if len(c.conditions) > 0 {
 		conds := make([]v1.PodCondition, 0, len(c.conditions))
 		for _, cond := range c.conditions {
 			conds = append(conds, cond)
 		}
-		if err := w.wait(ctx); err != nil {
-			return err
+		body["status"] = map[string]any{"conditions": conds}
+		typ, subresources = types.StrategicMergePatchType, []string{"status"}
+	}
+	if err := w.wait(ctx); err != nil {
+		return err
+	}
+	patch, _ := json.Marshal(body)
+	w.writes.Add(1)
+	if _, err := w.client.CoreV1().Pods(key.Namespace).Patch(ctx, key.Name, typ, patch, metav1.PatchOptions{}, subresources...); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
 		}
-		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-		w.writes.Add(1)
-		if _, err := pods.Patch(ctx, key.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
+		return err
+	}
+	if len(c.annotations) > 0 {
+		w.remember(key, c.annotations)
 	}
 	return nil
 }
