@@ -114,134 +114,12 @@ func (p *Plan) ServedAfterAll(g Waiting) bool {
 // is how long a quorum that does not fit waits before the room it can use
 // is held for it.
 func MakePlan(logger klog.Logger, waiting []Waiting, nodes []Node, running []Gang, booked map[string]string, starvationBound time.Duration) *Plan {
-	w := append([]Waiting(nil), waiting...)
-	Served(w)
-	p := &Plan{rank: make(map[string]int, len(w)), priorities: make([]int32, 0, len(w)), holds: map[string][]cumulativeHold{}, firstHeld: len(w), booked: booked}
-	// base is what the gangs kept so far hold, per node; each gang packs
-	// onto it in place, and is taken off again (its journal undone) when
-	// it neither fits nor has starved.
-	base := make([]used, len(nodes))
-	var journal []placed
-	// spent is the credited room (credited) starving gangs served so far
-	// counted as their own, by node: each part of it is counted once.
-	var spent []used
-	idx := &nodeIndex{nodes: nodes}
-	for i, g := range w {
-		p.order = append(p.order, g.Key)
-		p.rank[g.Key] = i
-		p.priorities = append(p.priorities, g.Priority)
-		journal = journal[:0]
-		admit := p.admitFor(g.Key, g.InDomain)
-		fits := packInto(logger, g.Quorum, nodes, admit, base, &journal).Fits()
-		starving := !fits && g.Waited >= starvationBound && g.CouldFit
-		if !fits && !starving {
-			undo(base, journal)
-			continue
-		}
-		// took is, for a starving gang, the room it takes beyond the room
-		// it counts as its own although it is in use, by node: the room of
-		// the members it may shed, and of the higher priority's growth
-		// that came while it starved (credited). Only what lies beyond
-		// that is held from the gangs served after it.
-		var took map[int]used
-		if starving {
-			var shed []used
-			if g.MayShed {
-				shed = sheddable(g, running, idx)
-			}
-			if shed != nil {
-				undo(base, journal)
-				journal = journal[:0]
-				sub(base, shed, -1)
-				fits = packInto(logger, g.Quorum, nodes, admit, base, &journal).Fits()
-				sub(base, shed, 1)
-			}
-			credit := credited(g, running, idx, starvationBound, spent)
-			if !fits && credit != nil {
-				// The quorum does not fit on the room it can have now:
-				// pack it as if the growth that came ahead of it were gone,
-				// as it was when that growth took the room, so the room it
-				// holds stays where it was and no later gang's promise moves.
-				undo(base, journal)
-				journal = journal[:0]
-				sub(base, shed, -1)
-				sub(base, credit, -1)
-				packInto(logger, g.Quorum, nodes, admit, base, &journal)
-				sub(base, shed, 1)
-				sub(base, credit, 1)
-			}
-			if shed != nil || credit != nil {
-				undo(base, journal)
-				took = map[int]used{}
-				for _, e := range journal {
-					u := took[e.node]
-					u.add(e.shape, e.count)
-					took[e.node] = u
-				}
-				for n, u := range took {
-					var own used
-					if shed != nil {
-						own = shed[n]
-						u = u.beyond(own)
-					}
-					if credit != nil {
-						// Credit once: what this gang counts of it is
-						// spent for the gangs after it.
-						c := u.beyond(u.beyond(credit[n]))
-						u = u.beyond(credit[n])
-						if spent == nil {
-							spent = make([]used, len(nodes))
-						}
-						spent[n].addUsed(c)
-					}
-					took[n] = u
-					base[n].addUsed(u)
-				}
-			}
-		}
-		lends := !fits && g.MayShed
-		if lends && p.lent == nil {
-			p.lent = map[string][]cumulativeHold{}
-		}
-		if !fits && p.short == nil {
-			p.short = map[string][]cumulativeHold{}
-		}
-		if took != nil {
-			for n, u := range took {
-				if u.zero() {
-					continue
-				}
-				name := nodes[n].Node.Name
-				p.holds[name] = addHold(p.holds[name], i, u)
-				if lends {
-					p.lent[name] = addHold(p.lent[name], i, u)
-				}
-				if !fits {
-					p.short[name] = addHold(p.short[name], i, u)
-				}
-				p.firstHeld = min(p.firstHeld, i)
-			}
-			continue
-		}
-		for _, e := range journal {
-			name := nodes[e.node].Node.Name
-			p.holds[name] = addPlaced(p.holds[name], i, e)
-			if lends {
-				p.lent[name] = addPlaced(p.lent[name], i, e)
-			}
-			if !fits {
-				p.short[name] = addPlaced(p.short[name], i, e)
-			}
-		}
-		if len(journal) > 0 {
-			p.firstHeld = min(p.firstHeld, i)
-		}
-	}
-	if len(w) > 0 {
-		p.last = w[len(w)-1]
-		p.last.Quorum, p.last.InDomain = nil, nil
-	}
-	return p
+	p := NewPlanner(logger, starvationBound)
+	p.SetNodes(nodes, 0)
+	p.SetRunning(running)
+	p.SetBooked(booked)
+	p.SetWaiting(waiting)
+	return p.Plan()
 }
 
 // undo takes a journal's placements off base.
@@ -376,18 +254,12 @@ func before(hs []cumulativeHold, rank int) (used, bool) {
 	return used{}, false
 }
 
-// admitFor is the node test for gang key's GPU members: nodes booked for
-// another gang are not theirs; then inDomain (nil: any node).
+// admitFor is the node test for gang key's GPU members (admitWith).
 func (p *Plan) admitFor(key string, inDomain func(*v1.Node) bool) func(*v1.Node) bool {
-	if p == nil || len(p.booked) == 0 {
+	if p == nil {
 		return inDomain
 	}
-	return func(n *v1.Node) bool {
-		if owner := p.booked[n.Name]; owner != "" && owner != key {
-			return false
-		}
-		return inDomain == nil || inDomain(n)
-	}
+	return admitWith(p.booked, key, inDomain)
 }
 
 // Held is room set aside on nodes, by node name, for gangs other than the
