@@ -188,6 +188,17 @@ func (pl *Planner) SetRunning(running []Gang) {
 	}
 }
 
+// ReadsRunning says whether a gang's packing may read the running gangs:
+// some gang has starved (waited the starvation bound) and could fit.
+func (pl *Planner) ReadsRunning() bool {
+	for _, r := range pl.gangs {
+		if r.starving && r.g.CouldFit {
+			return true
+		}
+	}
+	return false
+}
+
 // SetBooked gives the booked nodes (MakePlan's booked).
 func (pl *Planner) SetBooked(booked map[string]string) {
 	if maps.Equal(booked, pl.booked) {

@@ -74,7 +74,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	need := int64(spec.MinMember) - int64(counts.Placed)
 	quorum := capacity.QuorumOf(need, unplaced(members), pod, config.DefaultGPUResourceName)
 	logger := klog.FromContext(ctx)
-	rooms := pl.rooms.Rooms(nodes)
+	rooms := pl.roomsOf(nodes)
 	if packing := capacity.PackAround(logger, quorum, rooms, nil, held); !packing.Fits() {
 		msg := fmt.Sprintf("gang %s needs %d more members placed at once (min %d, %d placed: %s); the cluster has room for %d members, none for %s",
 			spec.Key, need, spec.MinMember, counts.Placed, quorum, need-packing.Short.Members(), packing.Short)
@@ -167,7 +167,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		members := pl.members(spec.Key)
 		counts := pl.tracker.Count(spec.Key, members, "")
 		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
-		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.rooms.Rooms(nodes), pl.plan(ctx, nodes).Ahead(spec.Key.String())); did != "" {
+		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.roomsOf(nodes), pl.plan(ctx, nodes).Ahead(spec.Key.String())); did != "" {
 			msg += "; " + did
 		}
 	}
@@ -212,7 +212,7 @@ func (pl *Gang) othersComplete(ctx context.Context, spec gang.Spec, pod *v1.Pod,
 		return nil, nil
 	}
 	q := capacity.QuorumOfShapes(need, others, nil, pl.shapes.Of)
-	if !capacity.PackAround(klog.FromContext(ctx), q, pl.rooms.Rooms(nodes), nil, pl.plan(ctx, nodes).Ahead(spec.Key.String())).Fits() {
+	if !capacity.PackAround(klog.FromContext(ctx), q, pl.roomsOf(nodes), nil, pl.plan(ctx, nodes).Ahead(spec.Key.String())).Fits() {
 		return nil, nil
 	}
 	// The members the quorum counts, not every other member: those left

@@ -25,7 +25,6 @@ import (
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
-	"github.com/muster-project/muster/pkg/scheduler/nodefit"
 	"github.com/muster-project/muster/pkg/scheduler/served"
 	"github.com/muster-project/muster/pkg/scheduler/statemetrics"
 )
@@ -66,10 +65,9 @@ type Gang struct {
 	status           *statusWriter
 	gangSince        sync.Map // gang.Key -> time.Time, the queue order of each gang
 	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
-	// shapes and rooms spare the capacity plan reading unchanged members
-	// and nodes again each time it is made.
+	// shapes spares the capacity plan reading unchanged members again each
+	// time it is made (the plan cache reads only changed nodes again).
 	shapes   *capacity.Shapes
-	rooms    nodefit.RoomCache
 	wideOnce sync.Map // types.UID -> struct{}, members whose next attempt tries every node
 	// passedOver holds, per gang, the members an attempt let wait because
 	// its other members could complete the quorum (othersComplete).

@@ -40,9 +40,10 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		return nil, 0
 	case gang.PermitBindAll:
 		// The quorum is placed: room made for it is no longer being made,
-		// and the capacity plan holds none for it any more.
+		// and the capacity plan holds none for it any more (it drops this
+		// gang; the other gangs are as they were).
 		pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting})
-		pl.planCache.invalidate()
+		pl.planCache.gangChanged(spec.Key.String())
 		for _, uid := range pl.tracker.PermitAll(spec.Key, pod.UID) {
 			if wp := pl.handle.GetWaitingPod(uid); wp != nil {
 				wp.Allow(Name)

@@ -178,3 +178,73 @@ func TestStarvingGangThatShedsNothingCountsGrowthAsItsOwn(t *testing.T) {
 		t.Error("old's hold moved onto n2, the room late fits in: the growth on n1 was not counted as old's")
 	}
 }
+
+// A gang whose quorum is placed leaves the plan without the other waiting
+// gangs being read again, and the plan then equals one made from scratch:
+// the gangs after it move onto the room it held, and the node it bound on
+// holds less. The clock does not move, so the plan is not made afresh for
+// its age.
+func TestPlanDropsAPlacedGangAlone(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	member := func(g string, created time.Time) *v1.Pod {
+		p := st.MakePod().Namespace("ns").Name(g + "-0").UID("u-" + g).Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj()
+		p.CreationTimestamp = metav1.NewTime(created)
+		p.ResourceVersion = "1"
+		p.Labels = map[string]string{gang.GroupLabel: g}
+		p.Annotations = map[string]string{gang.MinMemberAnnotation: "1"}
+		return p
+	}
+	for i, g := range []string{"a", "b", "c"} {
+		if err := pods.Add(member(g, t0.Add(time.Duration(i)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newGang := func() *Gang {
+		return &Gang{tracker: gang.NewTracker(time.Now), clock: simulate.NewStepClock(t0.Add(time.Hour)), pods: pods, shapes: capacity.NewShapes("nvidia.com/gpu")}
+	}
+	pl := newGang()
+	nodes := []fwk.NodeInfo{planNode("n0"), planNode("n1"), planNode("n2"), planNode("n3")}
+	held := func(plan *capacity.Plan) string {
+		out := ""
+		for _, key := range []string{"ns/a", "ns/b", "ns/c", "ns/elastic"} {
+			out += key + ":"
+			for _, ni := range nodes {
+				if plan.Ahead(key).On(ni.Node().Name) {
+					out += " " + ni.Node().Name
+				}
+			}
+			out += "; "
+		}
+		return out
+	}
+	plan := pl.plan(t.Context(), nodes)
+	if got, want := held(plan), "ns/a:; ns/b: n0; ns/c: n0 n1; ns/elastic: n0 n1 n2; "; got != want {
+		t.Fatalf("held ahead of each gang: %s, want %s", got, want)
+	}
+	madeAt := pl.planCache.at
+
+	// a binds on n3, not on n0 where its room was held.
+	bound := member("a", t0)
+	bound.Spec.NodeName = "n3"
+	bound.ResourceVersion = "2"
+	if err := pods.Update(bound); err != nil {
+		t.Fatal(err)
+	}
+	nodes[3].(*framework.NodeInfo).AddPod(bound)
+	pl.planCache.gangChanged("ns/a")
+	plan = pl.plan(t.Context(), nodes)
+	if pl.planCache.at != madeAt {
+		t.Error("every waiting gang was read again for one gang placed")
+	}
+	if got := fmt.Sprint(plan.Waiting()); got != "[ns/b ns/c]" {
+		t.Fatalf("waiting %s, want [ns/b ns/c]", got)
+	}
+	want := newGang().plan(t.Context(), nodes)
+	if got, want := held(plan), held(want); got != want {
+		t.Errorf("once a was placed, held ahead of each gang: %s; from scratch: %s", got, want)
+	}
+	if got, want := held(plan), "ns/a: n0 n1; ns/b:; ns/c: n0; ns/elastic: n0 n1; "; got != want {
+		t.Errorf("once a was placed, held ahead of each gang: %s, want %s", got, want)
+	}
+}
