@@ -55,6 +55,8 @@ type planCache struct {
 	// of those quorums may use (not spot nodes), in order: the planner's.
 	entries []snapshotNode
 	rooms   []capacity.Node
+	// podCount is the number of pods on entries' nodes.
+	podCount int
 	// first is the first index of rooms changed since the planner was last
 	// given them (math.MaxInt: none).
 	first   int
@@ -67,6 +69,7 @@ type snapshotNode struct {
 	generation int64
 	node       *v1.Node
 	skip       bool // no node, or a spot node: no room for quorums
+	pods       int  // pods on it
 	room       capacity.Node
 }
 
@@ -157,7 +160,9 @@ func (c *planCache) readNodes(nodes []fwk.NodeInfo) {
 			if skip != e.skip || e.info == nil || (e.node != nil && n != nil && e.node.Name != n.Name) {
 				shifted = true
 			}
-			*e = snapshotNode{info: ni, generation: ni.GetGeneration(), node: n, skip: skip}
+			c.podCount -= e.pods
+			*e = snapshotNode{info: ni, generation: ni.GetGeneration(), node: n, skip: skip, pods: len(ni.GetPods())}
+			c.podCount += e.pods
 			if !skip {
 				e.room = nodefit.Room(ni)
 			}
@@ -175,6 +180,9 @@ func (c *planCache) readNodes(nodes []fwk.NodeInfo) {
 			first = min(first, r)
 		}
 		r++
+	}
+	for _, e := range c.entries[len(nodes):] {
+		c.podCount -= e.pods
 	}
 	clear(c.entries[len(nodes):])
 	c.entries = c.entries[:len(nodes)]
@@ -203,12 +211,11 @@ func (pl *Gang) roomsOf(nodes []fwk.NodeInfo) []capacity.Node {
 // capacity.Planner).
 func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 	c := &pl.planCache
-	pods := 0
-	for _, ni := range nodes {
-		pods += len(ni.GetPods())
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The nodes are read again where their NodeInfo changed, and counted.
+	c.readNodes(nodes)
+	pods := c.podCount
 	now := pl.clock.Now()
 	if c.stands(now, nodes, pods) {
 		return c.plan
@@ -237,7 +244,6 @@ func (pl *Gang) plan(ctx context.Context, nodes []fwk.NodeInfo) *capacity.Plan {
 	if c.planner == nil {
 		c.planner = capacity.NewPlanner(logger, pl.starvationBound)
 	}
-	c.readNodes(nodes)
 	var empty []capacity.Node
 	emptyNodes := func() []capacity.Node {
 		if empty == nil {
