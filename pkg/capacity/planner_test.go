@@ -373,3 +373,70 @@ func sameUsed(a, b used) bool {
 	}
 	return true
 }
+
+// plannerBench is scheduler_perf's 5000Nodes_1000Gangs_3000Pods as the plan
+// sees it: 1000 waiting gangs of three 100m CPU members, 5000 nodes of 4
+// CPUs.
+func plannerBench() ([]Node, []Waiting) {
+	nodes := make([]Node, 5000)
+	for i := range nodes {
+		nodes[i] = node(fmt.Sprintf("n%04d", i), 4000, 0)
+	}
+	member := ShapeOf(pod("member", 100, 0), gpu)
+	waiting := make([]Waiting, 1000)
+	for i := range waiting {
+		waiting[i] = Waiting{Key: fmt.Sprintf("g%04d", i), Since: t0.Add(time.Duration(i) * time.Second), Quorum: Quorum{{Shape: member, Count: 3}}}
+	}
+	return nodes, waiting
+}
+
+// BenchmarkMakePlan5000Nodes1000Gangs is the plan made from scratch.
+func BenchmarkMakePlan5000Nodes1000Gangs(b *testing.B) {
+	logger, _ := ktesting.NewTestContext(b)
+	nodes, waiting := plannerBench()
+	b.ReportAllocs()
+	for b.Loop() {
+		MakePlan(logger, waiting, nodes, nil, nil, time.Hour)
+	}
+}
+
+// BenchmarkPlannerFirstGangPlaced is the plan kept up to date as the
+// first-served gang is placed (on nodes no gang's packing read) and a new
+// gang arrives last: every gang after the first is packed again.
+func BenchmarkPlannerFirstGangPlaced(b *testing.B) {
+	logger, _ := ktesting.NewTestContext(b)
+	nodes, waiting := plannerBench()
+	p := NewPlanner(logger, time.Hour)
+	p.SetNodes(nodes, 0)
+	p.SetWaiting(waiting)
+	p.Plan()
+	next := len(waiting)
+	b.ReportAllocs()
+	for b.Loop() {
+		first := p.gangs[0].g
+		p.Remove(first.Key)
+		first.Key, first.Since = fmt.Sprintf("g%04d", next), t0.Add(time.Duration(next)*time.Second)
+		next++
+		p.Set(first)
+		nodes[4999].MilliCPU -= 300
+		p.SetNodes(nodes, 4999)
+		p.Plan()
+	}
+}
+
+// BenchmarkPlannerNodeChanged is the plan kept up to date as a node no
+// gang's packing read changes: no gang is packed again.
+func BenchmarkPlannerNodeChanged(b *testing.B) {
+	logger, _ := ktesting.NewTestContext(b)
+	nodes, waiting := plannerBench()
+	p := NewPlanner(logger, time.Hour)
+	p.SetNodes(nodes, 0)
+	p.SetWaiting(waiting)
+	p.Plan()
+	b.ReportAllocs()
+	for b.Loop() {
+		nodes[4999].MilliCPU -= 1
+		p.SetNodes(nodes, 4999)
+		p.Plan()
+	}
+}
