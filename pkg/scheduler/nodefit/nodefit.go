@@ -6,8 +6,6 @@
 package nodefit
 
 import (
-	"sync"
-
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -69,64 +67,6 @@ func Rooms(nodes []fwk.NodeInfo) []capacity.Node {
 	for _, ni := range nodes {
 		if ni.Node() != nil && !capacity.IsSpot(ni.Node()) {
 			out = append(out, Room(ni))
-		}
-	}
-	return out
-}
-
-// RoomCache remembers each node's room by the NodeInfo generation it was
-// read at: a plan made again after one gang's change reads every node, and
-// almost all of them are unchanged.
-type RoomCache struct {
-	mu   sync.Mutex
-	pass uint64
-	m    map[string]*cachedRoom
-}
-
-type cachedRoom struct {
-	node       *v1.Node
-	generation int64
-	pass       uint64
-	spot       bool
-	room       capacity.Node
-}
-
-// Rooms is Rooms(nodes), reading again only nodes whose NodeInfo changed.
-func (c *RoomCache) Rooms(nodes []fwk.NodeInfo) []capacity.Node {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]*cachedRoom, len(nodes))
-	}
-	c.pass++
-	out := make([]capacity.Node, 0, len(nodes))
-	for _, ni := range nodes {
-		n := ni.Node()
-		if n == nil {
-			continue
-		}
-		e := c.m[n.Name]
-		if e == nil {
-			e = &cachedRoom{}
-			c.m[n.Name] = e
-		}
-		if e.node != n || e.generation != ni.GetGeneration() {
-			*e = cachedRoom{node: n, generation: ni.GetGeneration(), spot: capacity.IsSpot(n)}
-			if !e.spot {
-				e.room = Room(ni)
-			}
-		}
-		e.pass = c.pass
-		if !e.spot {
-			out = append(out, e.room)
-		}
-	}
-	// Forget nodes that are gone.
-	if len(c.m) > len(nodes) {
-		for name, e := range c.m {
-			if e.pass != c.pass {
-				delete(c.m, name)
-			}
 		}
 	}
 	return out

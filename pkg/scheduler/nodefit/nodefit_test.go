@@ -70,36 +70,3 @@ func infosWith(node *v1.Node, pods ...*v1.Pod) []fwk.NodeInfo {
 	ni.SetNode(node)
 	return []fwk.NodeInfo{ni}
 }
-
-// The room cache gives what Rooms gives, reads a node again once its
-// NodeInfo changed (a pod added), leaves spot nodes out, and forgets nodes
-// that are gone.
-func TestRoomCache(t *testing.T) {
-	node := func(name, gpus string) *v1.Node {
-		return st.MakeNode().Name(name).Capacity(map[v1.ResourceName]string{v1.ResourceCPU: "8", v1.ResourceMemory: "64Gi", v1.ResourcePods: "110", gpu: gpus}).Obj()
-	}
-	spot := node("spot", "8")
-	spot.Labels = map[string]string{capacity.SpotLabel: capacity.SpotValue}
-	a, b := framework.NewNodeInfo(), framework.NewNodeInfo()
-	a.SetNode(node("a", "8"))
-	b.SetNode(node("b", "8"))
-	nodes := append([]fwk.NodeInfo{a, b}, infos(spot)...)
-	var c RoomCache
-	free := func(rooms []capacity.Node) map[string]int64 {
-		out := map[string]int64{}
-		for _, r := range rooms {
-			out[r.Node.Name] = r.AllocScalars[gpu] - r.UsedScalars[gpu]
-		}
-		return out
-	}
-	if got, want := free(c.Rooms(nodes)), free(Rooms(nodes)); len(got) != 2 || got["a"] != 8 || got["b"] != 8 || len(want) != 2 {
-		t.Fatalf("cached rooms %v, Rooms %v; want a and b with 8 free GPUs, no spot node", got, want)
-	}
-	a.AddPod(st.MakePod().Name("p").Req(map[v1.ResourceName]string{gpu: "3"}).Obj())
-	if got := free(c.Rooms(nodes)); got["a"] != 5 || got["b"] != 8 {
-		t.Errorf("after a pod of 3 GPUs on a: %v, want a 5, b 8", got)
-	}
-	if got := free(c.Rooms(nodes[1:2])); len(got) != 1 || len(c.m) != 1 {
-		t.Errorf("after a and spot left: rooms %v, %d nodes remembered; want b alone", got, len(c.m))
-	}
-}
