@@ -400,16 +400,23 @@ func BenchmarkMakePlan5000Nodes1000Gangs(b *testing.B) {
 	}
 }
 
-// BenchmarkPlannerFirstGangPlaced is the plan kept up to date as the
-// first-served gang is placed (on nodes no gang's packing read) and a new
-// gang arrives last: every gang after the first is packed again.
-func BenchmarkPlannerFirstGangPlaced(b *testing.B) {
+// plannedBench is a Planner that has planned plannerBench's gangs on its
+// nodes.
+func plannedBench(b *testing.B) (*Planner, []Node, []Waiting) {
 	logger, _ := ktesting.NewTestContext(b)
 	nodes, waiting := plannerBench()
 	p := NewPlanner(logger, time.Hour)
 	p.SetNodes(nodes, 0)
 	p.SetWaiting(waiting)
 	p.Plan()
+	return p, nodes, waiting
+}
+
+// BenchmarkPlannerFirstGangPlaced is the plan kept up to date as the
+// first-served gang is placed (on nodes no gang's packing read) and a new
+// gang arrives last: every gang after the first is packed again.
+func BenchmarkPlannerFirstGangPlaced(b *testing.B) {
+	p, nodes, waiting := plannedBench(b)
 	next := len(waiting)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -427,12 +434,7 @@ func BenchmarkPlannerFirstGangPlaced(b *testing.B) {
 // BenchmarkPlannerNodeChanged is the plan kept up to date as a node no
 // gang's packing read changes: no gang is packed again.
 func BenchmarkPlannerNodeChanged(b *testing.B) {
-	logger, _ := ktesting.NewTestContext(b)
-	nodes, waiting := plannerBench()
-	p := NewPlanner(logger, time.Hour)
-	p.SetNodes(nodes, 0)
-	p.SetWaiting(waiting)
-	p.Plan()
+	p, nodes, _ := plannedBench(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		nodes[4999].MilliCPU -= 1
