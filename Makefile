@@ -8,7 +8,7 @@ BIN       := bin
 PKGS      := ./...
 TEST_P    ?= 2
 
-.PHONY: kueue stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests contract image clean
+.PHONY: kube-scheduler kueue stress test-skew bench-perf bench-perf-short bench-scale etcd simulate-spot simulate-repeat simulate-day simulate-replay-test image-autoscaler images images-ci all build test chart demo bench bench-go bench-topology placement-report simulate simulate-random chaos soak vendor verify fmt vet codegen verify-codegen verify-manifests contract image clean
 
 all: build
 
@@ -154,13 +154,26 @@ placement-report:
 bench-topology:
 	$(GO) test ./pkg/scheduler/plugins/gputopology -run '^$$' -bench Gang512 -benchtime=5x -benchmem
 
-## bench-scale: 5000 nodes and 10 000 pods in 200 gangs (a launcher and 49
-## one-GPU workers, two priorities) scheduled by a muster-scheduler process:
-## its RSS and CPU per pod; then the hot paths (capacity plan, MusterTopology's
+## bench-scale: the scale grid: 3000 pending pods in 10, 100 and 1000 waiting
+## gangs (a launcher and workers, two priorities) at 500, 1000, 2000 and 5000
+## nodes, scheduled by a muster-scheduler process and by upstream's
+## kube-scheduler (hack/kube-scheduler, GenericWorkload on, gangs as v1beta1
+## PodGroups), each started once the pods exist: pods/s, gang p99, CPU per
+## pod and peak RSS of each, a table and bench-scale.svg (pods/s against
+## cluster size); then both at 5000 nodes with 10 000 pending pods in 200
+## gangs of 50; then the hot paths (capacity plan, MusterTopology's
 ## PreFilter/Filter/Score/Reserve) with -benchmem
-bench-scale: build
-	$(BIN)/muster-bench --scale --nodes 5000 --pods 10000 --scheduler-binary $(BIN)/muster-scheduler
+bench-scale: build kube-scheduler
+	$(BIN)/muster-bench --scale --grid-nodes 500,1000,2000,5000 --gangs 10,100,1000 --pods 3000 \
+		--scheduler-binary $(BIN)/muster-scheduler --upstream-binary $(BIN)/kube-scheduler --svg bench-scale.svg
+	$(BIN)/muster-bench --scale --grid-nodes 5000 --gangs 200 --pods 10000 \
+		--scheduler-binary $(BIN)/muster-scheduler --upstream-binary $(BIN)/kube-scheduler --svg ""
 	$(GO) test ./pkg/capacity ./pkg/scheduler/plugins/gputopology -run '^$$' -bench 'MakePlan|Gang512' -benchtime=5x -benchmem
+
+## kube-scheduler: upstream's kube-scheduler from the vendored k8s.io/kubernetes
+## (no Muster plugin), the upstream side of make bench-scale
+kube-scheduler:
+	$(GO) build -o $(BIN)/kube-scheduler ./hack/kube-scheduler
 
 ## vendor: refresh vendor/ from go.mod (needs the module proxy)
 vendor:

@@ -3,10 +3,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/throughput"
@@ -25,8 +28,12 @@ func run() int {
 	flag.BoolVar(&o.ShowWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
 	flag.BoolVar(&o.WithUpstream, "upstream", true, "also schedule every gang scenario's gangs as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
 	flag.StringVar(&o.Only, "only", "", "run only these scenarios (comma separated names, e.g. gang512,upstream512); the ratio lines need plain and the gang scenarios")
-	scale := flag.Bool("scale", false, "instead of the scenarios: gangs of 50 (launcher + 49 workers, two priorities) scheduled by a muster-scheduler process (--scheduler-binary); print its RSS and CPU per pod (e.g. --nodes 5000 --pods 10000)")
+	scale := flag.Bool("scale", false, "instead of the scenarios: the scale grid, --pods pending pods in each of --gangs waiting gangs (a launcher and workers, two priorities) at each of --grid-nodes cluster sizes, scheduled by a muster-scheduler process (--scheduler-binary) and by upstream's kube-scheduler with GangScheduling (--upstream-binary), each started once the pods exist; a table of pods/s, gang p99, CPU per pod and peak RSS, and the --svg chart")
 	schedulerBinary := flag.String("scheduler-binary", "bin/muster-scheduler", "the muster-scheduler binary --scale runs")
+	upstreamBinary := flag.String("upstream-binary", "bin/kube-scheduler", "the kube-scheduler binary --scale runs (hack/kube-scheduler)")
+	gridNodes := flag.String("grid-nodes", "500,1000,2000,5000", "--scale: the cluster sizes, ascending")
+	gridGangs := flag.String("gangs", "10,100,1000", "--scale: the numbers of waiting gangs (each of --pods/gangs members)")
+	svg := flag.String("svg", "bench-scale.svg", "--scale: write the chart of pods/s against cluster size here (\"\" for none)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
 	logFile := flag.String("log", "", "write the control plane's and schedulers' logs to this file (with --log-v), to see why a run was slow")
 	verbosity := flag.Int("log-v", 2, "log verbosity for --log (2 shows each failed gang attempt and its reason)")
@@ -48,7 +55,16 @@ func run() int {
 		defer pprof.StopCPUProfile()
 	}
 	if *scale {
-		if err := throughput.RunScale(o.Nodes, o.Pods, *schedulerBinary); err != nil {
+		so := throughput.ScaleOptions{Pods: o.Pods, MusterBinary: *schedulerBinary, UpstreamBinary: *upstreamBinary}
+		var err error
+		if so.Nodes, err = ints(*gridNodes); err == nil {
+			so.Gangs, err = ints(*gridGangs)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "muster-bench:", err)
+			return 2
+		}
+		if err := runScale(so, *svg); err != nil {
 			fmt.Fprintln(os.Stderr, "muster-bench:", err)
 			return 1
 		}
@@ -59,4 +75,46 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+// runScale runs the scale grid, prints its table and writes its chart.
+func runScale(o throughput.ScaleOptions, svg string) error {
+	cells, err := throughput.RunScale(context.Background(), o, os.Stderr)
+	if len(cells) > 0 {
+		if terr := throughput.WriteScaleTable(os.Stdout, o.Pods, cells); terr != nil && err == nil {
+			err = terr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if svg == "" {
+		return nil
+	}
+	f, err := os.Create(svg)
+	if err != nil {
+		return err
+	}
+	if err := throughput.WriteScaleChart(f, cells); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Printf("chart: %s\n", svg)
+	return nil
+}
+
+// ints parses a comma-separated list of integers.
+func ints(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", list, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

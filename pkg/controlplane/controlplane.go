@@ -78,6 +78,11 @@ type Options struct {
 	WorkloadAPI bool
 }
 
+// WorkloadFeatureGates are the feature gates (in --feature-gates form) the
+// control plane turns on with Options.WorkloadAPI, and an upstream
+// kube-scheduler process needs for the default profile's GangScheduling.
+const WorkloadFeatureGates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+
 // Start brings up etcd (once per process), a kube-apiserver with its own
 // storage prefix, and installs Muster's CRDs. Everything stops with tb's
 // cleanup. It leaves upstream's Workload API off (StartWith turns it on):
@@ -93,7 +98,7 @@ func StartWith(tb TB, o Options) (*Env, error) {
 	}
 	var flags []string
 	if o.WorkloadAPI {
-		flags = append(flags, "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
+		flags = append(flags, "--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates="+WorkloadFeatureGates)
 	}
 	srv, err := startAPIServer(tb, url, flags)
 	if err != nil {

@@ -144,13 +144,21 @@ type Config struct {
 	Creators         int           // concurrent pod creators, default 16
 	StatusSyncMillis int64         // MusterGang statusSyncMillis, default 1000
 	Timeout          time.Duration // for all pods to bind, default 5m
-	// StartMuster, when set, starts the scheduler of Muster's scenarios
-	// from its KubeSchedulerConfiguration instead of env.StartScheduler (in
-	// process), e.g. as a muster-scheduler process; stop ends it.
-	StartMuster func(ctx context.Context, config string) (stop func(), err error)
+	// StartScheduler, when set, starts the scheduler of scenario sc from
+	// its KubeSchedulerConfiguration instead of env.StartScheduler or
+	// env.StartKubeScheduler (in process), e.g. as a muster-scheduler or
+	// kube-scheduler process; stop ends it.
+	StartScheduler func(ctx context.Context, config string, sc Scenario) (stop func(), err error)
 	// Creating and Bound, when set, are called just before the first pod
-	// is created and once every pod is bound (not on a timeout).
+	// is created (with PreCreate: just after the scheduler is started) and
+	// once every pod is bound (not on a timeout).
 	Creating, Bound func()
+	// PreCreate creates every pod (and PodGroup) before the scheduler
+	// starts, as scheduler_perf measures: the scheduler finds them all
+	// waiting, and its throughput is measured apart from their creation
+	// (Result.SchedPodsPerSec). There is no warm-up pod: the scheduler's
+	// start-up ends at its first bind.
+	PreCreate bool
 }
 
 func (c Config) withDefaults() Config {
@@ -183,11 +191,25 @@ type Result struct {
 	// Creating, to the last creation call's return.
 	Elapsed, Creating time.Duration
 	PodsPerSec        float64
+	// Scheduling runs from the first bind seen to the last: scheduling
+	// alone, the scheduler's start-up and (with PreCreate) the pods'
+	// creation left out. SchedPodsPerSec is the binds after the first per
+	// second of it. Startup (PreCreate only) runs from the scheduler's start
+	// to its first bind.
+	Scheduling, Startup time.Duration
+	SchedPodsPerSec     float64
 	// Latencies are, for gangs, one per gang that reached its min: the time
 	// of its min-th bind minus the time its last member's create call
-	// returned; for plain pods, one per bound pod: bind minus create return.
+	// returned (with PreCreate: minus the first bind, as every member was
+	// waiting before the scheduler ran); for plain pods, one per bound pod:
+	// bind minus create return (PreCreate: minus the first bind).
 	Latencies []time.Duration
 	P50, P99  time.Duration
+	// MemberLatencies are, for gangs, one per bound member: its bind minus
+	// its own create call's return (without PreCreate), what a member
+	// waits from its creation, the rest of its gang's creation included.
+	MemberLatencies []time.Duration
+	MemberP99       time.Duration
 	// Writes counts the API writes made while the pods were created and
 	// scheduled ("VERB resource[/subresource]"), by every client: the
 	// pods' creation, binds, status and events, the schedulers' leases.
@@ -299,6 +321,11 @@ func buildPods(ns string, sc Scenario, n int) *podSet {
 		if sc.Priorities && g%2 == 1 {
 			for _, p := range pods {
 				p.Spec.PriorityClassName = HighPriority
+			}
+			if pg != nil {
+				// Upstream fails every member whose priority is not
+				// its group's.
+				pg.Spec.PriorityClassName = HighPriority
 			}
 		}
 		if pg != nil {
@@ -418,6 +445,9 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 	// kube-scheduler's feature gates (GenericWorkload on), Muster with
 	// muster-scheduler's.
 	startScheduler := func(ctx context.Context, config string) (func(), error) {
+		if cfg.StartScheduler != nil {
+			return cfg.StartScheduler(ctx, config, sc)
+		}
 		start := env.StartScheduler
 		if sc.Upstream {
 			start = env.StartKubeScheduler
@@ -428,23 +458,31 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 		}
 		return s.Stop, nil
 	}
-	if cfg.StartMuster != nil && profile == controlplane.MusterProfile {
-		startScheduler = cfg.StartMuster
+	stopSched := func() {}
+	defer func() { stopSched() }()
+	var schedStart time.Time
+	launch := func() error {
+		schedStart = time.Now()
+		stop, err := startScheduler(ctx, config)
+		if err != nil {
+			return err
+		}
+		var stopOnce sync.Once
+		stopSched = func() { stopOnce.Do(stop) }
+		return nil
 	}
-	stopScheduler, err := startScheduler(ctx, config)
-	if err != nil {
-		return res, err
-	}
-	var stopOnce sync.Once
-	stopSched := func() { stopOnce.Do(stopScheduler) }
-	defer stopSched()
 	if sc.Priorities {
 		if err := controlplane.CreatePriorityClass(ctx, env.Client, HighPriority, 1000); err != nil && !apierrors.IsAlreadyExists(err) {
 			return res, err
 		}
 	}
-	if err := warmUp(ctx, env.Client, ns, profile); err != nil {
-		return res, err
+	if !cfg.PreCreate {
+		if err := launch(); err != nil {
+			return res, err
+		}
+		if err := warmUp(ctx, env.Client, ns, profile); err != nil {
+			return res, err
+		}
 	}
 	// Upstream's PodGroups exist before their pods, as a workload
 	// controller makes them; not part of the measurement.
@@ -466,7 +504,7 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 	var createErr error
 	var errOnce sync.Once
 	var wg sync.WaitGroup
-	if cfg.Creating != nil {
+	if cfg.Creating != nil && !cfg.PreCreate {
 		cfg.Creating()
 	}
 	start := time.Now()
@@ -498,6 +536,14 @@ feed:
 	wg.Wait()
 	if createErr != nil {
 		return res, createErr
+	}
+	if cfg.PreCreate {
+		if err := launch(); err != nil {
+			return res, err
+		}
+		if cfg.Creating != nil {
+			cfg.Creating()
+		}
 	}
 
 	var waitErr error
@@ -531,10 +577,13 @@ feed:
 	set.mu.Lock()
 	defer set.mu.Unlock()
 	res.Bound = set.nBound
-	var last time.Time
+	var first, last time.Time
 	for _, t := range set.bound {
 		if t.After(last) {
 			last = t
+		}
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
 		}
 	}
 	for _, t := range set.created {
@@ -543,16 +592,36 @@ feed:
 	if res.Bound > 0 {
 		res.Elapsed = last.Sub(start)
 		res.PodsPerSec = float64(res.Bound) / res.Elapsed.Seconds()
+		res.Scheduling = last.Sub(first)
+		if res.Bound > 1 && res.Scheduling > 0 {
+			res.SchedPodsPerSec = float64(res.Bound-1) / res.Scheduling.Seconds()
+		}
+		if cfg.PreCreate {
+			res.Startup = first.Sub(schedStart)
+		}
+	}
+	// from is when pod i's wait is counted from: its create call's return,
+	// or with PreCreate the first bind (every pod waited for the scheduler).
+	from := func(i int) time.Time {
+		if cfg.PreCreate {
+			return first
+		}
+		return set.created[i]
 	}
 	if len(set.gangs) > 0 {
 		for g, members := range set.gangs {
+			for _, i := range members {
+				if !set.bound[i].IsZero() && !cfg.PreCreate {
+					res.MemberLatencies = append(res.MemberLatencies, set.bound[i].Sub(set.created[i]))
+				}
+			}
 			if set.gangMin[g].IsZero() {
 				continue
 			}
 			var lastCreated time.Time
 			for _, i := range members {
-				if set.created[i].After(lastCreated) {
-					lastCreated = set.created[i]
+				if t := from(i); t.After(lastCreated) {
+					lastCreated = t
 				}
 			}
 			res.Latencies = append(res.Latencies, set.gangMin[g].Sub(lastCreated))
@@ -560,11 +629,12 @@ feed:
 	} else {
 		for i, t := range set.bound {
 			if !t.IsZero() {
-				res.Latencies = append(res.Latencies, t.Sub(set.created[i]))
+				res.Latencies = append(res.Latencies, t.Sub(from(i)))
 			}
 		}
 	}
 	res.P50, res.P99 = Percentile(res.Latencies, 0.50), Percentile(res.Latencies, 0.99)
+	res.MemberP99 = Percentile(res.MemberLatencies, 0.99)
 	if waitErr == nil && res.Bound != res.Pods {
 		waitErr = fmt.Errorf("%s: %d of %d pods bound", sc.Name, res.Bound, res.Pods)
 	}

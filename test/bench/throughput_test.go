@@ -1,4 +1,4 @@
-// The throughput benchmark, and tests of its scenarios end to end: small, mixed, upstream PodGroups and Scale through StartMuster, every gang at min.
+// The throughput benchmark, and tests of its scenarios end to end: small, mixed, upstream PodGroups and Scale through StartScheduler, every gang at min.
 
 package bench
 
@@ -165,7 +165,7 @@ func TestUpstreamOf(t *testing.T) {
 
 // TestThroughputScenarioScale runs a small Scale load (gangs of 50, a
 // launcher and 49 workers, every other gang at HighPriority) through a
-// scheduler started by Config.StartMuster: every pod binds, the hooks run
+// scheduler started by Config.StartScheduler: every pod binds, the hooks run
 // once each, and half the gangs carry the high priority.
 func TestThroughputScenarioScale(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -176,7 +176,7 @@ func TestThroughputScenarioScale(t *testing.T) {
 	}
 	var started, creating, bound, high int
 	cfg := Config{Nodes: 50, Pods: 200, Timeout: 2 * time.Minute,
-		StartMuster: func(ctx context.Context, config string) (func(), error) {
+		StartScheduler: func(ctx context.Context, config string, _ Scenario) (func(), error) {
 			started++
 			s, err := env.StartScheduler(ctx, config)
 			if err != nil {
@@ -207,7 +207,7 @@ func TestThroughputScenarioScale(t *testing.T) {
 		t.Errorf("%d pods in %d gangs, %d bound, %d gangs at min; want 200 in 4, all bound and at min", res.Pods, res.Gangs, res.Bound, res.GangsAtMin())
 	}
 	if started != 1 || creating != 1 || bound != 1 {
-		t.Errorf("StartMuster, Creating, Bound called %d, %d, %d times; want once each", started, creating, bound)
+		t.Errorf("StartScheduler, Creating, Bound called %d, %d, %d times; want once each", started, creating, bound)
 	}
 	if high != 100 {
 		t.Errorf("%d pods at priority 1000, want 100 (every other gang of 50)", high)
