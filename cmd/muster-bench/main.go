@@ -27,6 +27,7 @@ func run() int {
 	flag.IntVar(&o.Runs, "runs", 1, "runs of each scenario, taken in turn; the table shows their medians")
 	flag.BoolVar(&o.ShowWrites, "writes", false, "also print each scenario's API writes per pod by verb and resource")
 	flag.BoolVar(&o.WithUpstream, "upstream", true, "also schedule every gang scenario's gangs as upstream v1beta1 PodGroups under the default profile's GangScheduling (GenericWorkload on for those runs only)")
+	flag.BoolVar(&o.SchedOnly, "sched-only", true, "also run every scenario with its pods created before its scheduler starts: a throughput of scheduling alone (first bind to last)")
 	flag.StringVar(&o.Only, "only", "", "run only these scenarios (comma separated names, e.g. gang512,upstream512); the ratio lines need plain and the gang scenarios")
 	scale := flag.Bool("scale", false, "instead of the scenarios: the scale grid, --pods pending pods in each of --gangs waiting gangs (a launcher and workers, two priorities) at each of --grid-nodes cluster sizes, scheduled by a muster-scheduler process (--scheduler-binary) and by upstream's kube-scheduler with GangScheduling (--upstream-binary), each started once the pods exist; a table of pods/s, gang p99, CPU per pod and peak RSS, and the --svg chart")
 	schedulerBinary := flag.String("scheduler-binary", "bin/muster-scheduler", "the muster-scheduler binary --scale runs")

@@ -138,7 +138,7 @@ func RunScale(ctx context.Context, o ScaleOptions, progress io.Writer) ([]ScaleC
 					return cells, fmt.Errorf("%s at %d nodes, %d gangs: %w", side, nodes, gangs, err)
 				}
 				r := cell.Result
-				fmt.Fprintf(progress, "%s %d nodes %d gangs: %d pods bound, first bind %v after start, %.1f pods/s, gang p99 %v, CPU %v, peak RSS %.0f MiB\n",
+				fmt.Fprintf(progress, "%s %d nodes %d gangs: %d pods bound, warm-up bound %v after start, %.1f pods/s, gang p99 %v, CPU %v, peak RSS %.0f MiB\n",
 					side, nodes, gangs, r.Bound, r.Startup.Round(time.Millisecond), r.SchedPodsPerSec, r.P99.Round(time.Millisecond), cell.CPU, mib(cell.PeakRSS))
 				cells = append(cells, cell)
 			}
@@ -222,7 +222,8 @@ func WriteScaleTable(w io.Writer, pods int, cells []ScaleCell) error {
 		by[k][c.Side] = c
 	}
 	fmt.Fprintf(w, "%d pending pods a cell in gangs of a launcher and workers (two priorities), created before the scheduler process starts;\n", pods)
-	fmt.Fprintln(w, "start: process start to its first bind; pods/s: from its first bind to its last; gang p99: from its first bind to each gang's quorum bound;")
+	fmt.Fprintln(w, "start: process start to the bind of a warm-up pod at the top priority (informers synced); pods/s: binds after it per second until the last;")
+	fmt.Fprintln(w, "gang p99: from the warm-up pod's bind to each gang's quorum bound;")
 	fmt.Fprintln(w, "CPU and peak RSS (VmHWM): the scheduler process's, start-up and informer sync included")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\tgangs\tsize\tside\tbound\tstart s\tpods/s\tgang p99 s\tCPU ms/pod\tpeak RSS MiB\tpods/s ratio\tRSS ratio\t")

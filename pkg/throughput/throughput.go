@@ -58,6 +58,10 @@ type Options struct {
 	WithUpstream bool
 	// Only names the scenarios to run (comma separated; "" is all).
 	Only string
+	// SchedOnly also runs every scenario with its pods created before its
+	// scheduler starts (bench.Config.PreCreate), for a throughput of
+	// scheduling alone.
+	SchedOnly bool
 }
 
 // writeTable prints the API writes per pod of each scenario, by verb and
@@ -96,8 +100,12 @@ type row struct {
 	name                     string
 	pods                     int
 	podsPerSec, p50Ms, p99Ms float64
+	memberP99Ms              float64 // gangs: p99 from each member's own creation
+	createShare              float64 // of the wall time, creating the pods
+	schedPodsPerSec          float64 // pods created first: first bind to last
 	writesPerPod             float64
 	writes                   map[string]float64 // per pod, by verb and resource
+	breakdown                bench.Breakdown    // the last run's
 }
 
 // Run runs the scenarios o selects and prints their table to stdout.
@@ -125,6 +133,9 @@ func Run(o Options) error {
 		return err
 	}
 	results := make([][]bench.Result, len(scenarios))
+	preResults := make([][]bench.Result, len(scenarios))
+	preCfg := cfg
+	preCfg.PreCreate = true
 	for i := 0; i < runs; i++ {
 		for j, sc := range scenarios {
 			res, err := bench.Run(ctx, env, cfg, sc)
@@ -134,6 +145,16 @@ func Run(o Options) error {
 			fmt.Fprintf(os.Stderr, "%s run %d: %d pods in %v (created in %v), %.1f pods/s\n", sc.Name, i+1, res.Pods,
 				res.Elapsed.Round(time.Millisecond), res.Creating.Round(time.Millisecond), res.PodsPerSec)
 			results[j] = append(results[j], res)
+			if !o.SchedOnly {
+				continue
+			}
+			pre, err := bench.Run(ctx, env, preCfg, sc)
+			if err != nil {
+				return fmt.Errorf("%s, pods created first: %w", sc.Name, err)
+			}
+			fmt.Fprintf(os.Stderr, "%s run %d, pods created first: first bind %v after the scheduler started, then %.1f pods/s\n", sc.Name, i+1,
+				pre.Startup.Round(time.Millisecond), pre.SchedPodsPerSec)
+			preResults[j] = append(preResults[j], pre)
 		}
 	}
 	var rows []row
@@ -145,6 +166,17 @@ func Run(o Options) error {
 			p50Ms:        median(rs, func(r bench.Result) float64 { return bench.Ms(r.P50) }),
 			p99Ms:        median(rs, func(r bench.Result) float64 { return bench.Ms(r.P99) }),
 			writesPerPod: median(rs, bench.Result.WritesPerPod),
+			memberP99Ms:  median(rs, func(r bench.Result) float64 { return bench.Ms(r.MemberP99) }),
+			createShare: median(rs, func(r bench.Result) float64 {
+				if r.Elapsed <= 0 {
+					return 0
+				}
+				return float64(r.Creating) / float64(r.Elapsed)
+			}),
+			breakdown: rs[len(rs)-1].Breakdown,
+		}
+		if pre := preResults[j]; len(pre) > 0 {
+			r.schedPodsPerSec = median(pre, func(r bench.Result) float64 { return r.SchedPodsPerSec })
 		}
 		for _, res := range rs {
 			for k := range res.Writes {
@@ -159,12 +191,26 @@ func Run(o Options) error {
 	}
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scenario\tpods\tpods/s\tp50 ms\tp99 ms\tAPI writes/pod\t")
+	fmt.Fprintln(w, "scenario\tpods\tpods/s\tcreating %\tsched-only pods/s\tp50 ms\tp99 ms\tmember p99 ms\tAPI writes/pod\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.2f\t\n", r.name, r.pods, r.podsPerSec, r.p50Ms, r.p99Ms, r.writesPerPod)
+		schedOnly, memberP99 := "-", "-"
+		if r.schedPodsPerSec > 0 {
+			schedOnly = fmt.Sprintf("%.1f", r.schedPodsPerSec)
+		}
+		if r.memberP99Ms > 0 {
+			memberP99 = fmt.Sprintf("%.1f", r.memberP99Ms)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%.0f\t%s\t%.1f\t%.1f\t%s\t%.2f\t\n", r.name, r.pods, r.podsPerSec, 100*r.createShare, schedOnly, r.p50Ms, r.p99Ms, memberP99, r.writesPerPod)
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	fmt.Println("pods/s: first create call to last bind; creating %: of that, until the last create call returned; sched-only pods/s: the same pods created")
+	fmt.Println("before the scheduler starts, first bind to last; p50/p99: per gang from its last member's creation to its quorum bound (plain: per pod);")
+	fmt.Println("member p99: per gang member from its own creation to its bind")
+	fmt.Println("where the time went (last run; ms per bound pod, from the scheduler's metrics):")
+	for _, r := range rows {
+		fmt.Printf("  %s: %s\n", r.name, r.breakdown)
 	}
 	if o.ShowWrites {
 		if err := writeTable(rows); err != nil {

@@ -57,6 +57,10 @@ type Scenario struct {
 // scenarios' high-priority gangs; Run creates it.
 const HighPriority = "bench-high"
 
+// WarmUpPriority is the PriorityClass (value 1000000) of the warm-up pod of
+// a PreCreate run, so that the scheduler takes it before the waiting pods.
+const WarmUpPriority = "bench-warm-up"
+
 // MixedSizes are the sizes the Mixed scenario's gangs take in turn.
 var MixedSizes = []int{1, 2, 4, 8, 16, 32, 64}
 
@@ -156,8 +160,9 @@ type Config struct {
 	// PreCreate creates every pod (and PodGroup) before the scheduler
 	// starts, as scheduler_perf measures: the scheduler finds them all
 	// waiting, and its throughput is measured apart from their creation
-	// (Result.SchedPodsPerSec). There is no warm-up pod: the scheduler's
-	// start-up ends at its first bind.
+	// (Result.SchedPodsPerSec). Its start-up ends when it has bound a
+	// warm-up pod made at the top priority (WarmUpPriority) once it runs,
+	// which it takes before every waiting pod.
 	PreCreate bool
 }
 
@@ -191,18 +196,20 @@ type Result struct {
 	// Creating, to the last creation call's return.
 	Elapsed, Creating time.Duration
 	PodsPerSec        float64
-	// Scheduling runs from the first bind seen to the last: scheduling
-	// alone, the scheduler's start-up and (with PreCreate) the pods'
-	// creation left out. SchedPodsPerSec is the binds after the first per
-	// second of it. Startup (PreCreate only) runs from the scheduler's start
-	// to its first bind.
+	// Scheduling runs from the first bind seen (with PreCreate: from the
+	// warm-up pod's bind, or the first bind if earlier) to the last:
+	// scheduling alone, the scheduler's start-up and (with PreCreate) the
+	// pods' creation left out. SchedPodsPerSec is the binds in it (after
+	// its start) per second. Startup (PreCreate only) runs from the
+	// scheduler's start to the start of Scheduling.
 	Scheduling, Startup time.Duration
 	SchedPodsPerSec     float64
 	// Latencies are, for gangs, one per gang that reached its min: the time
 	// of its min-th bind minus the time its last member's create call
-	// returned (with PreCreate: minus the first bind, as every member was
-	// waiting before the scheduler ran); for plain pods, one per bound pod:
-	// bind minus create return (PreCreate: minus the first bind).
+	// returned (with PreCreate: minus the warm-up pod's bind, as every
+	// member was waiting before the scheduler ran); for plain pods, one per
+	// bound pod: bind minus create return (PreCreate: minus the warm-up
+	// pod's bind).
 	Latencies []time.Duration
 	P50, P99  time.Duration
 	// MemberLatencies are, for gangs, one per bound member: its bind minus
@@ -210,6 +217,10 @@ type Result struct {
 	// waits from its creation, the rest of its gang's creation included.
 	MemberLatencies []time.Duration
 	MemberP99       time.Duration
+	// Breakdown is where the pods' time went, from the scheduler's
+	// metrics; only with the scheduler in this process (no
+	// Config.StartScheduler).
+	Breakdown Breakdown
 	// Writes counts the API writes made while the pods were created and
 	// scheduled ("VERB resource[/subresource]"), by every client: the
 	// pods' creation, binds, status and events, the schedulers' leases.
@@ -460,6 +471,7 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 	}
 	stopSched := func() {}
 	defer func() { stopSched() }()
+
 	var schedStart time.Time
 	launch := func() error {
 		schedStart = time.Now()
@@ -476,11 +488,16 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 			return res, err
 		}
 	}
+	if cfg.PreCreate {
+		if err := controlplane.CreatePriorityClass(ctx, env.Client, WarmUpPriority, 1000000); err != nil && !apierrors.IsAlreadyExists(err) {
+			return res, err
+		}
+	}
 	if !cfg.PreCreate {
 		if err := launch(); err != nil {
 			return res, err
 		}
-		if err := warmUp(ctx, env.Client, ns, profile); err != nil {
+		if err := warmUp(ctx, env.Client, ns, profile, ""); err != nil {
 			return res, err
 		}
 	}
@@ -499,6 +516,14 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 	before, err := env.APIWrites(ctx)
 	if err != nil {
 		return res, err
+	}
+	// The scheduler's metrics from here (after the warm-up pod; with
+	// PreCreate, the warm-up pod is counted).
+	var metricsBefore map[string]histogram
+	if cfg.StartScheduler == nil {
+		if metricsBefore, err = schedulerHistograms(); err != nil {
+			return res, err
+		}
 	}
 	next := make(chan int)
 	var createErr error
@@ -537,6 +562,7 @@ feed:
 	if createErr != nil {
 		return res, createErr
 	}
+	var ready time.Time // PreCreate: the warm-up pod's bind
 	if cfg.PreCreate {
 		if err := launch(); err != nil {
 			return res, err
@@ -544,6 +570,10 @@ feed:
 		if cfg.Creating != nil {
 			cfg.Creating()
 		}
+		if err := warmUp(ctx, env.Client, ns, profile, WarmUpPriority); err != nil {
+			return res, err
+		}
+		ready = time.Now()
 	}
 
 	var waitErr error
@@ -557,10 +587,16 @@ feed:
 	case <-ctx.Done():
 		waitErr = ctx.Err()
 	}
+	var metricsAfter map[string]histogram
 	if waitErr == nil {
 		// Let the scheduler post its events before it is stopped, so
 		// stopping it does not cancel requests in flight (and log about it).
 		settleEvents(ctx, env.Client, ns)
+		if metricsBefore != nil {
+			if metricsAfter, err = schedulerHistograms(); err != nil {
+				return res, err
+			}
+		}
 		after, err := env.APIWrites(ctx)
 		if err != nil {
 			return res, err
@@ -593,18 +629,33 @@ feed:
 		res.Elapsed = last.Sub(start)
 		res.PodsPerSec = float64(res.Bound) / res.Elapsed.Seconds()
 		res.Scheduling = last.Sub(first)
-		if res.Bound > 1 && res.Scheduling > 0 {
-			res.SchedPodsPerSec = float64(res.Bound-1) / res.Scheduling.Seconds()
-		}
+		binds := res.Bound - 1
 		if cfg.PreCreate {
-			res.Startup = first.Sub(schedStart)
+			// Scheduling had begun by the warm-up pod's bind, or by
+			// the first bind of the run's pods if that came first
+			// (binds are asynchronous: the scheduler goes on while
+			// the warm-up pod's is in flight).
+			if first.Before(ready) {
+				ready = first
+			}
+			res.Startup = ready.Sub(schedStart)
+			res.Scheduling, binds = last.Sub(ready), 0
+			for _, t := range set.bound {
+				if t.After(ready) {
+					binds++
+				}
+			}
+		}
+		if binds > 0 && res.Scheduling > 0 {
+			res.SchedPodsPerSec = float64(binds) / res.Scheduling.Seconds()
 		}
 	}
 	// from is when pod i's wait is counted from: its create call's return,
-	// or with PreCreate the first bind (every pod waited for the scheduler).
+	// or with PreCreate the warm-up pod's bind (every pod waited for the
+	// scheduler).
 	from := func(i int) time.Time {
 		if cfg.PreCreate {
-			return first
+			return ready
 		}
 		return set.created[i]
 	}
@@ -635,6 +686,19 @@ feed:
 	}
 	res.P50, res.P99 = Percentile(res.Latencies, 0.50), Percentile(res.Latencies, 0.99)
 	res.MemberP99 = Percentile(res.MemberLatencies, 0.99)
+	if metricsAfter != nil {
+		var total time.Duration
+		n := 0
+		for i, t := range set.bound {
+			if !t.IsZero() && !set.created[i].IsZero() {
+				total += t.Sub(set.created[i])
+				n++
+			}
+		}
+		if n > 0 {
+			res.Breakdown = breakdownOf(metricsBefore, metricsAfter, profile, res, total/time.Duration(n))
+		}
+	}
 	if waitErr == nil && res.Bound != res.Pods {
 		waitErr = fmt.Errorf("%s: %d of %d pods bound", sc.Name, res.Bound, res.Pods)
 	}
@@ -652,10 +716,11 @@ func (r Result) GangsAtMin() int {
 	return len(r.Latencies)
 }
 
-// warmUp creates one ungrouped pod for profile and waits until it is bound,
-// then deletes it.
-func warmUp(ctx context.Context, c kubernetes.Interface, ns, profile string) error {
+// warmUp creates one ungrouped pod for profile (at priorityClass, if set)
+// and waits until it is bound, then deletes it.
+func warmUp(ctx context.Context, c kubernetes.Interface, ns, profile, priorityClass string) error {
 	p := controlplane.Member{Namespace: ns, Name: "warm-up", Scheduler: profile}.Pod()
+	p.Spec.PriorityClassName = priorityClass
 	if _, err := c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating warm-up pod: %w", err)
 	}

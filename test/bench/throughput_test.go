@@ -87,6 +87,34 @@ func TestThroughputScenarioSmall(t *testing.T) {
 	}
 }
 
+// TestThroughputPreCreated runs gangs of 8 with every pod created before the
+// scheduler starts: every pod binds after the warm-up pod, and the
+// scheduling-only throughput, the start-up and the breakdown from the
+// scheduler's metrics are there. It asserts no timing.
+func TestThroughputPreCreated(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env, err := controlplane.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, env, Config{Nodes: 50, Pods: 64, Timeout: 2 * time.Minute, PreCreate: true}, Gang8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bound != 64 || res.GangsAtMin() != 8 {
+		t.Errorf("%d of 64 pods bound, %d of 8 gangs at min", res.Bound, res.GangsAtMin())
+	}
+	if res.Startup <= 0 || res.SchedPodsPerSec <= 0 || res.Scheduling <= 0 {
+		t.Errorf("start-up %v, scheduling %v, %.1f pods/s: want all set", res.Startup, res.Scheduling, res.SchedPodsPerSec)
+	}
+	// The warm-up pod is among the pods the metrics count.
+	if b := res.Breakdown; b.Pods != 65 || b.Attempts < 1 || b.SLI <= 0 || b.Points["PreFilter"] <= 0 || b.Points["Bind"] <= 0 {
+		t.Errorf("breakdown %+v: want 65 pods, at least one attempt each, SLI, PreFilter and Bind times", b)
+	}
+	t.Logf("%s: start-up %v, %.1f pods/s; %s", res.Scenario, res.Startup, res.SchedPodsPerSec, res.Breakdown)
+}
+
 // TestThroughputScenarioMixed runs one round of the mixed scenario's gang
 // sizes (1 to 64, launcher plus workers): every gang reaches its min.
 func TestThroughputScenarioMixed(t *testing.T) {
