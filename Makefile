@@ -44,7 +44,10 @@ demo:
 	$(GO) run ./cmd/muster demo
 
 ## bench: plain pods vs gangs of 8, 64, 512 and mixed launcher+worker gangs of
-## 1..64 on 1000 nodes, medians of 3 runs, as a table
+## 1..64 on 1000 nodes, medians of 3 runs, as a table: pods/s, the share of
+## the time spent creating pods, pods/s with the pods created before the
+## scheduler starts, latencies, and where the pods' time went (the
+## scheduler's metrics)
 bench:
 	$(GO) run ./cmd/muster-bench --nodes 1000 --pods 2000 --runs 3
 
