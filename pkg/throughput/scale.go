@@ -48,6 +48,10 @@ type ScaleOptions struct {
 	Timeout time.Duration
 	// LogDir, when set, keeps each scheduler process's log there.
 	LogDir string
+	// Sides are the sides to run, in the first cell's order (default
+	// SideMuster, SideUpstream); with two, the next cell runs them the other
+	// way round, and so on.
+	Sides []string
 }
 
 // ScaleCell is one side's run of one cell of the grid.
@@ -92,6 +96,14 @@ func RunScale(ctx context.Context, o ScaleOptions, progress io.Writer) ([]ScaleC
 	if o.Timeout <= 0 {
 		o.Timeout = 15 * time.Minute
 	}
+	if len(o.Sides) == 0 {
+		o.Sides = []string{SideMuster, SideUpstream}
+	}
+	for _, s := range o.Sides {
+		if s != SideMuster && s != SideUpstream {
+			return nil, fmt.Errorf("side %q: the sides are %s and %s", s, SideMuster, SideUpstream)
+		}
+	}
 	for _, b := range []string{o.MusterBinary, o.UpstreamBinary} {
 		if _, err := os.Stat(b); err != nil {
 			return nil, fmt.Errorf("scheduler binary: %w (make build puts them in bin/)", err)
@@ -128,8 +140,8 @@ func RunScale(ctx context.Context, o ScaleOptions, progress io.Writer) ([]ScaleC
 		}
 		fmt.Fprintf(progress, "%d nodes ready in %v\n", nodes, time.Since(start).Round(time.Millisecond))
 		for _, gangs := range o.Gangs {
-			sides := []string{SideMuster, SideUpstream}
-			if len(cells)/2%2 == 1 {
+			sides := append([]string(nil), o.Sides...)
+			if len(sides) == 2 && len(cells)/2%2 == 1 {
 				sides[0], sides[1] = sides[1], sides[0]
 			}
 			for _, side := range sides {

@@ -497,7 +497,7 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 		if err := launch(); err != nil {
 			return res, err
 		}
-		if err := warmUp(ctx, env.Client, ns, profile, ""); err != nil {
+		if err := warmUp(ctx, env.Client, ns, profile, "", 2*time.Minute); err != nil {
 			return res, err
 		}
 	}
@@ -570,7 +570,10 @@ feed:
 		if cfg.Creating != nil {
 			cfg.Creating()
 		}
-		if err := warmUp(ctx, env.Client, ns, profile, WarmUpPriority); err != nil {
+		// The scheduler may take long to come to it (a long cycle in
+		// progress, a slow start with every pod waiting): the run's
+		// timeout bounds it.
+		if err := warmUp(ctx, env.Client, ns, profile, WarmUpPriority, cfg.Timeout); err != nil {
 			return res, err
 		}
 		ready = time.Now()
@@ -717,14 +720,14 @@ func (r Result) GangsAtMin() int {
 }
 
 // warmUp creates one ungrouped pod for profile (at priorityClass, if set)
-// and waits until it is bound, then deletes it.
-func warmUp(ctx context.Context, c kubernetes.Interface, ns, profile, priorityClass string) error {
+// and waits for at most timeout until it is bound, then deletes it.
+func warmUp(ctx context.Context, c kubernetes.Interface, ns, profile, priorityClass string, timeout time.Duration) error {
 	p := controlplane.Member{Namespace: ns, Name: "warm-up", Scheduler: profile}.Pod()
 	p.Spec.PriorityClassName = priorityClass
 	if _, err := c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating warm-up pod: %w", err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		got, err := c.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
 		return err == nil && got.Spec.NodeName != "", nil
 	})
