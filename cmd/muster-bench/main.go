@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/throughput"
@@ -34,6 +35,7 @@ func run() int {
 	upstreamBinary := flag.String("upstream-binary", "bin/kube-scheduler", "the kube-scheduler binary --scale runs (hack/kube-scheduler)")
 	gridNodes := flag.String("grid-nodes", "500,1000,2000,5000", "--scale: the cluster sizes, ascending")
 	gridGangs := flag.String("gangs", "10,100,1000", "--scale: the numbers of waiting gangs (each of --pods/gangs members)")
+	cellTimeout := flag.Duration("cell-timeout", 15*time.Minute, "--scale: how long a side of a cell may take to bind its warm-up pod, and then its pods")
 	sides := flag.String("sides", "muster,upstream", "--scale: the sides to run, in the first cell's order (the next cell takes them the other way round)")
 	svg := flag.String("svg", "bench-scale.svg", "--scale: write the chart of pods/s against cluster size here (\"\" for none)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (control plane included) to this file")
@@ -57,7 +59,7 @@ func run() int {
 		defer pprof.StopCPUProfile()
 	}
 	if *scale {
-		so := throughput.ScaleOptions{Pods: o.Pods, MusterBinary: *schedulerBinary, UpstreamBinary: *upstreamBinary, Sides: strings.Split(*sides, ",")}
+		so := throughput.ScaleOptions{Pods: o.Pods, MusterBinary: *schedulerBinary, UpstreamBinary: *upstreamBinary, Sides: strings.Split(*sides, ","), Timeout: *cellTimeout}
 		var err error
 		if so.Nodes, err = ints(*gridNodes); err == nil {
 			so.Gangs, err = ints(*gridGangs)
