@@ -18,6 +18,7 @@ import (
 	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
 	"k8s.io/autoscaler/cluster-autoscaler/config"
+	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
 	catest "k8s.io/autoscaler/cluster-autoscaler/core/test"
 	"k8s.io/autoscaler/cluster-autoscaler/estimator"
 	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupconfig"
@@ -77,35 +78,44 @@ func newPoolWriteTest(t *testing.T) *poolWriteTest {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
 	pt.client = NewClient(dyn, corelisters.NewPodTemplateLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})), nil)
 
-	listers := kube_util.NewListerRegistry(nil, nil, kube_util.NewTestPodLister(nil), nil, nil, nil, nil, nil, nil)
+	pt.o, _, pt.csr, pt.nodeInfos = testOrchestrator(t, provider, pt.client, nil, nil)
+	return pt
+}
+
+// testOrchestrator is an Orchestrator for client on the core's own scale-up
+// orchestrator and cluster state, over provider, whose pool "ng" has
+// template nodes of 10 CPUs; the pod lister lists pods, the snapshot holds
+// nodes. A pool's backoff ends by the next loop: a retry is the request's
+// own, not held up by the pool's backoff.
+func testOrchestrator(t *testing.T, provider *testprovider.TestCloudProvider, client *Client, pods []*apiv1.Pod, nodes []*apiv1.Node) (
+	*Orchestrator, *ca_context.AutoscalingContext, *clusterstate.ClusterStateRegistry, map[string]*framework.NodeInfo) {
+	t.Helper()
+	listers := kube_util.NewListerRegistry(nil, nil, kube_util.NewTestPodLister(pods), nil, nil, nil, nil, nil, nil)
 	ctx, err := catest.NewScaleTestAutoscalingContext(config.AutoscalingOptions{MaxNodesTotal: 100}, &fake.Clientset{}, listers, provider, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ctx.ClusterSnapshot.SetClusterState(nil, nil, nil); err != nil {
+	if err := ctx.ClusterSnapshot.SetClusterState(nodes, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	processors := processorstest.NewTestProcessors(&ctx)
-	// A backoff that has ended by the next loop: the retry is the request's
-	// own, not held up by the pool's backoff.
 	csr := clusterstate.NewClusterStateRegistry(provider, clusterstate.ClusterStateRegistryConfig{}, ctx.LogRecorder,
 		backoff.NewIdBasedExponentialBackoff(time.Nanosecond, time.Nanosecond, time.Nanosecond),
 		nodegroupconfig.NewDefaultNodeGroupConfigProcessor(ctx.NodeGroupDefaults), processors.AsyncNodeGroupStateChecker)
 	processors.ScaleStateNotifier.Register(csr)
 	tmpl := BuildTestNode("ng-template", 10000, 10000)
 	SetNodeReadyState(tmpl, true, time.Now())
-	pt.nodeInfos = map[string]*framework.NodeInfo{"ng": framework.NewTestNodeInfo(tmpl)}
-	if err := csr.UpdateNodes(nil, pt.nodeInfos, time.Now()); err != nil {
+	nodeInfos := map[string]*framework.NodeInfo{"ng": framework.NewTestNodeInfo(tmpl)}
+	if err := csr.UpdateNodes(nodes, nodeInfos, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	eb, err := estimator.NewEstimatorBuilder(estimator.BinpackingEstimatorName, estimator.NewThresholdBasedEstimationLimiter(nil), estimator.NewDecreasingPodOrderer(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt.o = NewOrchestrator(pt.client)
-	pt.o.Initialize(&ctx, processors, csr, eb, taints.TaintConfig{})
-	pt.csr = csr
-	return pt
+	o := NewOrchestrator(client)
+	o.Initialize(&ctx, processors, csr, eb, taints.TaintConfig{})
+	return o, &ctx, csr, nodeInfos
 }
 
 // loop runs one autoscaler loop's scale-up over the two requests' pods.

@@ -337,15 +337,20 @@ func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options, up time.Tim
 // backoff instead of holding its gang's pods out of scale-up until the
 // booking expires.
 func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.Pod) ([]*apiv1.Pod, error) {
-	var book []*apiv1.Pod
+	// reqs are the requests to book, oldest first: each one's unbound
+	// pods and the nodes added for it.
+	type toBook struct {
+		pr   *v1.ProvisioningRequest
+		pods []*apiv1.Pod
+		own  map[string]bool
+	}
+	var reqs []toBook
+	total := 0
 	var bound map[string][]*apiv1.Pod
 	var known []string
 	owner := map[types.UID]*v1.ProvisioningRequest{}
-	want := map[*v1.ProvisioningRequest]int{}
 	var registered map[string]bool
 	var nodeOf map[string]string // lower-cased provider ID: node name
-	own := map[*v1.ProvisioningRequest]map[string]bool{}
-	var order []*v1.ProvisioningRequest
 	for _, pr := range b.client.Requests() {
 		if !shouldBook(pr) {
 			continue
@@ -388,21 +393,21 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 		for _, p := range pods {
 			owner[p.UID] = pr
 		}
-		want[pr] = len(pods)
-		book = append(book, pods...)
+		r := toBook{pr: pr, pods: pods}
 		if _, _, ids, ok := v1.AddedInstances(pr); ok {
 			for _, id := range ids {
 				if n, ok := nodeOf[id]; ok {
-					if own[pr] == nil {
-						own[pr] = map[string]bool{}
+					if r.own == nil {
+						r.own = map[string]bool{}
 					}
-					own[pr][n] = true
+					r.own[n] = true
 				}
 			}
 		}
-		order = append(order, pr)
+		reqs = append(reqs, r)
+		total += len(pods)
 	}
-	if len(book) == 0 {
+	if total == 0 {
 		return pending, nil
 	}
 	// Each request's pods go first onto the nodes added for it, then what
@@ -412,17 +417,12 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 	// as having lost its capacity, though its nodes had come.
 	placed := map[*v1.ProvisioningRequest]int{}
 	var rest []*apiv1.Pod
-	byRequest := map[*v1.ProvisioningRequest][]*apiv1.Pod{}
-	for _, p := range book {
-		byRequest[owner[p.UID]] = append(byRequest[owner[p.UID]], p)
-	}
-	for _, pr := range order {
-		pods := byRequest[pr]
-		if len(own[pr]) == 0 || len(pods) == 0 {
+	for _, r := range reqs {
+		pr, pods, nodes := r.pr, r.pods, r.own
+		if len(nodes) == 0 || len(pods) == 0 {
 			rest = append(rest, pods...)
 			continue
 		}
-		nodes := own[pr]
 		st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, pods, func(ni *framework.NodeInfo) bool { return nodes[ni.Node().Name] }, false)
 		if err != nil {
 			return pending, fmt.Errorf("booking capacity for ProvisioningRequest %s on its nodes: %w", klog.KObj(pr), err)
@@ -438,7 +438,7 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 			}
 		}
 	}
-	onOwn := len(book) - len(rest)
+	onOwn := total - len(rest)
 	st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, rest, scheduling.ScheduleAnywhere, false)
 	if err != nil {
 		return pending, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
@@ -448,8 +448,9 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 			placed[pr]++
 		}
 	}
-	klog.V(2).InfoS("Booked capacity for Provisioned ProvisioningRequests", "pods", len(book), "placed", onOwn+len(st), "onTheirOwnNodes", onOwn)
-	for pr, n := range want {
+	klog.V(2).InfoS("Booked capacity for Provisioned ProvisioningRequests", "pods", total, "placed", onOwn+len(st), "onTheirOwnNodes", onOwn)
+	for _, r := range reqs {
+		pr, n := r.pr, len(r.pods)
 		if lost := n - placed[pr]; lost > 0 {
 			msg := fmt.Sprintf("the capacity provisioned for it is gone: %s of %d not bound yet no longer fit (instances failed and were removed, or other pods took them); will retry", countPods(lost), n)
 			setCondition(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg, metav1.NewTime(b.now()))

@@ -13,19 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
-	"k8s.io/autoscaler/cluster-autoscaler/clusterstate"
-	"k8s.io/autoscaler/cluster-autoscaler/config"
-	catest "k8s.io/autoscaler/cluster-autoscaler/core/test"
-	"k8s.io/autoscaler/cluster-autoscaler/estimator"
-	"k8s.io/autoscaler/cluster-autoscaler/processors/nodegroupconfig"
-	processorstest "k8s.io/autoscaler/cluster-autoscaler/processors/test"
-	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-	"k8s.io/autoscaler/cluster-autoscaler/utils/backoff"
-	kube_util "k8s.io/autoscaler/cluster-autoscaler/utils/kubernetes"
-	"k8s.io/autoscaler/cluster-autoscaler/utils/taints"
 	. "k8s.io/autoscaler/cluster-autoscaler/utils/test"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -67,31 +56,7 @@ func TestFailedRequestReleasesTheRoomItsMembersCountedOn(t *testing.T) {
 	injected := BuildTestPod("big-req-0", 8000, 1000)
 	injected.Namespace, injected.UID, injected.Annotations = "ml", "big-req-0", consumes
 
-	listers := kube_util.NewListerRegistry(nil, nil, kube_util.NewTestPodLister(members), nil, nil, nil, nil, nil, nil)
-	ctx, err := catest.NewScaleTestAutoscalingContext(config.AutoscalingOptions{MaxNodesTotal: 100}, &fake.Clientset{}, listers, provider, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ctx.ClusterSnapshot.SetClusterState([]*apiv1.Node{n1}, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	processors := processorstest.NewTestProcessors(&ctx)
-	csr := clusterstate.NewClusterStateRegistry(provider, clusterstate.ClusterStateRegistryConfig{}, ctx.LogRecorder,
-		backoff.NewIdBasedExponentialBackoff(time.Nanosecond, time.Nanosecond, time.Nanosecond),
-		nodegroupconfig.NewDefaultNodeGroupConfigProcessor(ctx.NodeGroupDefaults), processors.AsyncNodeGroupStateChecker)
-	processors.ScaleStateNotifier.Register(csr)
-	tmpl := BuildTestNode("ng-template", 10000, 10000)
-	SetNodeReadyState(tmpl, true, time.Now())
-	nodeInfos := map[string]*framework.NodeInfo{"ng": framework.NewTestNodeInfo(tmpl)}
-	if err := csr.UpdateNodes([]*apiv1.Node{n1}, nodeInfos, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	eb, err := estimator.NewEstimatorBuilder(estimator.BinpackingEstimatorName, estimator.NewThresholdBasedEstimationLimiter(nil), estimator.NewDecreasingPodOrderer(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := NewOrchestrator(client)
-	o.Initialize(&ctx, processors, csr, eb, taints.TaintConfig{})
+	o, ctx, _, nodeInfos := testOrchestrator(t, provider, client, members, []*apiv1.Node{n1})
 	room := NewGangRoom(client)
 
 	podsOnN1 := func() []string {
@@ -113,7 +78,7 @@ func TestFailedRequestReleasesTheRoomItsMembersCountedOn(t *testing.T) {
 		if err := client.Refresh(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := room.Process(&ctx, nil); err != nil {
+		if _, err := room.Process(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got := podsOnN1(); len(got) != 1 || got[0] != "big-1" {
