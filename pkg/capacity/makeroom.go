@@ -4,6 +4,7 @@ package capacity
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 
@@ -152,6 +153,48 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, oth
 		}
 	}
 	return Room{}
+}
+
+// Sheddable lists the members above min of other gangs that g may shed
+// under rule, in the order MakeRoom sheds them (none when the rule sheds
+// nothing). A gang short of room counts their room as its own when it
+// works out what to ask new nodes for: once the nodes come, MakeRoom sheds
+// those members for it, so the nodes bought are only what shedding cannot
+// make.
+func Sheddable(g Gang, others []Gang, rule Rule) []Member {
+	if !rule.Shed {
+		return nil
+	}
+	var out []Member
+	for _, u := range extras(g, others) {
+		out = append(out, u.members...)
+	}
+	return out
+}
+
+// Freed is the node's room once members leave it (those of members bound
+// to it): counted as a terminating pod's room is, free.
+func (n Node) Freed(members []Member) Node {
+	cloned := false
+	for _, m := range members {
+		if n.Node == nil || m.Node != n.Node.Name {
+			continue
+		}
+		d := m.Shape.Demand
+		n.MilliCPU += d.MilliCPU
+		n.Memory += d.Memory
+		n.Pods++
+		for _, sc := range d.Scalars {
+			if !cloned {
+				n.Leaving, cloned = maps.Clone(n.Leaving), true
+				if n.Leaving == nil {
+					n.Leaving = map[v1.ResourceName]int64{}
+				}
+			}
+			n.Leaving[sc.Name] += sc.Value
+		}
+	}
+	return n
 }
 
 // extras lists members above min that g may shed (of gangs that may lose

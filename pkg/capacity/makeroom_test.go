@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 )
 
@@ -254,5 +255,71 @@ func TestPolicyRule(t *testing.T) {
 		if got := tt.p.Rule(tt.waited, tt.nodesCanHelp); got != tt.want {
 			t.Errorf("%s: Rule = %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// Sheddable lists what MakeRoom would shed from, by the same rule: members
+// above min of lower-priority gangs, of younger equal-priority gangs, and
+// of older ones once the gang starves; never a gang's min, never a gang
+// that goes only as a whole, nothing without Shed.
+func TestSheddable(t *testing.T) {
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	w1 := ShapeOf(pod("w1", 500, 1), gpu)
+	n := cluster(8)
+	older := running(n, "older", 0, -time.Hour, 1, w8, 0, 1)    // 1 above min
+	younger := running(n, "younger", 0, time.Hour, 1, w1, 2, 2) // 1 above min
+	low := running(n, "low", -1, time.Hour, 2, w8, 3, 4, 5)     // 1 above min
+	atMin := running(n, "at-min", -1, time.Hour, 1, w8, 6)      // none above min
+	whole := running(n, "whole", -1, time.Hour, 1, w8, 7, 7)    // goes only as a whole
+	whole.WholeOnly = true
+	others := []Gang{older, younger, low, atMin, whole}
+	names := func(ms []Member) string {
+		s := ""
+		for _, m := range ms {
+			s += m.Name + "@" + m.Node + " "
+		}
+		return s
+	}
+	me := Gang{Key: "me", Priority: 0, Since: t0}
+	tests := []struct {
+		name string
+		g    Gang
+		rule Rule
+		want string
+	}{
+		{name: "no shedding under the rule", g: me, rule: Rule{Preempt: true}, want: ""},
+		{name: "lower priority first, then younger; not the older gang's", g: me, rule: Rule{Shed: true}, want: "low-2@n5 younger-1@n2 "},
+		{name: "a starving gang may shed the older gang's too", g: Gang{Key: "me", Since: t0, Starving: true}, rule: Rule{Shed: true},
+			want: "low-2@n5 younger-1@n2 older-1@n1 "},
+	}
+	for _, tt := range tests {
+		if got := names(Sheddable(tt.g, others, tt.rule)); got != tt.want {
+			t.Errorf("%s: Sheddable = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Freed counts the room of members leaving a node as free, GPUs as a
+// terminating pod's; members on other nodes change nothing, and the node's
+// own maps are not written.
+func TestNodeFreed(t *testing.T) {
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	n := cluster(2)
+	g := running(n, "g", 0, 0, 0, w8, 0, 1)
+	before := n[0]
+	leaving := map[v1.ResourceName]int64{gpu: 0}
+	before.Leaving = leaving
+	if Pack(klog.Background(), Quorum{{Shape: w8, Count: 1}}, []Node{before}, nil).Fits() {
+		t.Fatal("the node is full, yet the member fits")
+	}
+	after := before.Freed(g.Bound)
+	if after.MilliCPU != before.MilliCPU+1000 || after.Pods != before.Pods+1 || after.Leaving[gpu] != 8 {
+		t.Errorf("Freed = cpu %d pods %d leaving %v, want cpu %d pods %d leaving 8 GPUs", after.MilliCPU, after.Pods, after.Leaving, before.MilliCPU+1000, before.Pods+1)
+	}
+	if leaving[gpu] != 0 {
+		t.Errorf("Freed wrote the node's own Leaving map: %v", leaving)
+	}
+	if !Pack(klog.Background(), Quorum{{Shape: w8, Count: 1}}, []Node{after}, nil).Fits() {
+		t.Error("the freed room does not hold the member that left")
 	}
 }

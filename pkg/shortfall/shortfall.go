@@ -32,6 +32,9 @@ type Facts struct {
 	// outside it): a domain whose Room is no more than that has nothing to
 	// build on.
 	Anywhere int64
+	// Shed counts the members above min of other gangs whose room Room
+	// counts as the gang's: once the nodes come, they are shed for it.
+	Shed int
 	// Unfixable, when set, is why members fit no node for a reason new nodes
 	// cannot change (e.g. pinned to a node that does not exist).
 	Unfixable string
@@ -93,7 +96,11 @@ func Decide(g Facts) Verdict {
 	if g.Level != "" && domain != "" {
 		where = fmt.Sprintf(" in %s %s", g.Level, domain)
 	}
-	return Verdict{Ask: true, Short: s, Message: fmt.Sprintf("short %d of %d members%s (room for %d)", s.Members, need, where, room)}
+	counting := ""
+	if g.Shed > 0 {
+		counting = fmt.Sprintf(", counting the room of %d members above min of other gangs, shed once the nodes come", g.Shed)
+	}
+	return Verdict{Ask: true, Short: s, Message: fmt.Sprintf("short %d of %d members%s (room for %d%s)", s.Members, need, where, room, counting)}
 }
 
 // best returns the domain with the most room, ties broken by name.

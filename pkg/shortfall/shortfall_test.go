@@ -18,6 +18,8 @@ func TestDecide(t *testing.T) {
 	}{
 		{name: "short by exactly what does not fit", gang: Facts{Min: 8, Max: 8, Exists: 8, Room: map[string]int64{"": 5}},
 			want: Need{Members: 3}, msg: "short 3 of 8 members (room for 5)"},
+		{name: "room made by shedding is said", gang: Facts{Min: 5, Max: 5, Exists: 5, Shed: 1, Room: map[string]int64{"": 4}},
+			want: Need{Members: 1}, msg: "short 1 of 5 members (room for 4, counting the room of 1 members above min of other gangs, shed once the nodes come)"},
 		{name: "placed members are not counted", gang: Facts{Min: 8, Max: 10, Exists: 10, Placed: 2, Room: map[string]int64{"": 1}},
 			want: Need{Members: 5}},
 		{name: "nothing fits: the whole quorum", gang: Facts{Min: 4, Max: 4, Exists: 4, Room: map[string]int64{"": 0}},

@@ -31,6 +31,11 @@ type Cycle struct {
 	// Failed: PreFilter already failed the attempt.
 	Attempt uint64
 	Failed  bool
+	// Sheddable lists the members above min of other gangs that this
+	// gang may shed but that, shed alone, do not make room for its quorum
+	// (MusterGang's PostFilter): MusterTopology counts their room as the
+	// gang's when it works out what to ask new nodes for.
+	Sheddable []capacity.Member
 }
 
 // Clone shares the state: the cycle's plugins see one another's marks.

@@ -81,7 +81,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		if !held.Empty() && capacity.Pack(logger, quorum, rooms, nil).Fits() {
 			msg += " (room is held for gangs ahead in the capacity plan: higher priority, or older)"
 		}
-		if did := pl.makeRoom(ctx, spec, pod, quorum, rooms, held); did != "" {
+		if did := pl.makeRoom(ctx, cs, spec, pod, quorum, rooms, held); did != "" {
 			msg += "; " + did
 		}
 		pl.roomShort.Store(spec.Key, true)
@@ -167,7 +167,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 		members := pl.members(spec.Key)
 		counts := pl.tracker.Count(spec.Key, members, "")
 		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
-		if did := pl.makeRoom(ctx, spec, pod, quorum, pl.roomsOf(nodes), pl.plan(ctx, nodes).Ahead(spec.Key.String())); did != "" {
+		if did := pl.makeRoom(ctx, gangstate.CycleOf(state), spec, pod, quorum, pl.roomsOf(nodes), pl.plan(ctx, nodes).Ahead(spec.Key.String())); did != "" {
 			msg += "; " + did
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 )
 
 // preemption holds the configured rules, highest minPriority first.
@@ -68,8 +69,10 @@ func (p preemption) policy(priority int32) capacity.Policy {
 // Whole gangs are preempted at once when no new nodes may come for the gang
 // (nodesMayCome); while they may, the gang waits up to its policy's
 // MaxWaitForNodes, and its Preempting condition says so when preempting
-// would make room.
-func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node, held capacity.Held) string {
+// would make room. When shedding alone does not make room, it records in
+// cs the members the gang may shed, for the nodes it asks for
+// (gangstate.Cycle.Sheddable).
+func (pl *Gang) makeRoom(ctx context.Context, cs *gangstate.Cycle, spec gang.Spec, pod *v1.Pod, quorum capacity.Quorum, rooms []capacity.Node, held capacity.Held) string {
 	logger := klog.FromContext(ctx)
 	priority := corev1helpers.PodPriority(pod)
 	policy := pl.preemption.policy(priority)
@@ -93,6 +96,11 @@ func (pl *Gang) makeRoom(ctx context.Context, spec gang.Spec, pod *v1.Pod, quoru
 			pl.state.ReportCondition(spec.Key, metav1.Condition{Type: gang.ConditionPreempting, Status: metav1.ConditionFalse, Reason: gang.ReasonWaitingForNodes, Message: msg})
 			pl.status.touch(spec.Key)
 		}
+	}
+	if !room.Fits && cs != nil {
+		// Shedding alone does not make room; with new nodes it may: the
+		// gang asks for what the members it may shed leave short.
+		cs.Sheddable = capacity.Sheddable(me, others, rule)
 	}
 	if !room.Fits || len(room.Victims) == 0 {
 		return ""

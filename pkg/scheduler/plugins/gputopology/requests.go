@@ -134,7 +134,11 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 	if err != nil {
 		return nil, unschedulable
 	}
-	want := pl.shortfall(klog.FromContext(ctx), spec, pod, nodes)
+	var sheddable []capacity.Member
+	if c := gangstate.CycleOf(state); c != nil {
+		sheddable = c.Sheddable
+	}
+	want := pl.shortfall(klog.FromContext(ctx), spec, pod, nodes, sheddable)
 	pl.requests.Set(want)
 	klog.FromContext(ctx).V(3).Info("Gang shortfall", "gang", spec.Key, "ask", want.Verdict.Ask, "short", want.Verdict.Short, "reason", want.Verdict.NoReason, "message", want.Verdict.Message)
 	return nil, unschedulable
@@ -143,9 +147,12 @@ func (pl *Topology) PostFilter(ctx context.Context, state fwk.CycleState, pod *v
 // shortfall gathers what shortfall.Decide needs: the gang's members, and how much
 // of its quorum (every member shape of it) has room per domain of its
 // required level, leaving out nodes booked for other gangs. The request then
-// lists, per shape, what the best domain is short of. One pass over the
+// lists, per shape, what the best domain is short of. The room of
+// sheddable members (those above min of other gangs that the gang may shed,
+// gangstate.Cycle.Sheddable) counts as the gang's: once the nodes asked for
+// come, MusterGang sheds them to complete the quorum. One pass over the
 // nodes, once per gang per hintInterval.
-func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo) provisioning.Want {
+func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, nodes []fwk.NodeInfo, sheddable []capacity.Member) provisioning.Want {
 	g := shortfall.Facts{Min: int64(spec.MinMember), Max: int64(spec.MaxMember), Room: map[string]int64{}}
 	members := provisioning.Members(pl.pods, gangstate.GangIndex)(spec.Key)
 	var unplaced []*v1.Pod
@@ -183,6 +190,14 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 	// members off them, and counting them would drop this gang's request
 	// until that gang binds, then ask for the same nodes again.
 	booked := pl.bookingsAgainst(spec.Key)
+	g.Shed = len(sheddable)
+	var shedOn map[string][]capacity.Member
+	for _, m := range sheddable {
+		if shedOn == nil {
+			shedOn = map[string][]capacity.Member{}
+		}
+		shedOn[m.Node] = append(shedOn[m.Node], m)
+	}
 	all := make([]capacity.Node, 0, len(nodes))
 	domains := map[string][]capacity.Node{}
 	if label == "" {
@@ -203,6 +218,9 @@ nodes:
 			}
 		}
 		room := nodefit.Room(ni)
+		if shed := shedOn[node.Name]; len(shed) > 0 {
+			room = room.Freed(shed)
+		}
 		all = append(all, room)
 		if !req.Class.MatchesLabels(node.Labels) {
 			continue
