@@ -203,3 +203,62 @@ func TestInRoomMembersBuyNothingAndKeepTheirRoom(t *testing.T) {
 	}
 	proc.checkRunning(t)
 }
+
+// TestGangCountingOnRoomItWillShedGetsItsNodes: a gang short of one node
+// counts three of its members on existing room, one of them on a node an
+// elastic gang's extra runs on, which the scheduler sheds once the node
+// asked for comes (Muster's shortfall counts what a gang may shed,
+// gangstate.Cycle.Sheddable). The pool can add exactly that one node. The
+// member the snapshot finds no room for must not fail the request: the
+// gang fits the pool at its max, so the one node is added (make simulate
+// --random 1 --seed 7: asking for two where the pool could add one left a
+// starving gang waiting 20 trace minutes beside three free nodes).
+func TestGangCountingOnRoomItWillShedGetsItsNodes(t *testing.T) {
+	bin, restCfg, kube, dyn, arm := provreqStack(t, armlocal.Options{ProvisioningDelay: time.Second, FamilyQuota: 400})
+	ctx := context.Background()
+	addPools(t, arm, "4")
+	proc := startAutoscalerProcess(t, bin, gangRoomArgs(t, restCfg, arm), append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
+
+	// Three H100 nodes, provisioned for gang-a and registered.
+	gang{name: "gang-a", count: 3}.create(t, kube, dyn)
+	if p := condition(waitCondition(t, dyn, "gang-a", provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
+		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
+	}
+	var nodes []string
+	for _, in := range waitProvisioned(t, arm, "gpu-heavy", 3) {
+		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
+			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
+		nodes = append(nodes, in.ComputerName)
+	}
+	// gang-a's members go; an elastic gang's extra takes all of the third
+	// node's GPUs.
+	for i := range 3 {
+		if err := kube.CoreV1().Pods("default").Delete(ctx, fmt.Sprintf("gang-a-%d", i), metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := dyn.Resource(provreqv1.Resource).Namespace("default").Delete(ctx, "gang-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	extra := &apiv1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "elastic-extra", Namespace: "default", Labels: map[string]string{"muster.dev/gang": "elastic"}},
+		Spec: gang{}.podSpec()}
+	extra.Spec.NodeName = nodes[2]
+	if _, err := kube.CoreV1().Pods("default").Create(ctx, extra, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// gang-w: four members, a request for the one the room leaves short.
+	gang{name: "gang-w", count: 1, members: 4}.create(t, kube, dyn)
+	pr := waitCondition(t, dyn, "gang-w", provreqv1.Provisioned)
+	if f := condition(pr, provreqv1.Failed); f != nil && f.Status == metav1.ConditionTrue {
+		t.Fatalf("gang-w Failed %q: %q; the gang fits the pool at its max", f.Reason, f.Message)
+	}
+	if p := condition(pr, provreqv1.Provisioned); p.Status != metav1.ConditionTrue || p.Reason != "CapacityIsProvisioned" {
+		t.Fatalf("gang-w Provisioned %s %q: %q; want the one node it lacks added", p.Status, p.Reason, p.Message)
+	}
+	waitProvisioned(t, arm, "gpu-heavy", 4)
+	if n := len(liveInstances(arm, "gpu-heavy")); n != 4 {
+		t.Fatalf("%d gpu-heavy instances, want the pool's max of 4: exactly the one node gang-w lacks added", n)
+	}
+	proc.checkRunning(t)
+}
