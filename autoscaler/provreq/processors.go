@@ -330,6 +330,47 @@ func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options, up time.Tim
 	return "", "", "", false
 }
 
+// biggestFirst orders pods to book anywhere biggest first (first fit
+// decreasing), by extended resources (GPUs), then CPU, then memory; equal
+// pods keep their order (oldest request first). Booked in request order, an
+// older request's 1-GPU pod could take the 8-GPU node a younger gang's pod
+// needed, beside a free 1-GPU node, and which it took depended on where the
+// simulator's node scan began: the gang was set back as having lost its
+// capacity in some loops and not in others.
+func biggestFirst(pods []*apiv1.Pod) {
+	type size struct{ extended, milliCPU, memory int64 }
+	sizes := make(map[*apiv1.Pod]size, len(pods))
+	for _, p := range pods {
+		req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+		lim := resourcehelper.PodLimits(p, resourcehelper.PodResourcesOptions{})
+		var z size
+		z.milliCPU, z.memory = req.Cpu().MilliValue(), req.Memory().Value()
+		for name, q := range lim {
+			if _, ok := req[name]; !ok {
+				req[name] = q // an extended resource's request defaults to its limit
+			}
+		}
+		for name, q := range req {
+			switch name {
+			case apiv1.ResourceCPU, apiv1.ResourceMemory, apiv1.ResourceEphemeralStorage, apiv1.ResourcePods:
+			default:
+				z.extended += q.Value()
+			}
+		}
+		sizes[p] = z
+	}
+	sort.SliceStable(pods, func(i, j int) bool {
+		a, b := sizes[pods[i]], sizes[pods[j]]
+		if a.extended != b.extended {
+			return a.extended > b.extended
+		}
+		if a.milliCPU != b.milliCPU {
+			return a.milliCPU > b.milliCPU
+		}
+		return a.memory > b.memory
+	})
+}
+
 // Process implements pods.PodListProcessor. A Provisioned request whose
 // unbound pods no longer all fit (its new instances failed and were
 // removed, or other pods took the capacity) is set back to
@@ -439,6 +480,7 @@ func (b *Booking) Process(ctx *ca_context.AutoscalingContext, pending []*apiv1.P
 		}
 	}
 	onOwn := total - len(rest)
+	biggestFirst(rest)
 	st, _, err := b.sim.TrySchedulePods(ctx.ClusterSnapshot, rest, scheduling.ScheduleAnywhere, false)
 	if err != nil {
 		return pending, fmt.Errorf("booking capacity for ProvisioningRequests: %w", err)
