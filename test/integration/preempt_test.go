@@ -191,7 +191,8 @@ func TestProvisionOrPreempt(t *testing.T) {
 
 // Provision or preempt, on a full cluster: a priority-1000 gang (a CPU
 // launcher and three 8-GPU workers) that shedding an elastic gang's extras
-// cannot serve waits for new nodes while its request is out, and says so;
+// cannot serve alone asks for the one node the extras leave short (not
+// three) and waits for it while its request is out, and says so;
 // once the autoscaler says no pool can add them now (its pools at their
 // max), or fails the request, or no autoscaler has answered the request
 // for two minutes (none serves ProvisioningRequests: the writer's record of
@@ -199,7 +200,7 @@ func TestProvisionOrPreempt(t *testing.T) {
 // new nodes can come, and it preempts the elastic gang whole at once,
 // although its policy would wait 600 s.
 func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
-	const atMax = "no node pool can add capacity for 3 pods now (gpu: max node group size reached); will retry"
+	const atMax = "no node pool can add capacity for 1 pod now (gpu: max node group size reached); will retry"
 	for _, tc := range []struct {
 		name string
 		said metav1.Condition
@@ -235,8 +236,10 @@ func TestPreemptsAtOnceWhenNoNodesCanCome(t *testing.T) {
 			if err := controlplane.CreatePods(ctx, env.Client, members...); err != nil {
 				t.Fatal(err)
 			}
-			prs := waitProvReqs(t, ctx, env, "high", "for the 3 workers", func(prs []autoscalingv1.ProvisioningRequest) bool {
-				return len(prs) == 1 && prs[0].Spec.PodSets[0].Count == 3
+			// Of the 3 workers' room, elastic's 2 members above min, which
+			// high may shed, make 2: the request asks for the third.
+			prs := waitProvReqs(t, ctx, env, "high", "for the 1 worker shedding leaves short", func(prs []autoscalingv1.ProvisioningRequest) bool {
+				return len(prs) == 1 && prs[0].Spec.PodSets[0].Count == 1
 			})
 			waitExtraCondition(t, ctx, env, "high", gang.ConditionPreempting, gang.ReasonWaitingForNodes, "waits up to")
 			if ev := k.evicted(); len(ev) != 0 {
