@@ -184,6 +184,21 @@ func TestElasticUpToMax(t *testing.T) {
 	waitBound(t, env, gang.GroupLabel, "elastic", 4)
 }
 
+// A gang of min 1 grows to max at once: its members wait behind the lead
+// at the gate until the lead is bound (its Permit completes the quorum
+// alone and brings no one in), and the bind wakes them; no queue flush
+// is needed (the test waits 30 s, the flush comes after five minutes).
+func TestElasticFromMinOneGrowsOnTheLeadsBind(t *testing.T) {
+	ctx, env, _ := setup(t, controlplane.GangArgs{})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 4, 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.LabelMembers(ns, "grow", 3, 8, 1, 3)...); err != nil {
+		t.Fatal(err)
+	}
+	waitBound(t, env, gang.GroupLabel, "grow", 3)
+}
+
 // Members that hold reservations past the gang's timeout release them and back off.
 func TestTimeoutReleasesReservations(t *testing.T) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})

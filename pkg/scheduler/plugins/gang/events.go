@@ -25,9 +25,18 @@ import (
 // concerns them.
 func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	events := []fwk.ClusterEventWithHint{
-		// A new member can complete a quorum.
+		// A new member can complete a quorum. The queue sends this event
+		// only with GenericWorkload on (muster-scheduler runs with it off);
+		// the plugin wakes the gang on the informer's notice
+		// (quorumArrived).
+		//
+		// Bound pods (AssignedPod/Add) are no event of this plugin's: the
+		// queue runs the hints of a gating plugin for every member parked
+		// at its gate on every event the plugin registers, and a bind is
+		// an AssignedPod/Add, so each bind asked about every parked member
+		// of every gang. A member bound or arriving bound wakes its own
+		// gang's parked members instead (memberPlaced, boundArrived).
 		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.Add}, QueueingHintFn: pl.sameGang},
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Add}, QueueingHintFn: pl.sameGang},
 		// A member whose own gang labels or annotations were fixed may now
 		// be valid. The queue hands an unscheduled pod's update only to
 		// that pod, as TargetPod (never as UnscheduledPod to the others),

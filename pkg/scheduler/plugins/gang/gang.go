@@ -76,6 +76,9 @@ type Gang struct {
 	// bad input), so that a member held behind a lead still among them
 	// has the lead woken (PreEnqueue).
 	gatedPods sync.Map // types.UID -> struct{}
+	// heldPods are the members the gate holds behind their gang's lead
+	// (heldBy), woken when a member of their gang is bound (memberPlaced).
+	heldPods sync.Map // types.UID -> struct{}
 	// state is what the profile's Muster plugins share (gangstate);
 	// leading, its leadership: set once this replica schedules.
 	state   *gangstate.State
@@ -176,10 +179,11 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	marks.SetRate(float32(*args.PodWriteQPS), 2*int(*args.PodWriteQPS))
 	pl.status = newStatusWriter(h, pl, marks, time.Duration(*args.StatusSyncMillis)*time.Millisecond)
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(o any) { pl.seen(o); pl.touchPod(o); pl.quorumArrived(ctx, o) },
+		AddFunc: func(o any) { pl.seen(o); pl.touchPod(o); pl.quorumArrived(ctx, o); pl.boundArrived(ctx, o) },
 		UpdateFunc: func(old, o any) {
 			pl.touchPod(o)
 			pl.ungated(ctx, old, o)
+			pl.memberPlaced(ctx, old, o)
 			if p, ok := podFrom(o); ok && p.Spec.NodeName != "" {
 				pl.shapes.Forget(p.UID) // placed: no plan reads it again
 				pl.loneSeen.Delete(p.UID)

@@ -21,14 +21,35 @@ import (
 // members, or of a gang already at max, wait gated, neither retried in a loop
 // nor reported Unschedulable (so no autoscaler scales for them).
 func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	if _, _, isGang, err := gang.GroupOf(pod); !isGang && err == nil {
+		return nil
+	}
+	// A member held behind its gang's lead is marked so before the gate
+	// counts its gang: a sibling placed after the count, which would have
+	// let it through, finds the mark and wakes it (memberPlaced). The queue
+	// runs PreEnqueue and parks the pod under one hold of its lock, so the
+	// wake, which takes that lock, finds the pod parked.
+	pl.heldPods.Store(pod.UID, struct{}{})
+	st, held := pl.admit(ctx, pod)
+	if held {
+		pl.storeWhileLive(&pl.heldPods, pod)
+	} else {
+		pl.heldPods.Delete(pod.UID)
+	}
+	return st
+}
+
+// admit is the gate's verdict on a gang member; held says the member waits
+// behind its gang's lead (heldBy).
+func (pl *Gang) admit(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, held bool) {
 	spec, members, isGang, err := pl.resolveMembers(pod, true)
 	if !isGang {
-		return nil
+		return nil, false
 	}
 	if err != nil {
 		pl.gate(pod)
 		pl.status.invalid(spec.Key, pod, err)
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error())
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error()), false
 	}
 	counts := pl.tracker.Count(spec.Key, members, "")
 	verdict, msg := spec.Admit(counts)
@@ -43,14 +64,14 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 				// lead still waits at the gate, and would hold the rest.
 				pl.status.wakeLead(spec.Key)
 			}
-			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name))
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name)), true
 		}
 		pl.status.admitted(pod)
-		return nil
+		return nil, false
 	}
 	pl.gate(pod)
 	pl.status.gated(spec.Key, pod, msg)
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg)
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), false
 }
 
 // gate records that the gate turned pod away. The queue may run PreEnqueue
@@ -155,6 +176,57 @@ func (pl *Gang) quorumArrived(ctx context.Context, obj any) {
 		// queue, and passes the gate when it is added.
 		pl.activate(klog.FromContext(ctx), spec.Key, "")
 	}
+}
+
+// memberPlaced wakes the members of a gang that the gate holds behind its
+// lead (heldBy) when a member of that gang is bound: its quorum may be
+// placed now (a gang of min 1, or one whose lead completed it with bound
+// members, never brings them in at Permit), or its lead may have changed.
+// The plugin wakes them itself instead of registering bound pods as a
+// queue event: the queue asks a gating plugin's hint about every member
+// parked at its gate, of every gang, on each event the plugin registers,
+// under the queue's lock, so every bind cost one hint per parked member of
+// every other gang (make bench-perf, 1000 gangs of 3: the queue's requeue
+// scan on binds took more CPU than the scheduling cycles).
+func (pl *Gang) memberPlaced(ctx context.Context, oldObj, newObj any) {
+	before, ok := podFrom(oldObj)
+	after, ok2 := podFrom(newObj)
+	if !ok || !ok2 || before.Spec.NodeName != "" || after.Spec.NodeName == "" {
+		return
+	}
+	key, _, isGang, err := gang.GroupOf(after)
+	if !isGang || err != nil {
+		return
+	}
+	pods := map[string]*v1.Pod{}
+	for _, m := range pl.members(key) {
+		if _, held := pl.heldPods.Load(m.UID); held && m.Spec.NodeName == "" {
+			pods[m.Namespace+"/"+m.Name] = m
+		}
+	}
+	if len(pods) > 0 {
+		pl.handle.Activate(klog.FromContext(ctx), pods)
+	}
+}
+
+// boundArrived wakes a gang's unplaced members when a member arrives bound
+// (a pod created with its node, or listed so when the scheduler starts):
+// it counts toward min, and toward the quorum placed. Every unplaced
+// member is woken, as for an arrival completing the quorum
+// (quorumArrived), unless the gang is at its max, which no one passes.
+func (pl *Gang) boundArrived(ctx context.Context, obj any) {
+	pod, ok := obj.(*v1.Pod)
+	if !ok || pod.Spec.NodeName == "" {
+		return
+	}
+	spec, members, isGang, err := pl.resolveMembers(pod, true)
+	if !isGang || err != nil {
+		return
+	}
+	if counts := pl.tracker.Count(spec.Key, members, ""); counts.Placed >= int(spec.MaxMember) {
+		return
+	}
+	pl.activate(klog.FromContext(ctx), spec.Key, "")
 }
 
 // leadGone brings the next lead of a gang whose lead left unplaced out of

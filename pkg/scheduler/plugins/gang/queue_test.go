@@ -3,6 +3,8 @@
 package gang
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +128,126 @@ func TestGateForgetsAPodDeletedMeanwhile(t *testing.T) {
 	}
 	if _, ok := pl.wideOnce.Load(gone.UID); ok {
 		t.Error("a deleted member's next wide attempt is still recorded")
+	}
+}
+
+// setMembers rewrites the min and max annotations of gang name's members
+// in the plugin's pod index, and binds those listed in bound.
+func setMembers(t *testing.T, pl *Gang, name, min, max string, bound ...string) {
+	t.Helper()
+	for _, m := range pl.members(gang.Key{Namespace: "ns", Name: name}) {
+		p := m.DeepCopy()
+		p.Annotations = map[string]string{gang.MinMemberAnnotation: min, gang.MaxMemberAnnotation: max}
+		if slices.Contains(bound, p.Name) {
+			p.Spec.NodeName = "node-" + p.Name
+		}
+		if err := pl.pods.Update(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// bind binds a member in the plugin's pod index and hands the update to
+// memberPlaced, as the pod informer does.
+func bind(t *testing.T, pl *Gang, name string) {
+	t.Helper()
+	obj, ok, err := pl.pods.GetByKey("ns/" + name)
+	if err != nil || !ok {
+		t.Fatalf("%s: %v %v", name, ok, err)
+	}
+	old := obj.(*v1.Pod)
+	p := old.DeepCopy()
+	p.Spec.NodeName = "node-" + name
+	if err := pl.pods.Update(p); err != nil {
+		t.Fatal(err)
+	}
+	pl.memberPlaced(t.Context(), old, p)
+}
+
+// A member the gate holds behind its gang's lead is woken when a member of
+// its gang is bound, and by nothing else: in a gang of min 1 the lead
+// binds alone (Permit never brings the others in), and its members were
+// held until the queue's five-minute flush once bound pods stopped being
+// a queue event of the plugin's. A bind in another gang wakes no one, nor
+// does one with no member held.
+func TestHeldMembersWokenWhenTheirGangIsPlaced(t *testing.T) {
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, act, k := wakePlugin(t, clk, time.Second, "el", 3)
+	pl.status = newStatusWriter(pl.handle, pl, podpatch.NewForClient(nil), time.Second) // never run: nothing here is written
+	setMembers(t, pl, "el", "1", "3")
+	for i := range 2 {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("other-%d", i), UID: types.UID(fmt.Sprintf("u-other-%d", i)),
+			CreationTimestamp: metav1.Unix(int64(100+i), 0),
+			Labels:            map[string]string{gang.GroupLabel: "other"}, Annotations: map[string]string{gang.MinMemberAnnotation: "2"}}}
+		if err := pl.pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(name string) *v1.Pod {
+		t.Helper()
+		obj, ok, err := pl.pods.GetByKey("ns/" + name)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", name, ok, err)
+		}
+		return obj.(*v1.Pod)
+	}
+
+	if st := pl.PreEnqueue(t.Context(), get("el-1")); st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "member el-0 tries for the gang") {
+		t.Fatalf("el-1 behind its lead: %v %q, want held", st.Code(), st.Message())
+	}
+	if st := pl.PreEnqueue(t.Context(), get("el-0")); !st.IsSuccess() {
+		t.Fatalf("the lead el-0: %v %q, want admitted", st.Code(), st.Message())
+	}
+	bind(t, pl, "other-0")
+	if got := act.take(); len(got) != 0 {
+		t.Fatalf("another gang's member bound woke %v", got)
+	}
+	bind(t, pl, "el-0")
+	if got, want := act.take(), []string{"ns/el-1"}; !slices.Equal(got, want) {
+		t.Fatalf("the lead bound woke %v, want the member held behind it %v (el-2 was never held)", got, want)
+	}
+	if st := pl.PreEnqueue(t.Context(), get("el-1")); !st.IsSuccess() {
+		t.Fatalf("el-1 woken with its quorum placed: %v %q, want admitted", st.Code(), st.Message())
+	}
+	bind(t, pl, "el-1")
+	if got := act.take(); len(got) != 0 {
+		t.Fatalf("a bind with no member held woke %v", got)
+	}
+	if _, ok := pl.heldPods.Load(get("el-1").UID); ok {
+		t.Errorf("gang %s: el-1, admitted, is still marked held", k)
+	}
+}
+
+// A member arriving bound (created with its node, or listed so when the
+// scheduler starts) counts toward min: the members gated for quorum are
+// woken. At the gang's max no one passes the gate, and no one is woken.
+func TestBoundArrivalWakesItsGang(t *testing.T) {
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl, act, _ := wakePlugin(t, clk, time.Second, "moe", 3)
+	pl.status = newStatusWriter(pl.handle, pl, podpatch.NewForClient(nil), time.Second) // never run: nothing here is written
+	obj, _, _ := pl.pods.GetByKey("ns/moe-2")
+	last := obj.(*v1.Pod).DeepCopy()
+	if err := pl.pods.Delete(last); err != nil {
+		t.Fatal(err)
+	}
+	obj, _, _ = pl.pods.GetByKey("ns/moe-0")
+	if st := pl.PreEnqueue(t.Context(), obj.(*v1.Pod)); st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "fewer than 3 members exist") {
+		t.Fatalf("two of min 3 members: %v %q, want gated for quorum", st.Code(), st.Message())
+	}
+	last.Spec.NodeName = "node-moe-2"
+	if err := pl.pods.Add(last); err != nil {
+		t.Fatal(err)
+	}
+	pl.boundArrived(t.Context(), last)
+	if got, want := act.take(), []string{"ns/moe-0", "ns/moe-1"}; !slices.Equal(got, want) {
+		t.Fatalf("a member arriving bound woke %v, want the unplaced members %v", got, want)
+	}
+
+	// min 1, max 2, two bound: the third waits at max.
+	setMembers(t, pl, "moe", "1", "2", "moe-0", "moe-2")
+	obj, _, _ = pl.pods.GetByKey("ns/moe-2")
+	pl.boundArrived(t.Context(), obj.(*v1.Pod))
+	if got := act.take(); len(got) != 0 {
+		t.Fatalf("a member arriving bound at the gang's max woke %v", got)
 	}
 }

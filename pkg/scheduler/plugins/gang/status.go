@@ -472,6 +472,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["room-short-gangs"] = count(&pl.roomShort)
 	out["passed-over-gangs"] = count(&pl.passedOver)
 	out["gated-pods"] = count(&pl.gatedPods)
+	out["held-pods"] = count(&pl.heldPods)
 	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
 	out["marks-remembered-pods"] = w.marks.Remembered()
