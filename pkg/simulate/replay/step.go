@@ -246,6 +246,12 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	for {
 		w.writing.wait(ctx)
 		quiet, held := s.sched.Quiet()
+		if !quiet && s.sched.RetryUntried() > 0 {
+			// An upstream pod group in flight at the release came
+			// back to its backoff queue untried with the step's
+			// changes: tried now, not when its backoff ends.
+			quiet, held = s.sched.Quiet()
+		}
 		begun, done, booked := s.sched.HintSyncs()
 		if last := s.lastChange.Load(); last != seen {
 			seen = last
