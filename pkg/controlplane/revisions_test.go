@@ -4,6 +4,7 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -74,5 +75,69 @@ func TestWrittenSince(t *testing.T) {
 				t.Errorf("WrittenSince(provisioningrequests) = %v, %v; want false", got, err)
 			}
 		})
+	}
+}
+
+// StoredNodesAndPods reads what a list through the API server returns,
+// resourceVersions included (Caught compares nodes by them).
+func TestStoredNodesAndPods(t *testing.T) {
+	ctx := context.Background()
+	env, err := Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateNamespace(ctx, env.Client, "s"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		if err := CreateNode(ctx, env.Client, GPUNode(n, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pods := env.Client.CoreV1().Pods("s")
+	for _, p := range []string{"p", "q"} {
+		if _, err := pods.Create(ctx, Member{Namespace: "s", Name: p, GPUs: 1}.Pod(), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pods.Patch(ctx, "p", "application/merge-patch+json", []byte(`{"metadata":{"annotations":{"a":"b"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(ctx, "q", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	nodes, stored, err := env.StoredNodesAndPods(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listedNodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listedPods, err := pods.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(o metav1.Object) string {
+		return o.GetNamespace() + "/" + o.GetName() + "@" + o.GetResourceVersion()
+	}
+	var got, want []string
+	for i := range nodes {
+		got = append(got, key(&nodes[i]))
+	}
+	for i := range stored {
+		got = append(got, key(&stored[i]))
+		if stored[i].Name == "p" && stored[i].Annotations["a"] != "b" {
+			t.Errorf("stored pod p has annotations %v, want a=b", stored[i].Annotations)
+		}
+	}
+	for i := range listedNodes.Items {
+		want = append(want, key(&listedNodes.Items[i]))
+	}
+	for i := range listedPods.Items {
+		want = append(want, key(&listedPods.Items[i]))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stored %v, listed %v", got, want)
 	}
 }
