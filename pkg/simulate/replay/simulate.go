@@ -1105,6 +1105,22 @@ func (w *watcher) watch(ctx context.Context) error {
 		}
 		synced = append(synced, untyped.ForResource(kueueWorkloads).Informer().HasSynced)
 	}
+	// Failed scale-ups are recorded as they are seen, at the trace time
+	// then. Read only every few wall seconds (failures), a request that
+	// failed and was replaced in between went unseen, so the count
+	// followed how fast the replay ran.
+	if _, err := w.requests.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { w.requestFailures(w.clk.now(), o) },
+		UpdateFunc: func(_, o any) { w.requestFailures(w.clk.now(), o) },
+	}); err != nil {
+		return err
+	}
+	if _, err := w.autoscalerEvents.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { w.eventFailure(w.clk.now(), o) },
+		UpdateFunc: func(_, o any) { w.eventFailure(w.clk.now(), o) },
+	}); err != nil {
+		return err
+	}
 	untyped.Start(ctx.Done())
 	go w.autoscalerEvents.Run(ctx.Done())
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -1550,8 +1566,10 @@ func (w *watcher) replacementNameLocked(pod string) string {
 	return fmt.Sprintf("%s-r%d", first, w.replaced[first])
 }
 
-// failures records failed scale-ups: ProvisioningRequests the autoscaler
-// failed, and the autoscaler's failure events. It reads the watcher's
+// failures records failed scale-ups (the informers' handlers record them as
+// they come; this catches any they did not) and the nodes withdrawn:
+// ProvisioningRequests the autoscaler failed, and the autoscaler's failure
+// and withdrawal events. It reads the watcher's
 // informers: listing every event of the cluster each time cost more than
 // the scheduler's own work once a day's backlog of gangs had filled it
 // with FailedScheduling events.
@@ -1566,9 +1584,7 @@ func (w *watcher) failures() {
 		if !ok {
 			continue
 		}
-		if e.Type == v1.EventTypeWarning && strings.Contains(e.Reason, "ScaleUp") && strings.Contains(e.Reason, "Fail") {
-			w.addFailure(now, e.InvolvedObject.Kind+" "+e.InvolvedObject.Name, e.Reason+": "+e.Message)
-		}
+		w.eventFailure(now, e)
 		if e.Reason == withdrawnReason {
 			withdrawn += withdrawnNodes(e.Message) * int(max(e.Count, 1))
 		}
@@ -1576,6 +1592,15 @@ func (w *watcher) failures() {
 	w.mu.Lock()
 	w.rec.WithdrawnNodes = withdrawn
 	w.mu.Unlock()
+}
+
+// eventFailure records the failed scale-up an autoscaler event reports, if
+// it reports one.
+func (w *watcher) eventFailure(now time.Duration, o any) {
+	e, ok := o.(*v1.Event)
+	if ok && e.Type == v1.EventTypeWarning && strings.Contains(e.Reason, "ScaleUp") && strings.Contains(e.Reason, "Fail") {
+		w.addFailure(now, e.InvolvedObject.Kind+" "+e.InvolvedObject.Name, e.Reason+": "+e.Message)
+	}
 }
 
 // withdrawnReason is the reason of muster-autoscaler's event for upcoming
