@@ -12,6 +12,8 @@ import (
 
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/muster-project/muster/autoscaler/armlocal"
@@ -49,16 +51,7 @@ func TestWaitingGangKeepsTheNodesItCountsOn(t *testing.T) {
 
 	// Three empty H100 nodes, registered, the quota used up: gang-a's,
 	// provisioned for it.
-	gang{name: "gang-a", count: 3}.create(t, kube, dyn)
-	if p := condition(waitCondition(t, dyn, "gang-a", provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
-		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
-	}
-	var nodes []string
-	for _, in := range waitProvisioned(t, arm, "gpu-heavy", 3) {
-		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
-			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
-		nodes = append(nodes, in.ComputerName)
-	}
+	nodes := provisionedH100s(t, kube, dyn, arm, "gang-a", 3)
 
 	// gang-w asks for the one member the three nodes leave short; then
 	// gang-a goes, and its nodes are the room gang-w counts on.
@@ -220,16 +213,7 @@ func TestGangCountingOnRoomItWillShedGetsItsNodes(t *testing.T) {
 	proc := startAutoscalerProcess(t, bin, gangRoomArgs(t, restCfg, arm), append(os.Environ(), "SSL_CERT_FILE="+arm.CAFile()), "[autoscaler] ")
 
 	// Three H100 nodes, provisioned for gang-a and registered.
-	gang{name: "gang-a", count: 3}.create(t, kube, dyn)
-	if p := condition(waitCondition(t, dyn, "gang-a", provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
-		t.Fatalf("gang-a Provisioned %q: %q", p.Reason, p.Message)
-	}
-	var nodes []string
-	for _, in := range waitProvisioned(t, arm, "gpu-heavy", 3) {
-		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
-			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
-		nodes = append(nodes, in.ComputerName)
-	}
+	nodes := provisionedH100s(t, kube, dyn, arm, "gang-a", 3)
 	// gang-a's members go; an elastic gang's extra takes all of the third
 	// node's GPUs.
 	for i := range 3 {
@@ -261,4 +245,21 @@ func TestGangCountingOnRoomItWillShedGetsItsNodes(t *testing.T) {
 		t.Fatalf("%d gpu-heavy instances, want the pool's max of 4: exactly the one node gang-w lacks added", n)
 	}
 	proc.checkRunning(t)
+}
+
+// provisionedH100s has gang name's request provision count H100 nodes,
+// registers them and returns their names.
+func provisionedH100s(t *testing.T, kube kubernetes.Interface, dyn dynamic.Interface, arm *armlocal.Server, name string, count int) []string {
+	t.Helper()
+	gang{name: name, count: count}.create(t, kube, dyn)
+	if p := condition(waitCondition(t, dyn, name, provreqv1.Provisioned), provreqv1.Provisioned); p.Reason != "CapacityIsProvisioned" {
+		t.Fatalf("%s Provisioned %q: %q", name, p.Reason, p.Message)
+	}
+	var nodes []string
+	for _, in := range waitProvisioned(t, arm, "gpu-heavy", count) {
+		registerNode(t, kube, in, "gpu-heavy", "Standard_ND96isr_H100_v5", "96", "1900Gi", 8,
+			[]apiv1.Taint{{Key: gpuTaint, Value: "present", Effect: apiv1.TaintEffectNoSchedule}})
+		nodes = append(nodes, in.ComputerName)
+	}
+	return nodes
 }
