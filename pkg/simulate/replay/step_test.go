@@ -24,6 +24,7 @@ import (
 
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/simulate"
+	"k8s.io/client-go/tools/cache"
 )
 
 // holdPermit holds pods labelled hold=true at Permit until the test lets
@@ -431,4 +432,53 @@ func jobsByName(f simulate.Figures) map[string]simulate.JobFigures {
 		out[j.Name] = j
 	}
 	return out
+}
+
+// A jump over a quiet stretch stops when an empty node's unneeded time is
+// up, and the replay steps on for scaleDownGrace after (the autoscaler's
+// count may begin a step late); a node that stays empty longer, or a busy
+// one, holds no step.
+func TestScaleDownDue(t *testing.T) {
+	nodes, pods := cache.NewStore(cache.MetaNamespaceKeyFunc), cache.NewStore(cache.MetaNamespaceKeyFunc)
+	for _, name := range []string{"a", "b"} {
+		if err := nodes.Add(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "on-b"}, Spec: v1.PodSpec{NodeName: "b"}}
+	if err := pods.Add(busy); err != nil {
+		t.Fatal(err)
+	}
+	s := &stepper{nodes: nodes, pods: pods}
+	step := time.Minute
+	check := func(now time.Duration, want time.Duration, wantOK bool) {
+		t.Helper()
+		got, ok := s.scaleDownDue(now, step)
+		if ok != wantOK || (ok && got != want) {
+			t.Fatalf("at %v: due %v, %t; want %v, %t", now, got, ok, want, wantOK)
+		}
+	}
+	check(10*time.Minute, 10*time.Minute+simUnneededTime, true) // a empty since 10
+	check(12*time.Minute, 10*time.Minute+simUnneededTime, true)
+	check(10*time.Minute+simUnneededTime, 11*time.Minute+simUnneededTime, true) // up: step on
+	check(10*time.Minute+simUnneededTime+scaleDownGrace, 0, false)              // kept: jump as before
+	// b's pod ends: b's own count starts.
+	done := busy.DeepCopy()
+	done.Status.Phase = v1.PodSucceeded
+	if err := pods.Update(done); err != nil {
+		t.Fatal(err)
+	}
+	now := 20 * time.Minute
+	check(now, now+simUnneededTime, true)
+	// a pod lands on a: its count starts again when it empties.
+	if err := pods.Add(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "on-a"}, Spec: v1.PodSpec{NodeName: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	check(21*time.Minute, now+simUnneededTime, true)
+	if err := pods.Delete(&v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "on-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	check(22*time.Minute, now+simUnneededTime, true)
+	check(22*time.Minute+simUnneededTime, 23*time.Minute+simUnneededTime, true) // a's up, b's in its grace: step on
+	check(22*time.Minute+simUnneededTime+scaleDownGrace, 0, false)
 }
