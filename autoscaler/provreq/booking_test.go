@@ -269,28 +269,9 @@ func TestBookingStartsWhenItsNodesRegister(t *testing.T) {
 // placeholder stands for it in this snapshot), finds no room.
 func TestBookingPutsEachRequestOnItsOwnNodesFirst(t *testing.T) {
 	const prefix = "azure:///subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/gpu/virtualmachines/"
-	provisioned := []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, time.Now()), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, time.Now())}
-	var objs []runtime.Object
-	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	for i, name := range []string{"old", "young"} {
-		pr := request("ml", name, v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: name}, Count: 1})
-		pr.CreationTimestamp = metav1.NewTime(time.Unix(int64(1000+i), 0))
-		pr.Status.Conditions = provisioned
-		v1.SetAddedInstances(pr, "gpu", 1, []string{prefix + name})
-		u, err := toUnstructured(pr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, u)
-		if err := idx.Add(template("ml", name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
-	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
-	if err := c.Refresh(); err != nil {
-		t.Fatal(err)
-	}
+	c := provisionedRequests(t, []string{"old", "young"}, func(pr *v1.ProvisioningRequest, _ *apiv1.PodTemplate) {
+		v1.SetAddedInstances(pr, "gpu", 1, []string{prefix + pr.Name})
+	})
 	if got := c.Requests(); len(got) != 2 || got[0].Name != "old" {
 		t.Fatalf("requests %v; want old first", got)
 	}
@@ -340,31 +321,11 @@ func mustRequest(t *testing.T, c *Client, name string) *v1.ProvisioningRequest {
 // its capacity (make simulate's kueue side, one replay in three: which node
 // the small pod took depended on where the simulator's node scan began).
 func TestBookingPlacesTheBiggestPodsFirst(t *testing.T) {
-	provisioned := []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, time.Now()), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, time.Now())}
-	var objs []runtime.Object
-	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	for i, name := range []string{"small", "big"} {
-		pr := request("ml", name, v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: name}, Count: 1})
-		pr.CreationTimestamp = metav1.NewTime(time.Unix(int64(1000+i), 0))
-		pr.Status.Conditions = provisioned
-		u, err := toUnstructured(pr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, u)
-		tm := template("ml", name)
-		if name == "small" {
+	c := provisionedRequests(t, []string{"small", "big"}, func(pr *v1.ProvisioningRequest, tm *apiv1.PodTemplate) {
+		if pr.Name == "small" {
 			tm.Template.Spec.Containers[0].Resources.Limits[gpu] = resource.MustParse("1")
 		}
-		if err := idx.Add(tm); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
-	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
-	if err := c.Refresh(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	// Whichever node a scan begins at, the outcome is the same.
 	for _, order := range [][]string{{"a-heavy", "b-light"}, {"b-light", "a-heavy"}} {
 		var nodes []*apiv1.Node
@@ -389,4 +350,35 @@ func TestBookingPlacesTheBiggestPodsFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// provisionedRequests is a Client over a fake API holding a Provisioned
+// request of one pod per name, each a second younger than the one before,
+// and its PodTemplate; prepare may change either before they are stored.
+func provisionedRequests(t *testing.T, names []string, prepare func(*v1.ProvisioningRequest, *apiv1.PodTemplate)) *Client {
+	t.Helper()
+	provisioned := []metav1.Condition{cond(v1.Accepted, metav1.ConditionTrue, ReasonAccepted, time.Now()), cond(v1.Provisioned, metav1.ConditionTrue, ReasonCapacityIsProvisioned, time.Now())}
+	var objs []runtime.Object
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for i, name := range names {
+		pr := request("ml", name, v1.ProvisioningClassBestEffortAtomicScaleUp, v1.PodSet{PodTemplateRef: v1.Reference{Name: name}, Count: 1})
+		pr.CreationTimestamp = metav1.NewTime(time.Unix(int64(1000+i), 0))
+		pr.Status.Conditions = provisioned
+		tm := template("ml", name)
+		prepare(pr, tm)
+		u, err := toUnstructured(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, u)
+		if err := idx.Add(tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
+	c := NewClient(dyn, corelisters.NewPodTemplateLister(idx), nil)
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -336,20 +336,14 @@ func expiry(pr *v1.ProvisioningRequest, now time.Time, opts Options, up time.Tim
 // older request's 1-GPU pod could take the 8-GPU node a younger gang's pod
 // needed, beside a free 1-GPU node, and which it took depended on where the
 // simulator's node scan began: the gang was set back as having lost its
-// capacity in some loops and not in others.
+// capacity in some loops and not in others. The pods are PodsForRequest's,
+// their requests defaulted from their limits.
 func biggestFirst(pods []*apiv1.Pod) {
 	type size struct{ extended, milliCPU, memory int64 }
 	sizes := make(map[*apiv1.Pod]size, len(pods))
 	for _, p := range pods {
-		req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
-		lim := resourcehelper.PodLimits(p, resourcehelper.PodResourcesOptions{})
-		var z size
-		z.milliCPU, z.memory = req.Cpu().MilliValue(), req.Memory().Value()
-		for name, q := range lim {
-			if _, ok := req[name]; !ok {
-				req[name] = q // an extended resource's request defaults to its limit
-			}
-		}
+		req := podRequests(p)
+		z := size{milliCPU: req.Cpu().MilliValue(), memory: req.Memory().Value()}
 		for name, q := range req {
 			switch name {
 			case apiv1.ResourceCPU, apiv1.ResourceMemory, apiv1.ResourceEphemeralStorage, apiv1.ResourcePods:

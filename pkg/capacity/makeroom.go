@@ -173,28 +173,33 @@ func Sheddable(g Gang, others []Gang, rule Rule) []Member {
 }
 
 // Freed is the node's room once members leave it (those of members bound
-// to it): counted as a terminating pod's room is, free.
+// to it): counted as a terminating pod's room is, free (Release).
 func (n Node) Freed(members []Member) Node {
-	cloned := false
 	for _, m := range members {
-		if n.Node == nil || m.Node != n.Node.Name {
-			continue
-		}
-		d := m.Shape.Demand
-		n.MilliCPU += d.MilliCPU
-		n.Memory += d.Memory
-		n.Pods++
-		for _, sc := range d.Scalars {
-			if !cloned {
-				n.Leaving, cloned = maps.Clone(n.Leaving), true
-				if n.Leaving == nil {
-					n.Leaving = map[v1.ResourceName]int64{}
-				}
-			}
-			n.Leaving[sc.Name] += sc.Value
+		if n.Node != nil && m.Node == n.Node.Name {
+			n.Release(m.Shape.Demand)
 		}
 	}
 	return n
+}
+
+// Release counts the room of a pod of demand d that is leaving the node
+// as free: its CPU, memory and slot in the free amounts, its extended
+// resources in Leaving. Leaving is copied before it is written, so the map
+// a caller handed over is never changed.
+func (n *Node) Release(d Demand) {
+	n.MilliCPU += d.MilliCPU
+	n.Memory += d.Memory
+	n.Pods++
+	if len(d.Scalars) == 0 {
+		return
+	}
+	leaving := make(map[v1.ResourceName]int64, len(n.Leaving)+len(d.Scalars))
+	maps.Copy(leaving, n.Leaving)
+	for _, sc := range d.Scalars {
+		leaving[sc.Name] += sc.Value
+	}
+	n.Leaving = leaving
 }
 
 // extras lists members above min that g may shed (of gangs that may lose

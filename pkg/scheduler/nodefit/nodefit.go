@@ -6,7 +6,6 @@
 package nodefit
 
 import (
-	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/muster-project/muster/pkg/capacity"
@@ -30,16 +29,7 @@ func Room(ni fwk.NodeInfo) capacity.Node {
 		if p.DeletionTimestamp == nil {
 			continue
 		}
-		d := capacity.DemandOf(p)
-		n.MilliCPU += d.MilliCPU
-		n.Memory += d.Memory
-		n.Pods++
-		for _, sc := range d.Scalars {
-			if n.Leaving == nil {
-				n.Leaving = map[v1.ResourceName]int64{}
-			}
-			n.Leaving[sc.Name] += sc.Value
-		}
+		n.Release(capacity.DemandOf(p))
 	}
 	return n
 }

@@ -191,11 +191,8 @@ func (pl *Topology) shortfall(logger klog.Logger, spec gang.Spec, pod *v1.Pod, n
 	// until that gang binds, then ask for the same nodes again.
 	booked := pl.bookingsAgainst(spec.Key)
 	g.Shed = len(sheddable)
-	var shedOn map[string][]capacity.Member
+	shedOn := make(map[string][]capacity.Member, len(sheddable))
 	for _, m := range sheddable {
-		if shedOn == nil {
-			shedOn = map[string][]capacity.Member{}
-		}
 		shedOn[m.Node] = append(shedOn[m.Node], m)
 	}
 	all := make([]capacity.Node, 0, len(nodes))
