@@ -59,6 +59,10 @@ type Env struct {
 	PodGroups versioned.Interface
 	dir       string
 	workloads bool
+	// gatesOff counts the WorkloadGatesOff spells in progress: the
+	// process's Workload API features stay off while any is.
+	gatesMu  sync.Mutex
+	gatesOff int
 	// etcd and etcdPrefix are the API server's storage (revisions.go).
 	etcd       *clientv3.Client
 	etcdPrefix string
@@ -67,6 +71,46 @@ type Env struct {
 // WorkloadAPI says whether the control plane serves upstream's Workload API
 // (Options.WorkloadAPI).
 func (e *Env) WorkloadAPI() bool { return e.workloads }
+
+// WorkloadGatesOff turns the process's Workload API features off until
+// restore is called, so that a scheduler StartScheduler runs meanwhile runs
+// as muster-scheduler ships. One process holds the API server and the
+// scheduler, and they read one set of gates: with GenericWorkload on, the
+// framework moves every unschedulable pod back to the queue on each pod
+// added (addPodToSchedulingQueue), which a muster-scheduler process, whose
+// gate is off, never does; a 512-member gang made the scheduler run each
+// waiting member's PreEnqueue and Filter about once per member added. For
+// measurements only: while the gates are off the API server drops
+// spec.schedulingGroup from pods it admits, so nothing may write
+// upstream's PodGroups or pods that name them meanwhile.
+func (e *Env) WorkloadGatesOff() (restore func() error, err error) {
+	e.gatesMu.Lock()
+	defer e.gatesMu.Unlock()
+	if err := setWorkloadGates(false); err != nil {
+		return nil, err
+	}
+	e.gatesOff++
+	var once sync.Once
+	return func() (err error) {
+		once.Do(func() {
+			e.gatesMu.Lock()
+			defer e.gatesMu.Unlock()
+			e.gatesOff--
+			err = setWorkloadGates(e.workloadGates())
+		})
+		return err
+	}, nil
+}
+
+// workloadGates is whether the control plane's Workload API features are
+// on now (callers hold gatesMu).
+func (e *Env) workloadGates() bool { return e.workloads && e.gatesOff == 0 }
+
+func setWorkloadGates(on bool) error {
+	return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		string(features.GenericWorkload): on, string(features.TopologyAwareWorkloadScheduling): on,
+	})
+}
 
 // Options change what Start brings up.
 type Options struct {
@@ -279,6 +323,8 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, err
 	}
+	e.gatesMu.Lock()
+	defer e.gatesMu.Unlock()
 	// The muster-scheduler binary's feature defaults (its main sets them).
 	if err := plugins.SetFeatureDefaults(); err != nil {
 		return nil, err
@@ -291,19 +337,15 @@ func (e *Env) startScheduler(ctx context.Context, config string, kube bool, must
 	// the gate back on, the framework's pod-add handler moves every
 	// unschedulable pod whose hints accept it back to the queue on each pod
 	// added, which a real muster-scheduler (gate off) never does; so only
-	// tests of the Workload API turn it on.
-	workloadGates := func(on bool) error {
-		return utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
-			string(features.GenericWorkload): on, string(features.TopologyAwareWorkloadScheduling): on,
-		})
-	}
+	// tests of the Workload API turn it on, and measurements hold it off
+	// (WorkloadGatesOff).
 	if kube {
-		if err := workloadGates(e.workloads); err != nil {
+		if err := setWorkloadGates(e.workloadGates()); err != nil {
 			return nil, err
 		}
 	}
 	defer func() {
-		if err := workloadGates(e.workloads); err != nil {
+		if err := setWorkloadGates(e.workloadGates()); err != nil {
 			panic(fmt.Sprintf("restoring the control plane's feature gates: %v", err))
 		}
 	}()

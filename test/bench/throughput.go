@@ -410,6 +410,19 @@ func Run(ctx context.Context, env *controlplane.Env, cfg Config, sc Scenario) (r
 	if err := EnsureNodes(ctx, env.Client, cfg.Nodes); err != nil {
 		return res, err
 	}
+	if !sc.Upstream && env.WorkloadAPI() {
+		// Muster runs as muster-scheduler ships, with GenericWorkload off,
+		// though the control plane serves upstream's scenarios too.
+		restore, err := env.WorkloadGatesOff()
+		if err != nil {
+			return res, err
+		}
+		defer func() {
+			if rerr := restore(); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
 	nsObj, err := env.Client.CoreV1().Namespaces().Create(ctx,
 		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-" + sc.Name + "-"}}, metav1.CreateOptions{})
 	if err != nil {
