@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,7 +22,19 @@ import (
 	"github.com/muster-project/muster/pkg/scheduler/served"
 )
 
+// gcPercent is the Go GC's target (GOGC) unless the environment sets one.
+// The runtime's 100 lets the heap grow to twice what is live: at 5000 nodes
+// and 10,000 pending pods, a peak RSS a fifth above upstream kube-scheduler's
+// on the same cluster, because Muster binds about twice as fast and so holds
+// more in flight at once (events, pod writes, binds). At 50 the peak came
+// level with upstream's for about a third more GC CPU, which still leaves
+// Muster well under upstream's CPU per pod (make bench-scale prints both).
+const gcPercent = 50
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	if err := plugins.SetFeatureDefaults(); err != nil {
 		fmt.Fprintln(os.Stderr, "muster-scheduler:", err)
 		os.Exit(1)
