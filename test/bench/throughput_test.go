@@ -9,6 +9,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/muster-project/muster/pkg/controlplane"
 )
@@ -239,5 +241,44 @@ func TestThroughputScenarioScale(t *testing.T) {
 	}
 	if high != 100 {
 		t.Errorf("%d pods at priority 1000, want 100 (every other gang of 50)", high)
+	}
+}
+
+// TestMusterScenariosRunWithTheWorkloadGatesOff: on a control plane serving
+// the Workload API, a Muster scenario runs with GenericWorkload off, as
+// muster-scheduler ships (with it on, the in-process framework requeued
+// every parked member on each pod added), and an upstream scenario after it
+// finds the gates back on, so the API server keeps its pods'
+// spec.schedulingGroup.
+func TestMusterScenariosRunWithTheWorkloadGatesOff(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	env, err := controlplane.StartWith(t, controlplane.Options{WorkloadAPI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	genericWorkload := func() bool { return utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) }
+	for _, sc := range []Scenario{Gang8, Upstream8} {
+		var during bool
+		cfg := Config{Nodes: 20, Pods: 32, Timeout: 2 * time.Minute, Creating: func() { during = genericWorkload() }}
+		res, err := Run(ctx, env, cfg, sc)
+		if err != nil {
+			t.Fatalf("%s: %v", sc.Name, err)
+		}
+		if during != sc.Upstream {
+			t.Errorf("%s: GenericWorkload %v while its pods were created, want %v", sc.Name, during, sc.Upstream)
+		}
+		if !genericWorkload() {
+			t.Errorf("after %s: GenericWorkload off, want the control plane's (on)", sc.Name)
+		}
+		if res.Bound != res.Pods || res.GangsAtMin() != res.Gangs {
+			t.Errorf("%s: %d of %d pods bound, %d of %d gangs at min", sc.Name, res.Bound, res.Pods, res.GangsAtMin(), res.Gangs)
+		}
+		if sc.Upstream {
+			groups, err := env.Client.SchedulingV1beta1().PodGroups(res.Namespace).List(ctx, metav1.ListOptions{})
+			if err != nil || len(groups.Items) != res.Gangs {
+				t.Errorf("%s: PodGroups in %s: %d (err %v), want %d", sc.Name, res.Namespace, len(groups.Items), err, res.Gangs)
+			}
+		}
 	}
 }
