@@ -24,11 +24,11 @@ import (
 
 // gcPercent is the Go GC's target (GOGC) unless the environment sets one.
 // The runtime's 100 lets the heap grow to twice what is live: at 5000 nodes
-// and 10,000 pending pods, a peak RSS a fifth above upstream kube-scheduler's
-// on the same cluster, because Muster binds about twice as fast and so holds
-// more in flight at once (events, pod writes, binds). At 50 the peak came
-// level with upstream's for about a third more GC CPU, which still leaves
-// Muster well under upstream's CPU per pod (make bench-scale prints both).
+// and 10,000 pending pods Muster's peak RSS ran a fifth to a third above
+// upstream kube-scheduler's on the same cluster, because it binds faster
+// and so holds more in flight at once (events, pod marks, binds). At 50 it
+// came within a tenth of upstream's, its CPU per pod still under a third of
+// upstream's (make bench-scale prints both).
 const gcPercent = 50
 
 func main() {
