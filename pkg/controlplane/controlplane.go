@@ -59,8 +59,9 @@ type Env struct {
 	PodGroups versioned.Interface
 	dir       string
 	workloads bool
-	// gatesOff counts the WorkloadGatesOff spells in progress: the
-	// process's Workload API features stay off while any is.
+	// gatesMu guards gatesOff and every change of the process's Workload
+	// API gates; gatesOff counts the WorkloadGatesOff spells in progress,
+	// during which the gates stay off.
 	gatesMu  sync.Mutex
 	gatesOff int
 	// etcd and etcdPrefix are the API server's storage (revisions.go).
