@@ -143,6 +143,16 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// cluster before the event (the attempt's token, Tracker.Attempt, says
 	// so too when the event came first).
 	pl.tracker.Unblock(key)
+	// A member the gate holds behind its gang's lead (heldBy) is not
+	// brought by room: its lead's attempt brings it at Permit, a placed
+	// quorum wakes it (memberPlaced), a lead gone wakes the next
+	// (leadGone). Finding the lead for each such member on each node
+	// added cost a scheduler that listed its pods before its nodes seconds
+	// before its first bind: 1000 nodes times every held member.
+	if _, held := pl.heldPods.Load(pod.UID); held && pod.Spec.NodeName == "" {
+		pl.planCache.invalidate()
+		return fwk.QueueSkip, nil
+	}
 	// The queue asks once per waiting member, and MusterTopology asks
 	// again for the members it rejected too: the plan is dropped and the
 	// gang's lead found once per delivery of an event and gang.

@@ -268,3 +268,85 @@ func TestEventsToRegisterAndSameGang(t *testing.T) {
 		}
 	}
 }
+
+// Members the gate holds behind their gang's lead answer room events at
+// once, without looking for the lead: their lead's attempt brings them.
+// The gang's backoff still ends on their ask (the lead may have been
+// rejected by a plugin whose hint does not end it). Looking for the lead
+// cost O(members) per gang on each node added, and a scheduler that listed
+// its pods before its nodes spent seconds on it before its first bind.
+func TestHeldMembersSkipRoomWithoutFindingTheLead(t *testing.T) {
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	var moe []*v1.Pod
+	for i := range 3 {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("moe-%d", i), UID: types.UID(fmt.Sprintf("u-moe-%d", i)),
+			CreationTimestamp: metav1.Unix(int64(100+i), 0),
+			Labels:            map[string]string{gang.GroupLabel: "moe"}, Annotations: map[string]string{gang.MinMemberAnnotation: "3"}}}
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		moe = append(moe, p)
+	}
+	now := time.Unix(1000, 0)
+	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	k := gang.Key{Namespace: "ns", Name: "moe"}
+	if _, wake := pl.tracker.Fail(k, "room for 2", 10*time.Minute, pl.tracker.Attempt(k)); wake != gang.WakeAfterBackoff {
+		t.Fatalf("wake %v", wake)
+	}
+	for _, m := range moe[1:] {
+		pl.heldPods.Store(m.UID, struct{}{})
+	}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "gpu-7", UID: "u-gpu-7", ResourceVersion: "5"}}
+	for _, m := range moe[1:] {
+		if hint, err := pl.roomFreed(klog.Background(), m, nil, node); err != nil || hint != fwk.QueueSkip {
+			t.Fatalf("hint for held %s = %v, %v; want QueueSkip (moe-0 leads)", m.Name, hint, err)
+		}
+	}
+	if len(pl.leads.leads) != 0 {
+		t.Errorf("held members' hints looked for their gang's lead (%v): O(members) per gang and event", pl.leads.leads)
+	}
+	if reason, left, backingOff := pl.tracker.BackingOff(k); backingOff {
+		t.Errorf("moe still backs off %s (%q) after a node came, asked only of its held members", left, reason)
+	}
+	if hint, err := pl.roomFreed(klog.Background(), moe[0], nil, node); err != nil || hint != fwk.Queue {
+		t.Fatalf("hint for the lead moe-0 = %v, %v; want Queue", hint, err)
+	}
+}
+
+// BenchmarkRoomFreedForHeldMembers is one node added as the queue hints it
+// to the held members of 250 gangs of 8 (a scheduler that listed its pods
+// before its nodes asks this once per node).
+func BenchmarkRoomFreedForHeldMembers(b *testing.B) {
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	var held []*v1.Pod
+	for g := range 250 {
+		for i := range 8 {
+			p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("g%d-%d", g, i), UID: types.UID(fmt.Sprintf("u-g%d-%d", g, i)),
+				CreationTimestamp: metav1.Unix(int64(100+i), 0),
+				Labels:            map[string]string{gang.GroupLabel: fmt.Sprintf("g%d", g)}, Annotations: map[string]string{gang.MinMemberAnnotation: "8"}}}
+			if err := pods.Add(p); err != nil {
+				b.Fatal(err)
+			}
+			if i > 0 {
+				held = append(held, p)
+			}
+		}
+	}
+	now := time.Unix(1000, 0)
+	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	for _, m := range held {
+		pl.heldPods.Store(m.UID, struct{}{})
+	}
+	nodes := make([]*v1.Node, b.N)
+	for n := range nodes {
+		nodes[n] = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("gpu-%d", n), UID: types.UID(fmt.Sprintf("u-gpu-%d", n)), ResourceVersion: "1"}}
+	}
+	b.ResetTimer()
+	for n := range b.N {
+		for _, m := range held {
+			if _, err := pl.roomFreed(klog.Background(), m, nil, nodes[n]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
