@@ -927,3 +927,44 @@ func dueIn(t *testing.T, message string) time.Time {
 	}
 	return due
 }
+
+// The hint writer reads every live request on each sync in one consistent
+// list, which the API server serves from its watch cache, not with a GET
+// per request from etcd (decoded through the CRD's schema, per request and
+// sync: a quarter of a day-long replay's CPU), and it still sees the
+// autoscaler's answer at once.
+func TestHintWriterReadsRequestsFromTheWatchCache(t *testing.T) {
+	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, 5, 0, 0, "llm")
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "llm", 5, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	pr := waitProvReqs(t, ctx, env, "llm", "for 3 members", oneRequestFor(3))[0]
+	syncs := func(n int) {
+		t.Helper()
+		for range n {
+			begun, _, _ := sched.HintSyncs()
+			sched.KickHints()
+			if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+				_, done, _ := sched.HintSyncs()
+				return done > begun, nil
+			}); err != nil {
+				t.Fatalf("no hint sync began after a kick: %v", err)
+			}
+		}
+	}
+	etcdGets := func() float64 {
+		return metric(t, "etcd_requests_total", map[string]string{"operation": "get", "resource": "provisioningrequests"})
+	}
+	syncs(1)
+	before := etcdGets()
+	syncs(3)
+	if got := etcdGets() - before; got != 0 {
+		t.Errorf("three hint syncs read ProvisioningRequests from etcd %v times, want 0 (the watch cache serves them)", got)
+	}
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "heavy-gpu pool adding 3 nodes"})
+	waitExtraCondition(t, ctx, env, "llm", provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "heavy-gpu pool adding 3 nodes")
+}

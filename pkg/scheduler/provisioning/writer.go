@@ -193,9 +193,9 @@ type Writer struct {
 	sets, setsSynced uint64
 	begun, done      uint64
 	// fetched holds the gangs' live requests as the running Sync read
-	// them when it began: read in parallel, since one
-	// GET after another made a Sync take as many round trips as gangs
-	// wait, and the gangs are then reconciled in turn from them. What the
+	// them when it began, in one list (fetchLive): one GET after another
+	// made a Sync take as many round trips as gangs wait, and the gangs
+	// are then reconciled in turn from them. What the
 	// Sync creates or deletes is put in or taken out; a name not there is
 	// read from the API. nil outside a Sync; only its goroutine uses it.
 	fetched map[types.NamespacedName]fetchedRequest
