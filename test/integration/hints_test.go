@@ -597,7 +597,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods }, Period: time.Hour})
 	verdict := func(room int64) {
 		w.Set(shortPair(k, pods[0], 2-room))
-		w.Sync(ctx)
+		syncCached(t, ctx, dyn, w)
 	}
 	booked := func() bool {
 		for _, b := range w.Bookings() {
@@ -611,7 +611,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	verdict(0) // short 2
 	pr := waitProvReqs(t, ctx, env, "llm", "for 2 members", oneRequestFor(2))[0]
 	setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 2 nodes", "n-0", "n-1")
-	w.Sync(ctx)
+	syncCached(t, ctx, dyn, w)
 	if !booked() {
 		t.Fatal("no booking once the request is Provisioned")
 	}
@@ -654,7 +654,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second}, Now: now})
 	shortOf := func(n int64) {
 		w.Set(shortPair(k, pods()[0], n))
-		w.Sync(ctx)
+		syncCached(t, ctx, dyn, w)
 	}
 	short := func() { shortOf(2) }
 	only := func() autoscalingv1.ProvisioningRequest {
@@ -815,6 +815,19 @@ func newWriter(t *testing.T, ctx context.Context, env *controlplane.Env, dyn dyn
 	return w
 }
 
+// syncCached runs one Sync of w once the API server's watch cache holds
+// every request written so far (a consistent list returns once it does):
+// the writer reads requests from the cache, no older than what it last
+// saw (fetchLive), so a test's own write just before is seen as it would
+// be by a Sync begun after any informer saw it.
+func syncCached(t *testing.T, ctx context.Context, dyn dynamic.Interface, w *provisioning.Writer) {
+	t.Helper()
+	if _, err := dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.Sync(ctx)
+}
+
 func podWriter(ctx context.Context, env *controlplane.Env) *podpatch.Writer {
 	w := podpatch.NewForClient(env.Client)
 	go w.Run(ctx, 1)
@@ -841,10 +854,10 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 	}
 	short := func(w *provisioning.Writer, n int64) {
 		w.Set(shortPair(k, pods[0], n))
-		w.Sync(ctx)
+		syncCached(t, ctx, dyn, w)
 	}
 	old, standby := writer(1), writer(2)
-	standby.Sync(ctx) // a standby writes nothing and knows nothing yet
+	syncCached(t, ctx, dyn, standby) // a standby writes nothing and knows nothing yet
 	short(old, 2)
 	first := waitProvReqs(t, ctx, env, "llm", "the old leader's request", oneRequestFor(2))[0]
 	// The old leader's replacement, written just before it died.

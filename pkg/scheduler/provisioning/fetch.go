@@ -17,12 +17,16 @@ import (
 )
 
 // fetchLive reads every gang's live request at once, for the Sync that
-// begins (fetched): one list of the requests Muster manages, which the API
-// server serves from its watch cache once the cache has caught up with
-// etcd (a consistent read). A GET per request read each from etcd and
+// begins (fetched): one list of the requests Muster manages, served from
+// the API server's watch cache. A GET per request read each from etcd and
 // decoded it through the CRD's schema, on every Sync: with gangs waiting,
 // a quarter of a day-long replay's CPU (muster simulate --trace-for 24h
-// --cpuprofile). If the list fails, read GETs each request instead.
+// --cpuprofile). The list is no older than what this writer last listed
+// or created (listedAs): a consistent list would wait, each Sync, for the
+// cache to learn from etcd that it was current. What others wrote since
+// may come a moment late, as if the Sync had begun a moment earlier; a
+// Sync begun after the cache has it (after any informer saw it) sees it.
+// If the list fails, read GETs each request instead.
 func (w *Writer) fetchLive(ctx context.Context) {
 	w.mu.Lock()
 	names := make([]types.NamespacedName, 0, len(w.live))
@@ -34,11 +38,17 @@ func (w *Writer) fetchLive(ctx context.Context) {
 	if len(names) == 0 {
 		return
 	}
-	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + ManagedBy})
+	opts := metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + ManagedBy}
+	if w.listedAs != "" {
+		opts.ResourceVersion, opts.ResourceVersionMatch = w.listedAs, metav1.ResourceVersionMatchNotOlderThan
+	}
+	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, opts)
 	if err != nil {
+		w.listedAs = ""
 		klog.FromContext(ctx).V(2).Info("Could not list ProvisioningRequests; reading them one by one", "err", err)
 		return
 	}
+	w.listedAs = list.GetResourceVersion()
 	listed := make(map[types.NamespacedName]*unstructured.Unstructured, len(list.Items))
 	for i := range list.Items {
 		u := &list.Items[i]
@@ -56,6 +66,10 @@ func (w *Writer) fetchLive(ctx context.Context) {
 // fetchedAs records in the running Sync's reads what it wrote: the request
 // it created (nil: read it from the API), or a not-found once deleted.
 func (w *Writer) fetchedAs(ns, name string, u *unstructured.Unstructured, deleted bool) {
+	if u != nil {
+		// Created after the last list: the next lists no older than it.
+		w.listedAs = u.GetResourceVersion()
+	}
 	if w.fetched == nil {
 		return
 	}

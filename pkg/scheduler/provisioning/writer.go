@@ -199,6 +199,10 @@ type Writer struct {
 	// Sync creates or deletes is put in or taken out; a name not there is
 	// read from the API. nil outside a Sync; only its goroutine uses it.
 	fetched map[types.NamespacedName]fetchedRequest
+	// listedAs is the resource version of the last list of requests, or
+	// of a request created since ("": none yet); only the Sync's goroutine
+	// uses it (fetchLive).
+	listedAs string
 	// kick asks Run for a Sync before its period is up (Kick).
 	kick chan struct{}
 }
