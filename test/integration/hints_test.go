@@ -151,20 +151,28 @@ func setProvisioned(t *testing.T, ctx context.Context, env *controlplane.Env, na
 	}
 }
 
+// shortGangRequest creates nodes 8-GPU nodes and a PodGroup of members
+// 8-GPU members, min members, and returns the one request the gang gets
+// for the members the nodes leave out.
+func shortGangRequest(t *testing.T, ctx context.Context, env *controlplane.Env, name string, nodes, members int) autoscalingv1.ProvisioningRequest {
+	t.Helper()
+	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", nodes, 8); err != nil {
+		t.Fatal(err)
+	}
+	createPodGroup(t, env, int32(members), 0, 0, name)
+	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, name, members, 8)...); err != nil {
+		t.Fatal(err)
+	}
+	short := int32(members - nodes)
+	return waitProvReqs(t, ctx, env, name, fmt.Sprintf("for %d members", short), oneRequestFor(short))[0]
+}
+
 // A gang short of nodes gets one request for exactly the members that do not
 // fit, its members consume it, the autoscaler's answer shows in the gang's
 // status, and the request goes once the gang is placed.
 func TestShortGangGetsExactHint(t *testing.T) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
-	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
-		t.Fatal(err)
-	}
-	createPodGroup(t, env, 5, 0, 0, "llm")
-	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "llm", 5, 8)...); err != nil {
-		t.Fatal(err)
-	}
-	prs := waitProvReqs(t, ctx, env, "llm", "for 3 members", oneRequestFor(3))
-	pr := prs[0]
+	pr := shortGangRequest(t, ctx, env, "llm", 2, 5)
 	if pr.Spec.ProvisioningClassName != autoscalingv1.ClassBestEffortAtomicScaleUp {
 		t.Errorf("class %q, want %q", pr.Spec.ProvisioningClassName, autoscalingv1.ClassBestEffortAtomicScaleUp)
 	}
@@ -372,14 +380,7 @@ func TestHintFollowsShortfall(t *testing.T) {
 // and withdraws it when the gang is placed.
 func TestHintSurvivesRestart(t *testing.T) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
-	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 1, 8); err != nil {
-		t.Fatal(err)
-	}
-	createPodGroup(t, env, 3, 0, 0, "job")
-	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "job", 3, 8)...); err != nil {
-		t.Fatal(err)
-	}
-	before := waitProvReqs(t, ctx, env, "job", "for 2 members", oneRequestFor(2))[0]
+	before := shortGangRequest(t, ctx, env, "job", 1, 3)
 	sched.Stop()
 	sched = startScheduler(t, ctx, env, controlplane.GangArgs{BackoffSeconds: 1})
 	settles(t, ctx, env, sched, "the same single request", func() (bool, error) {
@@ -948,14 +949,7 @@ func dueIn(t *testing.T, message string) time.Time {
 // autoscaler's answer at once.
 func TestHintWriterReadsRequestsFromTheWatchCache(t *testing.T) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
-	if err := controlplane.CreateNodes(ctx, env.Client, "gpu", 2, 8); err != nil {
-		t.Fatal(err)
-	}
-	createPodGroup(t, env, 5, 0, 0, "llm")
-	if err := controlplane.CreatePods(ctx, env.Client, controlplane.PodGroupMembers(ns, "llm", 5, 8)...); err != nil {
-		t.Fatal(err)
-	}
-	pr := waitProvReqs(t, ctx, env, "llm", "for 3 members", oneRequestFor(3))[0]
+	pr := shortGangRequest(t, ctx, env, "llm", 2, 5)
 	syncs := func(n int) {
 		t.Helper()
 		for range n {

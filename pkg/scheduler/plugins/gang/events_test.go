@@ -66,18 +66,8 @@ func TestLeadFoundOncePerDelivery(t *testing.T) {
 // backoff with room for its quorum (TestRoomFreedRequeuesGangLeads in CI).
 func TestReplayedEventEndsBackoff(t *testing.T) {
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	var moe []*v1.Pod
-	for i := range 3 {
-		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("moe-%d", i), UID: types.UID(fmt.Sprintf("u-moe-%d", i)),
-			CreationTimestamp: metav1.Unix(int64(100+i), 0),
-			Labels:            map[string]string{gang.GroupLabel: "moe"}, Annotations: map[string]string{gang.MinMemberAnnotation: "3"}}}
-		if err := pods.Add(p); err != nil {
-			t.Fatal(err)
-		}
-		moe = append(moe, p)
-	}
-	now := time.Unix(1000, 0)
-	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	moe := addGang(t, pods, "moe", 3)
+	pl := hintPlugin(pods)
 	k := gang.Key{Namespace: "ns", Name: "moe"}
 	gone := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "mpi-worker-1", UID: "u-mpi-worker-1", ResourceVersion: "42"}, Spec: v1.PodSpec{NodeName: "gpu-1"}}
 
@@ -277,18 +267,8 @@ func TestEventsToRegisterAndSameGang(t *testing.T) {
 // its pods before its nodes spent seconds on it before its first bind.
 func TestHeldMembersSkipRoomWithoutFindingTheLead(t *testing.T) {
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	var moe []*v1.Pod
-	for i := range 3 {
-		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("moe-%d", i), UID: types.UID(fmt.Sprintf("u-moe-%d", i)),
-			CreationTimestamp: metav1.Unix(int64(100+i), 0),
-			Labels:            map[string]string{gang.GroupLabel: "moe"}, Annotations: map[string]string{gang.MinMemberAnnotation: "3"}}}
-		if err := pods.Add(p); err != nil {
-			t.Fatal(err)
-		}
-		moe = append(moe, p)
-	}
-	now := time.Unix(1000, 0)
-	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	moe := addGang(t, pods, "moe", 3)
+	pl := hintPlugin(pods)
 	k := gang.Key{Namespace: "ns", Name: "moe"}
 	if _, wake := pl.tracker.Fail(k, "room for 2", 10*time.Minute, pl.tracker.Attempt(k)); wake != gang.WakeAfterBackoff {
 		t.Fatalf("wake %v", wake)
@@ -320,20 +300,9 @@ func BenchmarkRoomFreedForHeldMembers(b *testing.B) {
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
 	var held []*v1.Pod
 	for g := range 250 {
-		for i := range 8 {
-			p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("g%d-%d", g, i), UID: types.UID(fmt.Sprintf("u-g%d-%d", g, i)),
-				CreationTimestamp: metav1.Unix(int64(100+i), 0),
-				Labels:            map[string]string{gang.GroupLabel: fmt.Sprintf("g%d", g)}, Annotations: map[string]string{gang.MinMemberAnnotation: "8"}}}
-			if err := pods.Add(p); err != nil {
-				b.Fatal(err)
-			}
-			if i > 0 {
-				held = append(held, p)
-			}
-		}
+		held = append(held, addGang(b, pods, fmt.Sprintf("g%d", g), 8)[1:]...)
 	}
-	now := time.Unix(1000, 0)
-	pl := &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	pl := hintPlugin(pods)
 	for _, m := range held {
 		pl.heldPods.Store(m.UID, struct{}{})
 	}
@@ -349,4 +318,28 @@ func BenchmarkRoomFreedForHeldMembers(b *testing.B) {
 			}
 		}
 	}
+}
+
+// addGang adds to pods a gang of n members, min n, created one second
+// apart (name-i, UID u-name-i), and returns them in order.
+func addGang(tb testing.TB, pods cache.Indexer, name string, n int) []*v1.Pod {
+	tb.Helper()
+	members := make([]*v1.Pod, 0, n)
+	for i := range n {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, i), UID: types.UID(fmt.Sprintf("u-%s-%d", name, i)),
+			CreationTimestamp: metav1.Unix(int64(100+i), 0),
+			Labels:            map[string]string{gang.GroupLabel: name}, Annotations: map[string]string{gang.MinMemberAnnotation: fmt.Sprint(n)}}}
+		if err := pods.Add(p); err != nil {
+			tb.Fatal(err)
+		}
+		members = append(members, p)
+	}
+	return members
+}
+
+// hintPlugin is MusterGang with what its room hint reads: the pods, and a
+// tracker on a clock that stands still.
+func hintPlugin(pods cache.Indexer) *Gang {
+	now := time.Unix(1000, 0)
+	return &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
 }
