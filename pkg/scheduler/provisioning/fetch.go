@@ -38,7 +38,7 @@ func (w *Writer) fetchLive(ctx context.Context) {
 	if len(names) == 0 {
 		return
 	}
-	opts := metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + ManagedBy}
+	opts := metav1.ListOptions{LabelSelector: managedSelector}
 	if w.listedAs != "" {
 		opts.ResourceVersion, opts.ResourceVersionMatch = w.listedAs, metav1.ResourceVersionMatchNotOlderThan
 	}

@@ -29,7 +29,7 @@ func (w *Writer) requests(ns string) dynamic.ResourceInterface {
 // standby never had) are withdrawn, or the autoscaler would go on serving
 // them and booking nodes for a shortfall nobody has.
 func (w *Writer) adopt(ctx context.Context) error {
-	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + ManagedBy})
+	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{LabelSelector: managedSelector})
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,9 @@ const (
 	GangLabel      = "muster.dev/gang"
 )
 
+// managedSelector selects the requests Muster manages (adopt, fetchLive).
+const managedSelector = ManagedByLabel + "=" + ManagedBy
+
 // ConditionCapacity is the gang condition type that mirrors the hint.
 const ConditionCapacity = "CapacityRequested"
 

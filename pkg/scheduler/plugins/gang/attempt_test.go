@@ -12,7 +12,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -208,14 +207,7 @@ func wakePlugin(t *testing.T, clk *simulate.StepClock, backoff time.Duration, na
 		t.Fatal(err)
 	}
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	for i := range n {
-		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, i), UID: types.UID(fmt.Sprintf("u-%s-%d", name, i)),
-			CreationTimestamp: metav1.Unix(int64(100+i), 0),
-			Labels:            map[string]string{gang.GroupLabel: name}, Annotations: map[string]string{gang.MinMemberAnnotation: fmt.Sprint(n)}}}
-		if err := pods.Add(p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	addGang(t, pods, name, n)
 	pl := &Gang{handle: fw, tracker: gang.NewTracker(clk.Now), clock: clk, pods: pods, backoff: backoff,
 		status: &statusWriter{dirty: map[gang.Key]struct{}{}}}
 	return pl, act, gang.Key{Namespace: "ns", Name: name}
