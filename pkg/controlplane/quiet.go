@@ -19,7 +19,26 @@ import (
 // backing-off ones do, as the queue pops them as soon as its active queue
 // is empty (SchedulerPopFromBackoffQ, on by default). held says what it
 // still holds, for a caller that waits too long.
-func (s *Scheduler) Quiet() (quiet bool, held string) {
+func (s *Scheduler) Quiet() (quiet bool, held string) { return s.quiet(true) }
+
+// QuietButHints is Quiet but for the verdicts Muster's hint writer owes
+// a sync: the scheduler holds nothing else, so a hint sync begun now
+// writes what it decided. A stepped replay, whose hint writer syncs when
+// kicked, kicks one then (muster simulate).
+func (s *Scheduler) QuietButHints() (quiet bool, held string) { return s.quiet(false) }
+
+// HintsOwed says whether a Muster hint writer owes a sync for a verdict
+// set since its last.
+func (s *Scheduler) HintsOwed() bool {
+	for _, f := range s.sched.Profiles {
+		if s.muster.HintsOwed(f) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Scheduler) quiet(hints bool) (quiet bool, held string) {
 	q := s.sched.SchedulingQueue
 	active, backoff := 0, 0
 	if a, ok := q.(interface{ PodsInActiveQ() []*v1.Pod }); ok {
@@ -36,7 +55,7 @@ func (s *Scheduler) Quiet() (quiet bool, held string) {
 		}
 	}
 	inFlight := len(q.InFlightPods())
-	if written, pending := s.Written(); !written {
+	if written, pending := s.written(hints); !written {
 		return false, pending
 	}
 	waiting := s.WaitingAtPermit()
@@ -90,9 +109,12 @@ func (s *Scheduler) RetryUntried() int {
 // Written reports whether Muster's writers (gang status and pod marks,
 // ProvisioningRequests) have written all they owe, in every profile; held
 // says what they still owe.
-func (s *Scheduler) Written() (written bool, held string) {
+func (s *Scheduler) Written() (written bool, held string) { return s.written(true) }
+
+// written is Written, the hint writer's owed syncs left out unless hints.
+func (s *Scheduler) written(hints bool) (written bool, held string) {
 	for name, f := range s.sched.Profiles {
-		if pending := s.muster.WritesPending(f); pending != "" {
+		if pending := s.muster.WritesPending(f, hints); pending != "" {
 			return false, fmt.Sprintf("profile %s: %s are not all written", name, pending)
 		}
 	}

@@ -342,15 +342,23 @@ func (s *State) Requests() (RequestWriter, bool) {
 }
 
 // WritesPending names what the profile's Muster plugins still owe the API
-// ("" when nothing): gang status and pod marks, or ProvisioningRequests.
-func (s *State) WritesPending() string {
+// ("" when nothing): gang status and pod marks, or, with hints, the
+// ProvisioningRequests of verdicts set since the hint writer's last sync.
+func (s *State) WritesPending(hints bool) string {
 	if w := s.statusWriter(); w != nil && !w.Settled() {
 		return "MusterGang's gang status and pod marks"
 	}
-	if w, ok := s.Requests(); ok && !w.Settled() {
+	if hints && s.HintsOwed() {
 		return "MusterTopology's ProvisioningRequests"
 	}
 	return ""
+}
+
+// HintsOwed says whether the profile's ProvisioningRequest writer owes a
+// sync for a verdict set since its last (RequestWriter.Settled).
+func (s *State) HintsOwed() bool {
+	w, ok := s.Requests()
+	return ok && !w.Settled()
 }
 
 // AddController hands the scheduler's runner (Set.RunControllers) a

@@ -67,11 +67,11 @@ func TestStatePerProfile(t *testing.T) {
 	if !st.ReportCondition(k, metav1.Condition{Type: gang.ConditionPreempting}) || len(w.reported) != 1 {
 		t.Error("a condition reported through the State did not reach the status writer")
 	}
-	if got := st.WritesPending(); got == "" {
+	if got := st.WritesPending(true); got == "" {
 		t.Error("an unsettled status writer owes nothing")
 	}
 	w.settled = true
-	if got := st.WritesPending(); got != "" {
+	if got := st.WritesPending(true); got != "" {
 		t.Errorf("a settled status writer and no request writer owe %q", got)
 	}
 	other := set.For(b)
@@ -89,7 +89,7 @@ func TestNilState(t *testing.T) {
 	if !st.Leadership().Leading() {
 		t.Error("a plugin without a State does not lead")
 	}
-	if st.HeldDomain(gang.Key{}) != nil || st.Booked() != nil || st.ReportCondition(gang.Key{}, metav1.Condition{}) || st.WritesPending() != "" {
+	if st.HeldDomain(gang.Key{}) != nil || st.Booked() != nil || st.ReportCondition(gang.Key{}, metav1.Condition{}) || st.WritesPending(true) != "" {
 		t.Error("a nil State shares something")
 	}
 	if _, ok := st.RoomFreed(); ok {

@@ -76,14 +76,22 @@ func (m *Muster) Options() []app.Option {
 }
 
 // WritesPending names what the Muster plugins of the profile with handle h
-// still owe the API ("" when nothing): gang status and pod marks, or
-// ProvisioningRequests. muster simulate's test of a quiet step.
-func (m *Muster) WritesPending(h fwk.Handle) string {
+// still owe the API ("" when nothing): gang status and pod marks, or, with
+// hints, ProvisioningRequests. muster simulate's test of a quiet step.
+func (m *Muster) WritesPending(h fwk.Handle, hints bool) string {
 	st, ok := m.set.Lookup(h)
 	if !ok {
 		return ""
 	}
-	return st.WritesPending()
+	return st.WritesPending(hints)
+}
+
+// HintsOwed says whether the ProvisioningRequest writer of the profile
+// with handle h owes a sync for a new verdict: muster simulate, whose
+// writer syncs when kicked, kicks it then.
+func (m *Muster) HintsOwed(h fwk.Handle) bool {
+	st, ok := m.set.Lookup(h)
+	return ok && st.HintsOwed()
 }
 
 // Evicting lists the pods the profile's MusterGang evicted to make room and

@@ -564,12 +564,15 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	minute, statusSync, hintSync, podWrites := o.Minute, int64(250), int64(200), int64(0)
 	if o.Step > 0 {
 		stepClock = simulate.NewStepClock(traceEpoch())
-		// The writers' wall-time periods are kept well inside the quiet
-		// window a step waits for, so what they owe is written by then,
-		// and their rate is not paced in wall time: a step stands for a
-		// trace minute, in which the default 20 writes a second would
-		// write far more than a step ever has to.
-		minute, statusSync, hintSync, podWrites = time.Minute, 10, 10, 2000
+		// The status writer's wall-time period is kept well inside the
+		// quiet window a step waits for, so what it owes is written by
+		// then, and pod writes are not paced in wall time: a step stands
+		// for a trace minute, in which the default 20 writes a second
+		// would write far more than a step ever has to. The hint writer
+		// syncs when a step kicks it (stepper.settle), its period only a
+		// backstop: every 10 ms, as it once was, it made 13 syncs a step,
+		// each over every waiting gang, a fifth of a day's CPU.
+		minute, statusSync, hintSync, podWrites = time.Minute, 10, hintSyncSteppedMillis, 2000
 	}
 	config := controlplane.DefaultConfig(kubeconfig)
 	if muster {

@@ -285,6 +285,10 @@ const idleJump = simUnneededTime
 // and at 25 ms replays beside a CPU hog still matched step for step.
 const quietWindow = 25 * time.Millisecond
 
+// hintSyncSteppedMillis is Muster's hint writer's period in a stepped
+// replay, wall time: a backstop, as a step kicks the syncs it waits for.
+const hintSyncSteppedMillis = 60_000
+
 // settleTimeout bounds a wait for quiet (a gang at Permit waits its
 // timeout, in wall time).
 const settleTimeout = 3 * time.Minute
@@ -311,27 +315,40 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	// autoscaler booked) only when it syncs, and ends a booking when it
 	// sees the gang's pods bound: after a change to a request, or to a pod
 	// while a gang holds a booking, a step is quiet once one of its syncs
-	// began after the change.
+	// began after the change. Its period is long in a stepped replay
+	// (hintSyncSteppedMillis): it syncs when kicked, and a step is quiet
+	// only once a sync has begun after the scheduler last went quiet and
+	// after the last change, and no verdict is owed a sync since.
 	var seen, seenRequest int64
 	var hintSync uint64
+	kicked := false
 	for {
 		w.writing.wait(ctx)
-		quiet, held := s.sched.Quiet()
+		quiet, held := s.sched.QuietButHints()
 		if !quiet && s.sched.RetryUntried() > 0 {
 			// An upstream pod group in flight at the release came
 			// back to its backoff queue untried with the step's
 			// changes: tried now, not when its backoff ends.
-			quiet, held = s.sched.Quiet()
+			quiet, held = s.sched.QuietButHints()
 		}
 		begun, done, booked := s.sched.HintSyncs()
 		if last := s.lastChange.Load(); last != seen {
-			seen = last
+			seen, kicked = last, false
 			if req := s.lastRequestChange.Load(); req != seenRequest || booked > 0 {
 				seenRequest, hintSync = req, begun
-				// The sync owed starts now, not when the writer's
-				// period is up.
+				// The sync owed starts now, not when the scheduler
+				// is quiet.
 				s.sched.KickHints()
 			}
+		}
+		switch {
+		case !quiet:
+			kicked = false
+		case !kicked || (done > hintSync && s.sched.HintsOwed()):
+			// The scheduler holds nothing: the writer syncs on what it
+			// decided.
+			hintSync, kicked = begun, true
+			s.sched.KickHints()
 		}
 		if quiet && done <= hintSync {
 			quiet, held = false, "the hint writer has not synced since the last change"
