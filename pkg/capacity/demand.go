@@ -44,3 +44,22 @@ func (d Demand) Scalar(name v1.ResourceName) int64 {
 	}
 	return 0
 }
+
+// FitsEmpty says whether a node with allocatable alloc, running nothing,
+// has room for the demand: every resource asked for is allocatable in
+// that amount. Taints and affinity are not read: a caller asking whether
+// a node could ever hold a member errs towards yes.
+func (d Demand) FitsEmpty(alloc v1.ResourceList) bool {
+	if d.MilliCPU > alloc.Cpu().MilliValue() || d.Memory > alloc.Memory().Value() {
+		return false
+	}
+	if pods, ok := alloc[v1.ResourcePods]; ok && pods.Value() < 1 {
+		return false
+	}
+	for _, s := range d.Scalars {
+		if q, ok := alloc[s.Name]; !ok || q.Value() < s.Value {
+			return false
+		}
+	}
+	return true
+}

@@ -81,6 +81,15 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		if !held.Empty() && capacity.Pack(logger, quorum, rooms, nil).Fits() {
 			msg += " (room is held for gangs ahead in the capacity plan: higher priority, or older)"
 		}
+		if capacity.Pack(logger, quorum, pl.emptyRoomsOf(nodes), nil).Fits() {
+			pl.beyondCluster.Delete(spec.Key)
+		} else {
+			// Only nodes coming let it in (roomFreed). Pods leaving
+			// still try it again: they change its shortfall, which its
+			// attempt writes for the autoscaler.
+			pl.beyondCluster.Store(spec.Key, struct{}{})
+			msg += "; the cluster's nodes could not hold it were they empty"
+		}
 		if did := pl.makeRoom(ctx, cs, spec, pod, quorum, rooms, held); did != "" {
 			msg += "; " + did
 		}

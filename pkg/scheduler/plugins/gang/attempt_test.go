@@ -397,3 +397,104 @@ func TestPostFilterLetsAMemberWaitWhileOthersCompleteTheQuorum(t *testing.T) {
 		t.Error("the attempt did not fail when no member left could complete the quorum")
 	}
 }
+
+// A gang whose quorum the cluster's nodes could not hold were they empty
+// is not tried again when a node comes that could hold none of its
+// members: its attempt says so and records it, such a node is QueueSkip
+// for it, a node that could hold one is Queue and drops the record. A pod
+// leaving tries it again (its shortfall, which its attempt writes for the
+// autoscaler, changes), as it does a gang that only lacks free room.
+// Mixed shapes: moe is three 8-GPU workers and an 8-CPU launcher, pair two
+// 8-GPU workers; one of the two nodes runs a pod.
+func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
+	ctx := t.Context()
+	fw, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(10)), frameworkruntime.WithPodActivator(&activations{}),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	member := func(g string, i int, min string, req map[v1.ResourceName]string) *v1.Pod {
+		p := st.MakePod().Namespace("ns").Name(fmt.Sprintf("%s-%d", g, i)).UID(fmt.Sprintf("u-%s-%d", g, i)).
+			Label(gang.GroupLabel, g).Annotation(gang.MinMemberAnnotation, min).Req(req).Obj()
+		p.CreationTimestamp = metav1.Unix(100+int64(i), 0)
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
+	moe := member("moe", 0, "4", gpus)
+	for i := 1; i < 3; i++ {
+		member("moe", i, "4", gpus)
+	}
+	member("moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
+	pair := member("pair", 0, "2", gpus)
+	member("pair", 1, "2", gpus)
+	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now), pods: pods,
+		backoff: 10 * time.Second, shapes: capacity.NewShapes("nvidia.com/gpu")}
+	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
+
+	running := st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
+	busy := planNode("gpu-0")
+	busy.AddPod(running)
+	two := []fwk.NodeInfo{busy, planNode("gpu-1")}
+	attempt := func(lead *v1.Pod, nodes []fwk.NodeInfo) string {
+		t.Helper()
+		_, st := pl.PreFilter(ctx, framework.NewCycleState(), lead, nodes)
+		if st.Code() != fwk.Unschedulable {
+			t.Fatalf("%s on %d nodes: %v %q, want Unschedulable", lead.Name, len(nodes), st.Code(), st.Message())
+		}
+		return st.Message()
+	}
+	hint := func(lead *v1.Pod, oldObj, newObj any) fwk.QueueingHint {
+		t.Helper()
+		h, err := pl.roomFreed(klog.Background(), lead, oldObj, newObj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	const beyond = "the cluster's nodes could not hold it were they empty"
+	moeKey := gang.Key{Namespace: "ns", Name: "moe"}
+
+	if msg := attempt(moe, two); !strings.Contains(msg, beyond) {
+		t.Errorf("moe (3 x 8 GPUs and a launcher) on two 8-GPU nodes: %q, want it to say %q", msg, beyond)
+	}
+	if msg := attempt(pair, two); strings.Contains(msg, beyond) || !strings.Contains(msg, "the cluster has room for 1 members") {
+		t.Errorf("pair (2 x 8 GPUs) with one of two 8-GPU nodes busy: %q, want room for 1 and not %q", msg, beyond)
+	}
+	small := st.MakeNode().Name("t4-0").Capacity(map[v1.ResourceName]string{
+		v1.ResourceCPU: "4", v1.ResourceMemory: "28Gi", v1.ResourcePods: "110", "nvidia.com/gpu": "1"}).Obj()
+	if h := hint(moe, nil, small); h != fwk.QueueSkip {
+		t.Errorf("a 1-GPU 4-CPU node came (no worker nor the launcher fits it): moe's hint %v, want QueueSkip", h)
+	}
+	if h := hint(pair, nil, small); h != fwk.Queue {
+		t.Errorf("a 1-GPU node came: pair's hint %v, want Queue (pair is not beyond the cluster)", h)
+	}
+	if h := hint(moe, running, nil); h != fwk.Queue {
+		t.Errorf("a pod left: moe's hint %v, want Queue (its shortfall changed)", h)
+	}
+	if _, ok := pl.beyondCluster.Load(moeKey); !ok {
+		t.Error("a pod left and moe is no longer recorded as beyond the cluster")
+	}
+	if h := hint(moe, nil, planNode("gpu-2").Node()); h != fwk.Queue {
+		t.Errorf("an 8-GPU node came: moe's hint %v, want Queue", h)
+	}
+	if _, ok := pl.beyondCluster.Load(moeKey); ok {
+		t.Error("an 8-GPU node came and moe is still recorded as beyond the cluster")
+	}
+
+	// With the third node moe fits the cluster were it empty: any node
+	// coming tries it again.
+	clk.StepTo(clk.Now().Add(10 * time.Second))
+	three := append(two, planNode("gpu-2"))
+	if msg := attempt(moe, three); strings.Contains(msg, beyond) || !strings.Contains(msg, "the cluster has room for 3 members") {
+		t.Errorf("moe on three 8-GPU nodes, one busy: %q, want room for 3 (two workers and the launcher) and not %q", msg, beyond)
+	}
+	if h := hint(moe, nil, small); h != fwk.Queue {
+		t.Errorf("a 1-GPU node came after moe fit the empty cluster: hint %v, want Queue", h)
+	}
+}

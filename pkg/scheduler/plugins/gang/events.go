@@ -153,6 +153,20 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		pl.planCache.invalidate()
 		return fwk.QueueSkip, nil
 	}
+	// A gang larger than the cluster's nodes were they empty gains nothing
+	// from a node that could hold none of its members, were it empty
+	// itself: neither room nor a smaller shortfall. On a cluster whose
+	// CPU and small-GPU pools scale all day, every such node tried each
+	// gang waiting for 8-GPU nodes beyond the pools' max. A node that could
+	// hold one tries it again, and its attempt says afresh.
+	if n, isNode := newObj.(*v1.Node); isNode {
+		if _, beyond := pl.beyondCluster.Load(key); beyond {
+			if !pl.couldHoldAMember(n, key) {
+				return fwk.QueueSkip, nil
+			}
+			pl.beyondCluster.Delete(key)
+		}
+	}
 	// The queue asks once per waiting member, and MusterTopology asks
 	// again for the members it rejected too: the plan is dropped and the
 	// gang's lead found once per delivery of an event and gang.
@@ -164,6 +178,17 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
+}
+
+// couldHoldAMember says whether node n, running nothing, has the
+// allocatable for one of gang key's unplaced members.
+func (pl *Gang) couldHoldAMember(n *v1.Node, key gang.Key) bool {
+	for _, m := range pl.members(key) {
+		if m.Spec.NodeName == "" && pl.shapes.Of(m).Demand.FitsEmpty(n.Status.Allocatable) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownReservation says whether gone, delivered as a pod deleted, is a member

@@ -46,6 +46,10 @@ type Gang struct {
 	// strandedPolicy says what becomes of members bound below min.
 	strandedPolicy gang.StrandedPolicy
 	roomShort      sync.Map // gang.Key -> bool
+	// beyondCluster holds the gangs whose last attempt found their quorum
+	// larger than the cluster's nodes were they empty: a node that could
+	// hold none of their members changes nothing for them (roomFreed).
+	beyondCluster sync.Map // gang.Key -> struct{}
 	// leads memoizes the attempt lead of each gang for the cluster event
 	// being hinted (events.go).
 	leads leadMemo

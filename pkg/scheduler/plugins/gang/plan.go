@@ -61,6 +61,10 @@ type planCache struct {
 	// given them (math.MaxInt: none).
 	first   int
 	running bool // the planner was given running gangs
+	// empty is the room of the same nodes were they empty, made again
+	// only when a node object changed (emptyStale).
+	empty      []capacity.Node
+	emptyStale bool
 }
 
 // snapshotNode is one node of the snapshot as the plan last read it.
@@ -156,6 +160,9 @@ func (c *planCache) readNodes(nodes []fwk.NodeInfo) {
 		changed := false
 		if e.info != ni || e.generation != ni.GetGeneration() || e.node != ni.Node() {
 			n := ni.Node()
+			if e.node != n {
+				c.emptyStale = true
+			}
 			skip := n == nil || capacity.IsSpot(n)
 			if skip != e.skip || e.info == nil || (e.node != nil && n != nil && e.node.Name != n.Name) {
 				shifted = true
@@ -183,6 +190,7 @@ func (c *planCache) readNodes(nodes []fwk.NodeInfo) {
 	}
 	for _, e := range c.entries[len(nodes):] {
 		c.podCount -= e.pods
+		c.emptyStale = true
 	}
 	clear(c.entries[len(nodes):])
 	c.entries = c.entries[:len(nodes)]
@@ -204,6 +212,20 @@ func (pl *Gang) roomsOf(nodes []fwk.NodeInfo) []capacity.Node {
 	defer c.mu.Unlock()
 	c.readNodes(nodes)
 	return c.rooms
+}
+
+// emptyRoomsOf is the room of the snapshot's nodes that quorums may use,
+// were no pod on them (nodefit.Empty): what the cluster could hold at all.
+// Like roomsOf, read it within the scheduling cycle only.
+func (pl *Gang) emptyRoomsOf(nodes []fwk.NodeInfo) []capacity.Node {
+	c := &pl.planCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readNodes(nodes)
+	if c.empty == nil || c.emptyStale {
+		c.empty, c.emptyStale = nodefit.Empty(nodes), false
+	}
+	return c.empty
 }
 
 // plan returns the capacity plan: free room promised to waiting quorums in

@@ -443,6 +443,7 @@ func (pl *Gang) forgetGang(k gang.Key) {
 	pl.firstSeen.Delete(k)
 	pl.quorate.Delete(k)
 	pl.roomShort.Delete(k)
+	pl.beyondCluster.Delete(k)
 	pl.passedOver.Delete(k)
 }
 
@@ -470,6 +471,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["quorate-gangs"] = count(&pl.quorate)
 	out["activating-gangs"] = pl.tracker.WakesArmed()
 	out["room-short-gangs"] = count(&pl.roomShort)
+	out["beyond-cluster-gangs"] = count(&pl.beyondCluster)
 	out["passed-over-gangs"] = count(&pl.passedOver)
 	out["gated-pods"] = count(&pl.gatedPods)
 	out["held-pods"] = count(&pl.heldPods)
