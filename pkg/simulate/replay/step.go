@@ -9,10 +9,12 @@ import (
 	"io"
 	corev1 "k8s.io/api/core/v1"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -183,6 +185,11 @@ type stepper struct {
 	// lastChange is the wall time (Unix ns) of the last change watchChanges
 	// saw, lastRequestChange of the last to a ProvisioningRequest.
 	lastChange, lastRequestChange atomic.Int64
+	// requestVersion is the newest resourceVersion of a ProvisioningRequest
+	// watchChanges saw; requestsSynced is the lastRequestChange a finished
+	// hint sync had seen (hintsSeeRequests).
+	requestVersion atomic.Int64
+	requestsSynced int64
 	// lateCatchUps counts half steps whose changes the scheduler had not
 	// all seen within catchUpTimeout.
 	lateCatchUps int
@@ -357,6 +364,9 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 		if !quiet {
 			since = now
 		} else if changed := time.Unix(0, seen); now.Sub(changed) >= s.window && now.Sub(since) >= s.window {
+			if seenRequest != 0 {
+				s.requestsSynced = seenRequest // a sync begun after it has ended
+			}
 			return nil
 		}
 		if now.After(deadline) {
@@ -393,7 +403,15 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 			return err
 		}
 	}
-	touchRequest := func(o any) { s.lastRequestChange.Store(time.Now().UnixNano()); touch(o) }
+	touchRequest := func(o any) {
+		if m, err := meta.Accessor(o); err == nil {
+			if v, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil && v > s.requestVersion.Load() {
+				s.requestVersion.Store(v)
+			}
+		}
+		s.lastRequestChange.Store(time.Now().UnixNano())
+		touch(o)
+	}
 	if _, err := untyped.ForResource(autoscalingv1.Resource).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: touchRequest, UpdateFunc: func(_, o any) { touchRequest(o) }, DeleteFunc: touchRequest}); err != nil {
 		return err
@@ -479,6 +497,9 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 		if err := s.caughtUp(ctx, w); err != nil {
 			return err
 		}
+		if err := s.hintsSeeRequests(ctx); err != nil {
+			return err
+		}
 		half++
 		released := s.sched.Release()
 		klog.FromContext(ctx).V(3).Info("Trace step: queue released", "minute", s.clk.Since(s.start).Minutes(), "half", half, "pods", released)
@@ -527,6 +548,53 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 // catchUpTimeout bounds a wait for the scheduler to see a half step's
 // changes; past it the step goes on (and says so in its progress line).
 const catchUpTimeout = 10 * time.Second
+
+// hintsSeeRequests waits, with the queue held, until watchChanges has seen
+// every ProvisioningRequest write in the storage and, when one came since
+// the last hint sync saw them, until a hint sync begun now has ended: so
+// the scheduler decides a half step knowing what the autoscaler answered
+// in it (a request Failed because no pool can grow lets a gang preempt at
+// once). The writer's period once did this by chance, syncing every 10 ms
+// beside the autoscaler's loop.
+func (s *stepper) hintsSeeRequests(ctx context.Context) error {
+	deadline := time.Now().Add(catchUpTimeout)
+	for {
+		written, err := s.env.WrittenSince(ctx, s.requestVersion.Load(), controlplane.StoredProvisioningRequests)
+		if err == nil && !written {
+			break
+		}
+		if time.Now().After(deadline) {
+			s.lateCatchUps++
+			klog.FromContext(ctx).Info("The replay did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes(), "err", err)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	req := s.lastRequestChange.Load()
+	if req == s.requestsSynced {
+		return nil
+	}
+	begun, _, _ := s.sched.HintSyncs()
+	s.sched.KickHints()
+	for {
+		if _, done, _ := s.sched.HintSyncs(); done > begun {
+			s.requestsSynced = req
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the hint writer did not sync within %s at trace minute %.1f", catchUpTimeout, s.clk.Since(s.start).Minutes())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
 
 // caughtUp waits, with the queue held, until the watcher's writes are done
 // and the scheduler has seen every node and pod the API server lists.
