@@ -285,10 +285,11 @@ func (s *Scheduler) beforePop(ctx context.Context) {
 	}
 	for _, f := range s.sched.Profiles {
 		begun, _, booked, ok := s.muster.HintSyncs(f)
-		if ok && booked > 0 {
-			s.muster.KickHints(f) // a stepped replay's writer syncs when kicked
+		if !ok || booked == 0 {
+			continue
 		}
-		if ok && booked > 0 && !wait(func() bool { _, done, _, _ := s.muster.HintSyncs(f); return done > begun }) {
+		s.muster.KickHints(f) // a stepped replay's writer syncs when kicked
+		if !wait(func() bool { _, done, _, _ := s.muster.HintSyncs(f); return done > begun }) {
 			return
 		}
 	}

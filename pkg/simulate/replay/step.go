@@ -558,21 +558,32 @@ const catchUpTimeout = 10 * time.Second
 // beside the autoscaler's loop.
 func (s *stepper) hintsSeeRequests(ctx context.Context) error {
 	deadline := time.Now().Add(catchUpTimeout)
-	for {
-		written, err := s.env.WrittenSince(ctx, s.requestVersion.Load(), controlplane.StoredProvisioningRequests)
-		if err == nil && !written {
-			break
+	// until polls done every millisecond; false once the deadline passed.
+	until := func(done func() bool) (bool, error) {
+		for !done() {
+			if time.Now().After(deadline) {
+				return false, nil
+			}
+			select {
+			case <-ctx.Done():
+				return false, ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
 		}
-		if time.Now().After(deadline) {
-			s.lateCatchUps++
-			klog.FromContext(ctx).Info("The replay did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes(), "err", err)
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
+		return true, nil
+	}
+	var err error
+	seen, waitErr := until(func() bool {
+		var written bool
+		written, err = s.env.WrittenSince(ctx, s.requestVersion.Load(), controlplane.StoredProvisioningRequests)
+		return err == nil && !written
+	})
+	if waitErr != nil {
+		return waitErr
+	}
+	if !seen {
+		s.lateCatchUps++
+		klog.FromContext(ctx).Info("The replay did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes(), "err", err)
 	}
 	req := s.lastRequestChange.Load()
 	if req == s.requestsSynced {
@@ -580,20 +591,15 @@ func (s *stepper) hintsSeeRequests(ctx context.Context) error {
 	}
 	begun, _, _ := s.sched.HintSyncs()
 	s.sched.KickHints()
-	for {
-		if _, done, _ := s.sched.HintSyncs(); done > begun {
-			s.requestsSynced = req
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the hint writer did not sync within %s at trace minute %.1f", catchUpTimeout, s.clk.Since(s.start).Minutes())
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
+	synced, waitErr := until(func() bool { _, done, _ := s.sched.HintSyncs(); return done > begun })
+	if waitErr != nil {
+		return waitErr
 	}
+	if !synced {
+		return fmt.Errorf("the hint writer did not sync within %s at trace minute %.1f", catchUpTimeout, s.clk.Since(s.start).Minutes())
+	}
+	s.requestsSynced = req
+	return nil
 }
 
 // caughtUp waits, with the queue held, until the watcher's writes are done

@@ -100,33 +100,14 @@ func mustSpec(t *testing.T, pl *Gang, pod *v1.Pod) gang.Spec {
 // attempt, recorded in the cycle state for the plugins after it.
 func TestPreFilterChecksTheQuorumsRoomOnce(t *testing.T) {
 	ctx := t.Context()
-	rec := events.NewFakeRecorder(10)
-	fw, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
-		frameworkruntime.WithEventRecorder(rec), frameworkruntime.WithPodActivator(&activations{}),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := simulate.NewStepClock(time.Unix(1000, 0))
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	member := func(g string, i int, min string) *v1.Pod {
-		p := st.MakePod().Namespace("ns").Name(fmt.Sprintf("%s-%d", g, i)).UID(fmt.Sprintf("u-%s-%d", g, i)).
-			Label(gang.GroupLabel, g).Annotation(gang.MinMemberAnnotation, min).
-			Req(map[v1.ResourceName]string{"nvidia.com/gpu": "8"}).Obj()
-		p.CreationTimestamp = metav1.Unix(100, 0)
-		if err := pods.Add(p); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
 	for i := range 3 {
-		member("llm", i, "3")
+		addMember(t, pods, "llm", i, "3", gpus)
 	}
-	bad := member("bad", 0, "many")
+	bad := addMember(t, pods, "bad", 0, "many", gpus)
 	lone := st.MakePod().Namespace("ns").Name("lone").UID("u-lone").Obj()
-	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now), pods: pods,
-		backoff: 10 * time.Second, shapes: capacity.NewShapes("nvidia.com/gpu")}
-	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
+	pl, clk := attemptPlugin(t, pods)
 	two := []fwk.NodeInfo{planNode("gpu-0"), planNode("gpu-1")}
 	three := append(two, planNode("gpu-2"))
 	lead, _, _ := pods.GetByKey("ns/llm-0")
@@ -408,34 +389,16 @@ func TestPostFilterLetsAMemberWaitWhileOthersCompleteTheQuorum(t *testing.T) {
 // 8-GPU workers; one of the two nodes runs a pod.
 func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
 	ctx := t.Context()
-	fw, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
-		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(10)), frameworkruntime.WithPodActivator(&activations{}),
-		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := simulate.NewStepClock(time.Unix(1000, 0))
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	member := func(g string, i int, min string, req map[v1.ResourceName]string) *v1.Pod {
-		p := st.MakePod().Namespace("ns").Name(fmt.Sprintf("%s-%d", g, i)).UID(fmt.Sprintf("u-%s-%d", g, i)).
-			Label(gang.GroupLabel, g).Annotation(gang.MinMemberAnnotation, min).Req(req).Obj()
-		p.CreationTimestamp = metav1.Unix(100+int64(i), 0)
-		if err := pods.Add(p); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
-	moe := member("moe", 0, "4", gpus)
+	moe := addMember(t, pods, "moe", 0, "4", gpus)
 	for i := 1; i < 3; i++ {
-		member("moe", i, "4", gpus)
+		addMember(t, pods, "moe", i, "4", gpus)
 	}
-	member("moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
-	pair := member("pair", 0, "2", gpus)
-	member("pair", 1, "2", gpus)
-	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now), pods: pods,
-		backoff: 10 * time.Second, shapes: capacity.NewShapes("nvidia.com/gpu")}
-	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
+	addMember(t, pods, "moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
+	pair := addMember(t, pods, "pair", 0, "2", gpus)
+	addMember(t, pods, "pair", 1, "2", gpus)
+	pl, clk := attemptPlugin(t, pods)
 
 	running := st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
 	busy := planNode("gpu-0")
@@ -497,4 +460,36 @@ func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
 	if h := hint(moe, nil, small); h != fwk.Queue {
 		t.Errorf("a 1-GPU node came after moe fit the empty cluster: hint %v, want Queue", h)
 	}
+}
+
+// attemptPlugin is MusterGang as a gang's attempt sees it: behind a
+// framework built by upstream's runtime, the members in pods, on a clock
+// that moves only when the test steps it, with a 10 s backoff. Its status
+// writer never runs: nothing here is written.
+func attemptPlugin(t *testing.T, pods cache.Indexer) (*Gang, *simulate.StepClock) {
+	t.Helper()
+	fw, err := frameworkruntime.NewFramework(t.Context(), nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(10)), frameworkruntime.WithPodActivator(&activations{}),
+		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now), pods: pods,
+		backoff: 10 * time.Second, shapes: capacity.NewShapes("nvidia.com/gpu")}
+	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0)
+	return pl, clk
+}
+
+// addMember adds to pods member i of gang g (min min) asking req, created
+// 100+i seconds into the epoch, and returns it.
+func addMember(t *testing.T, pods cache.Indexer, g string, i int, min string, req map[v1.ResourceName]string) *v1.Pod {
+	t.Helper()
+	p := st.MakePod().Namespace("ns").Name(fmt.Sprintf("%s-%d", g, i)).UID(fmt.Sprintf("u-%s-%d", g, i)).
+		Label(gang.GroupLabel, g).Annotation(gang.MinMemberAnnotation, min).Req(req).Obj()
+	p.CreationTimestamp = metav1.Unix(100+int64(i), 0)
+	if err := pods.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
