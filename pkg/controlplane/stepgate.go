@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -327,6 +328,22 @@ func (s *Scheduler) HintSyncs() (begun, done uint64, booked int) {
 		return 0, 1, 0
 	}
 	return begun, done, booked
+}
+
+// HintsSawRequests says whether every Muster hint writer that reads
+// ProvisioningRequests from an informer has seen the change at resource
+// version rv: a sync kicked after that reads it.
+func (s *Scheduler) HintsSawRequests(rv int64) bool {
+	for _, f := range s.sched.Profiles {
+		seen, informed := s.muster.HintRequestsSeen(f)
+		if !informed {
+			continue
+		}
+		if v, err := strconv.ParseInt(seen, 10, 64); err != nil || v < rv {
+			return false
+		}
+	}
+	return true
 }
 
 // KickHints has Muster's hint writers sync now (Muster.KickHints).

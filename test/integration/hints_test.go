@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -942,12 +943,11 @@ func dueIn(t *testing.T, message string) time.Time {
 	return due
 }
 
-// The hint writer reads every live request on each sync in one consistent
-// list, which the API server serves from its watch cache, not with a GET
-// per request from etcd (decoded through the CRD's schema, per request and
-// sync: a quarter of a day-long replay's CPU), and it still sees the
-// autoscaler's answer at once.
-func TestHintWriterReadsRequestsFromTheWatchCache(t *testing.T) {
+// The hint writer reads the live requests from its informer: no list or
+// GET of them per sync (a list each second decoded every request, the
+// largest part of a day-long replay's hint cost; a GET per request read
+// each from etcd), and it still sees the autoscaler's answer.
+func TestHintWriterReadsRequestsFromItsInformer(t *testing.T) {
 	ctx, env, sched := setup(t, controlplane.GangArgs{BackoffSeconds: 1})
 	pr := shortGangRequest(t, ctx, env, "llm", 2, 5)
 	syncs := func(n int) {
@@ -966,12 +966,164 @@ func TestHintWriterReadsRequestsFromTheWatchCache(t *testing.T) {
 	etcdGets := func() float64 {
 		return metric(t, "etcd_requests_total", map[string]string{"operation": "get", "resource": "provisioningrequests"})
 	}
+	lists := func() float64 {
+		return metric(t, "apiserver_request_total", map[string]string{"verb": "LIST", "resource": "provisioningrequests"})
+	}
 	syncs(1)
-	before := etcdGets()
+	gets, listed := etcdGets(), lists()
 	syncs(3)
-	if got := etcdGets() - before; got != 0 {
-		t.Errorf("three hint syncs read ProvisioningRequests from etcd %v times, want 0 (the watch cache serves them)", got)
+	if got := etcdGets() - gets; got != 0 {
+		t.Errorf("three hint syncs read ProvisioningRequests from etcd %v times, want 0", got)
+	}
+	if got := lists() - listed; got != 0 {
+		t.Errorf("three hint syncs listed ProvisioningRequests %v times, want 0 (the informer has them)", got)
 	}
 	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "heavy-gpu pool adding 3 nodes"})
 	waitExtraCondition(t, ctx, env, "llm", provisioning.ConditionCapacity, provisioning.ReasonProvisioned, "heavy-gpu pool adding 3 nodes")
+}
+
+// A gang whose sync would change nothing is not reconciled again until
+// what it acts on changes: its verdict, its live request, its members, or
+// the time its replacement is due (and at the latest after a resync). A
+// backlog of gangs no pool can serve otherwise cost every sync a read and
+// a reconcile each. The writer reads its requests from its informer here,
+// as in muster-scheduler.
+func TestHintWriterSkipsUnchangedGangs(t *testing.T) {
+	ctx, env := controlPlane(t)
+	listed, dyn := unservedPair(t, ctx, env)
+	pods := listed()
+	k := gang.Key{Namespace: ns, Name: "llm"}
+	var clockMu sync.Mutex
+	clockAt := time.Now()
+	now := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return clockAt }
+	advance := func(d time.Duration) { clockMu.Lock(); defer clockMu.Unlock(); clockAt = clockAt.Add(d) }
+	var reports []metav1.Condition
+	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods },
+		Report: func(_ gang.Key, c metav1.Condition) { reports = append(reports, c) }, Period: time.Hour, Now: now,
+		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second}})
+	// The informer's watch ends before the API server, which would wait
+	// for it.
+	informing, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	w.Start(informing)
+	// seen waits until the writer's informer has seen every request as
+	// the API server has it now.
+	seen := func() {
+		t.Helper()
+		list, err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var newest int64
+		for _, u := range list.Items {
+			if v, _ := strconv.ParseInt(u.GetResourceVersion(), 10, 64); v > newest {
+				newest = v
+			}
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			rv, informed := w.RequestsSeen()
+			v, _ := strconv.ParseInt(rv, 10, 64)
+			return informed && v >= newest, nil
+		}); err != nil {
+			t.Fatalf("the writer's informer did not see ProvisioningRequests at %d: %v", newest, err)
+		}
+	}
+	// reconciled syncs once and says whether the gang was reconciled (it
+	// reports the gang's condition each time it is).
+	reconciled := func() bool {
+		t.Helper()
+		seen()
+		n := len(reports)
+		w.Sync(ctx)
+		return len(reports) > n
+	}
+	w.Set(shortPair(k, pods[0], 2))
+	reconciled()
+	pr := onlyRequest(t, ctx, env)
+	// Not answered yet: reconciled each sync (an unanswered request turns,
+	// in time, into "no autoscaler serves ProvisioningRequests here").
+	for i := range 2 {
+		if !reconciled() {
+			t.Fatalf("sync %d: a gang whose request no autoscaler answered yet was skipped", i+1)
+		}
+	}
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: "Pending", Message: "waiting for the next loop"})
+	if !reconciled() {
+		t.Fatal("the autoscaler's answer was not reconciled")
+	}
+	if reconciled() {
+		t.Fatal("a gang whose verdict, request and members did not change was reconciled again")
+	}
+	// The same verdict again changes nothing; a new one does.
+	w.Set(shortPair(k, pods[0], 2))
+	if reconciled() {
+		t.Fatal("the same verdict set again had the gang reconciled")
+	}
+	w.Set(shortPair(k, pods[0], 1))
+	if !reconciled() {
+		t.Fatal("a new verdict was not reconciled")
+	}
+	// It asked for another request, which the autoscaler answers.
+	if got := onlyRequest(t, ctx, env); got.Name == pr.Name {
+		t.Fatalf("request %s for 2 members kept for a shortfall of 1", pr.Name)
+	} else {
+		pr = got
+	}
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: "Pending", Message: "waiting for the next loop"})
+	if !reconciled() {
+		t.Fatal("the autoscaler's answer to the new request was not reconciled")
+	}
+	if reconciled() {
+		t.Fatal("reconciled again with nothing changed since the new request's answer")
+	}
+	// A member changed.
+	p, err := env.Client.CoreV1().Pods(ns).Get(ctx, pods[1].Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Annotations = map[string]string{"touched": "yes"}
+	if p, err = env.Client.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods = []*v1.Pod{pods[0], p}
+	if !reconciled() {
+		t.Fatal("a member's change was not reconciled")
+	}
+	// Failed: the replacement is due after the first backoff; skipped
+	// until then, replaced once it is due.
+	setProvReqCondition(t, ctx, env, pr.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: "ScaleUpFailed", Message: "quota exceeded"})
+	if !reconciled() || reports[len(reports)-1].Reason != provisioning.ReasonRetrying {
+		t.Fatalf("a failed request: reported %+v, want %s", reports[len(reports)-1], provisioning.ReasonRetrying)
+	}
+	// That sync began the backoff (the writer's state of the gang
+	// changed): the next one runs again and changes nothing.
+	if !reconciled() {
+		t.Fatal("not reconciled after the sync that began its backoff")
+	}
+	if reconciled() {
+		t.Fatal("reconciled again while its replacement was not due")
+	}
+	advance(time.Second)
+	if !reconciled() {
+		t.Fatal("not reconciled once its replacement was due")
+	}
+	if got := onlyRequest(t, ctx, env); got.Name == pr.Name {
+		t.Fatalf("request %s not replaced once due", pr.Name)
+	}
+	// A resync reconciles even what did not change.
+	setProvReqCondition(t, ctx, env, onlyRequest(t, ctx, env).Name, metav1.Condition{Type: autoscalingv1.Provisioned, Status: metav1.ConditionFalse, Reason: "Pending", Message: "waiting for the next loop"})
+	reconciled()
+	if reconciled() {
+		t.Fatal("reconciled again with nothing changed")
+	}
+	advance(6 * time.Minute)
+	if !reconciled() {
+		t.Fatal("not reconciled after the resync")
+	}
+}
+
+// onlyRequest waits until the namespace has exactly one ProvisioningRequest and returns it.
+func onlyRequest(t *testing.T, ctx context.Context, env *controlplane.Env) autoscalingv1.ProvisioningRequest {
+	t.Helper()
+	return waitProvReqs(t, ctx, env, "llm", "one request", func(prs []autoscalingv1.ProvisioningRequest) bool { return len(prs) == 1 })[0]
 }

@@ -165,6 +165,9 @@ type RequestWriter interface {
 	Syncs() (begun, done uint64, booked int)
 	// Kick has it sync now rather than when its period is up.
 	Kick()
+	// RequestsSeen is the resource version of the last request change its
+	// informer has seen, and whether it reads requests from that informer.
+	RequestsSeen() (resourceVersion string, informed bool)
 }
 
 // Leadership is the profile's leadership; nil (always leading) for a nil State.

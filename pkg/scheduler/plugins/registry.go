@@ -120,6 +120,18 @@ func (m *Muster) HintSyncs(h fwk.Handle) (begun, done uint64, booked int, ok boo
 	return begun, done, booked, true
 }
 
+// HintRequestsSeen is the resource version of the last ProvisioningRequest
+// change the informer of the profile's hint writer has seen; informed is
+// false when it reads requests from the API (or writes none).
+func (m *Muster) HintRequestsSeen(h fwk.Handle) (resourceVersion string, informed bool) {
+	if st, ok := m.set.Lookup(h); ok {
+		if w, ok := st.Requests(); ok {
+			return w.RequestsSeen()
+		}
+	}
+	return "", false
+}
+
 // KickHints has the profile's ProvisioningRequest writer sync now rather
 // than when its period is up (provisioning.Writer.Kick): muster simulate does when
 // it sees a request change, as a step waits for a sync after each.

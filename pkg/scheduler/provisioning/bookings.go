@@ -29,6 +29,7 @@ func (w *Writer) forget(k gang.Key) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.want, k)
+	delete(w.wantAt, k)
 	delete(w.live, k)
 	delete(w.adoptedMin, k)
 	delete(w.booked, k)

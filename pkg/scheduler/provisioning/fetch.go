@@ -1,4 +1,4 @@
-// Reading live requests: listed once a sync, read, checked and dropped.
+// Reading live requests: from the writer's informer, read, checked and dropped.
 
 package provisioning
 
@@ -10,24 +10,36 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/gang"
 )
 
-// fetchLive reads every gang's live request at once, for the Sync that
-// begins (fetched): one list of the requests Muster manages, served from
-// the API server's watch cache. A GET per request read each from etcd and
-// decoded it through the CRD's schema, on every Sync: with gangs waiting,
-// a quarter of a day-long replay's CPU (muster simulate --trace-for 24h
-// --cpuprofile). The list is no older than what this writer last listed
-// or created (listedAs): a consistent list would wait, each Sync, for the
-// cache to learn from etcd that it was current. What others wrote since
-// may come a moment late, as if the Sync had begun a moment earlier; a
-// Sync begun after the cache has it (after any informer saw it) sees it.
-// If the list fails, read GETs each request instead.
-func (w *Writer) fetchLive(ctx context.Context) {
+// newRequestInformer watches the requests Muster manages. A list of them
+// each Sync, every second, decoded every request whether or not it had
+// changed: with a backlog of gangs the autoscaler cannot serve, the largest
+// part of the writer's cost (muster simulate --trace-for 24h --cpuprofile)
+// and a list the API server served each second.
+func newRequestInformer(dyn dynamic.Interface) cache.SharedIndexInformer {
+	return dynamicinformer.NewFilteredDynamicInformer(dyn, autoscalingv1.Resource, metav1.NamespaceAll, 0, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.LabelSelector = managedSelector }).Informer()
+}
+
+// fetchLive takes every gang's live request, for the Sync that begins
+// (fetched), from the informer. What others wrote comes a moment late, as
+// if the Sync had begun a moment earlier. A request this writer created
+// whose creation the informer has not shown yet (created) is read with a
+// GET instead, and so is every request until the informer has synced, or
+// when the writer has none.
+func (w *Writer) fetchLive() {
+	w.fetched = nil
+	if w.informer == nil || !w.informer.HasSynced() {
+		return
+	}
 	w.mu.Lock()
 	names := make([]types.NamespacedName, 0, len(w.live))
 	for k, name := range w.live {
@@ -35,27 +47,19 @@ func (w *Writer) fetchLive(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	w.fetched = make(map[types.NamespacedName]fetchedRequest, len(names))
-	if len(names) == 0 {
-		return
-	}
-	opts := metav1.ListOptions{LabelSelector: managedSelector}
-	if w.listedAs != "" {
-		opts.ResourceVersion, opts.ResourceVersionMatch = w.listedAs, metav1.ResourceVersionMatchNotOlderThan
-	}
-	list, err := w.dyn.Resource(autoscalingv1.Resource).List(ctx, opts)
-	if err != nil {
-		w.listedAs = ""
-		klog.FromContext(ctx).V(2).Info("Could not list ProvisioningRequests; reading them one by one", "err", err)
-		return
-	}
-	w.listedAs = list.GetResourceVersion()
-	listed := make(map[types.NamespacedName]*unstructured.Unstructured, len(list.Items))
-	for i := range list.Items {
-		u := &list.Items[i]
-		listed[types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}] = u
-	}
+	store := w.informer.GetStore()
 	for _, key := range names {
-		if u, ok := listed[key]; ok {
+		var u *unstructured.Unstructured
+		if o, ok, err := store.GetByKey(key.Namespace + "/" + key.Name); err == nil && ok {
+			u, _ = o.(*unstructured.Unstructured)
+		}
+		if uid, ok := w.created[key]; ok {
+			if u == nil || u.GetUID() != uid {
+				continue // not seen yet: read from the API
+			}
+			delete(w.created, key)
+		}
+		if u != nil {
 			w.fetched[key] = fetchedRequest{u: u}
 		} else {
 			w.fetched[key] = fetchedRequest{err: apierrors.NewNotFound(autoscalingv1.Resource.GroupResource(), key.Name)}
@@ -63,17 +67,30 @@ func (w *Writer) fetchLive(ctx context.Context) {
 	}
 }
 
+// RequestsSeen is the resource version of the last change to a request
+// the writer's informer has seen, and whether Syncs read requests from it
+// (false: they read each from the API): muster simulate waits for its
+// informer to have seen a request change before it kicks a Sync.
+func (w *Writer) RequestsSeen() (resourceVersion string, informed bool) {
+	if w.informer == nil || !w.informer.HasSynced() {
+		return "", false
+	}
+	return w.informer.LastSyncResourceVersion(), true
+}
+
 // fetchedAs records in the running Sync's reads what it wrote: the request
 // it created (nil: read it from the API), or a not-found once deleted.
 func (w *Writer) fetchedAs(ns, name string, u *unstructured.Unstructured, deleted bool) {
-	if u != nil {
-		// Created after the last list: the next lists no older than it.
-		w.listedAs = u.GetResourceVersion()
+	key := types.NamespacedName{Namespace: ns, Name: name}
+	switch {
+	case deleted:
+		delete(w.created, key)
+	case u != nil:
+		w.created[key] = u.GetUID()
 	}
 	if w.fetched == nil {
 		return
 	}
-	key := types.NamespacedName{Namespace: ns, Name: name}
 	switch {
 	case deleted:
 		w.fetched[key] = fetchedRequest{err: apierrors.NewNotFound(autoscalingv1.Resource.GroupResource(), name)}
@@ -92,11 +109,15 @@ func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.Prov
 		f.u, f.err = w.requests(ns).Get(ctx, name, metav1.GetOptions{})
 	}
 	if f.err != nil {
+		if !apierrors.IsNotFound(f.err) {
+			w.failed = true
+		}
 		return nil, nil, f.err
 	}
 	u := f.u
 	var pr autoscalingv1.ProvisioningRequest
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &pr); err != nil {
+		w.failed = true
 		return nil, nil, err
 	}
 	conds := map[string]metav1.Condition{}
@@ -118,15 +139,18 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
+		w.failed = true
 		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
 		return
 	default:
 		requestsWritten.WithLabelValues("withdrawn").Inc()
 	}
 	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}); err != nil {
+		w.failed = true
 		klog.FromContext(ctx).Error(err, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))
 	}
 	if err := w.client.CoreV1().PodTemplates(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		w.failed = true
 		klog.FromContext(ctx).Error(err, "Could not delete PodTemplate", "podTemplate", klog.KRef(k.Namespace, name))
 	}
 	klog.FromContext(ctx).V(2).Info("Withdrew capacity request", "gang", k, "request", name, "why", why)

@@ -72,6 +72,7 @@ func (w *Writer) adopt(ctx context.Context) error {
 func (w *Writer) Sync(ctx context.Context) {
 	if !w.synced() || (w.leading != nil && !w.leading()) {
 		w.led = false
+		clear(w.unchanged) // the next leader's view may differ
 		return
 	}
 	if !w.led && w.leading != nil {
@@ -104,7 +105,7 @@ func (w *Writer) Sync(ctx context.Context) {
 	}
 	before := w.bookingsLocked()
 	w.mu.Unlock()
-	w.fetchLive(ctx)
+	w.fetchLive()
 	defer func() { w.fetched = nil }()
 	for k := range keys {
 		w.sync(ctx, k)
@@ -137,11 +138,26 @@ func (w *Writer) sync(ctx context.Context, k gang.Key) {
 	f.Live = w.live[k]
 	f.AdoptedMin, f.Adopted = w.adoptedMin[k]
 	_, f.Booked = w.booked[k]
+	before := w.stateLocked(k)
 	w.mu.Unlock()
 	if wanted {
 		f.Want = &want
 	}
 	members := w.members(k)
+	in, known := w.inputsOf(k, before, members)
+	if known && w.unchangedSince(k, in) {
+		return
+	}
+	delete(w.unchanged, k)
+	w.failed = false
+	defer func() {
+		w.mu.Lock()
+		after := w.stateLocked(k)
+		w.mu.Unlock()
+		if known && !w.failed && after == before {
+			w.changedNothing(k, in)
+		}
+	}()
 	f.Members = int64(len(members))
 	for _, p := range members {
 		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
@@ -248,6 +264,7 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 	name := plan.Name
 	if live != name {
 		if err := w.create(ctx, want, name); err != nil {
+			w.failed = true
 			logger.Error(err, "Could not create ProvisioningRequest", "gang", k, "request", name)
 			return
 		}

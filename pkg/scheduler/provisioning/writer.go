@@ -20,6 +20,7 @@ package provisioning
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"sort"
 	"strings"
@@ -196,16 +197,26 @@ type Writer struct {
 	sets, setsSynced uint64
 	begun, done      uint64
 	// fetched holds the gangs' live requests as the running Sync read
-	// them when it began, in one list (fetchLive): one GET after another
-	// made a Sync take as many round trips as gangs wait, and the gangs
-	// are then reconciled in turn from them. What the
-	// Sync creates or deletes is put in or taken out; a name not there is
-	// read from the API. nil outside a Sync; only its goroutine uses it.
+	// them when it began (fetchLive), and the gangs are then reconciled in
+	// turn from them. What the Sync creates or deletes is put in or taken
+	// out; a name not there is read from the API. nil outside a Sync, or
+	// when requests are read from the API; only its goroutine uses it.
 	fetched map[types.NamespacedName]fetchedRequest
-	// listedAs is the resource version of the last list of requests, or
-	// of a request created since ("": none yet); only the Sync's goroutine
-	// uses it (fetchLive).
-	listedAs string
+	// informer holds the requests Muster manages (nil without a dynamic
+	// client); created, the UIDs of requests this writer created that it
+	// has not shown yet, read from the API until it does. Only the Sync's
+	// goroutine uses created.
+	informer  cache.SharedIndexInformer
+	startOnce sync.Once
+	created   map[types.NamespacedName]types.UID
+	// wantAt is, per gang, the count of sets when its verdict last
+	// changed; unchanged, per gang, what its last sync that changed
+	// nothing acted on (see unchangedFor). failed says the running sync
+	// met an error. Only the Sync's goroutine uses unchanged and failed.
+	wantAt      map[gang.Key]uint64
+	unchanged   map[gang.Key]unchangedGang
+	failed      bool
+	membersSeed maphash.Seed
 	// kick asks Run for a Sync before its period is up (Kick).
 	kick chan struct{}
 }
@@ -297,7 +308,11 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 		o.Now = time.Now
 	}
 	registerMetrics()
-	return &Writer{client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
+	var informer cache.SharedIndexInformer
+	if dyn != nil {
+		informer = newRequestInformer(dyn)
+	}
+	return &Writer{informer: informer, created: map[types.NamespacedName]types.UID{}, wantAt: map[gang.Key]uint64{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(), client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
 		gpu: o.GPUResource, leading: o.Leading, bookingEnded: o.OnBookingEnd, backoff: o.Backoff, now: o.Now,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, placed: map[gang.Key]Want{}, kick: make(chan struct{}, 1)}, nil
@@ -309,6 +324,7 @@ func (w *Writer) Set(x Want) {
 	defer w.mu.Unlock()
 	if old, ok := w.want[x.Key]; !ok || !reflect.DeepEqual(old, x) {
 		w.sets++ // only a new verdict is owed a sync (Settled)
+		w.wantAt[x.Key] = w.sets
 	}
 	w.want[x.Key] = x
 }
@@ -354,6 +370,7 @@ func (w *Writer) Settled() bool {
 func (w *Writer) Run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithName("hints")
 	ctx = klog.NewContext(ctx, logger)
+	w.Start(ctx)
 	if err := w.adopt(ctx); err != nil {
 		logger.Error(err, "Could not list ProvisioningRequests; hints start empty")
 	}
@@ -369,6 +386,15 @@ func (w *Writer) Run(ctx context.Context) {
 		case <-next.C:
 		}
 	}
+}
+
+// Start runs the writer's informer until ctx ends (Run starts it): until
+// then, and until it has synced, Syncs read each request from the API.
+func (w *Writer) Start(ctx context.Context) {
+	if w.informer == nil {
+		return
+	}
+	w.startOnce.Do(func() { go w.informer.RunWithContext(ctx) })
 }
 
 // Kick has Run sync now instead of when its period is up, for a caller

@@ -329,6 +329,9 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	var seen, seenRequest int64
 	var hintSync uint64
 	kicked := false
+	// owed: a sync is owed for a change the writers' informers had not
+	// seen yet (since owedSince); kicked once they have.
+	owed, owedSince := false, time.Time{}
 	for {
 		w.writing.wait(ctx)
 		quiet, held := s.sched.QuietButHints()
@@ -342,11 +345,14 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 		if last := s.lastChange.Load(); last != seen {
 			seen, kicked = last, false
 			if req := s.lastRequestChange.Load(); req != seenRequest || booked > 0 {
-				seenRequest, hintSync = req, begun
-				// The sync owed starts now, not when the scheduler
-				// is quiet.
-				s.sched.KickHints()
+				seenRequest, owed, owedSince = req, true, time.Now()
 			}
+		}
+		if owed && s.hintsSaw(owedSince) {
+			// The sync owed starts now, not when the scheduler is
+			// quiet.
+			owed, hintSync = false, begun
+			s.sched.KickHints()
 		}
 		switch {
 		case !quiet:
@@ -357,7 +363,7 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 			hintSync, kicked = begun, true
 			s.sched.KickHints()
 		}
-		if quiet && done <= hintSync {
+		if quiet && (owed || done <= hintSync) {
 			quiet, held = false, "the hint writer has not synced since the last change"
 		}
 		now := time.Now()
@@ -589,6 +595,10 @@ func (s *stepper) hintsSeeRequests(ctx context.Context) error {
 	if req == s.requestsSynced {
 		return nil
 	}
+	since := time.Now()
+	if _, waitErr := until(func() bool { return s.hintsSaw(since) }); waitErr != nil {
+		return waitErr
+	}
 	begun, _, _ := s.sched.HintSyncs()
 	s.sched.KickHints()
 	synced, waitErr := until(func() bool { _, done, _ := s.sched.HintSyncs(); return done > begun })
@@ -600,6 +610,22 @@ func (s *stepper) hintsSeeRequests(ctx context.Context) error {
 	}
 	s.requestsSynced = req
 	return nil
+}
+
+// hintsSaw says whether Muster's hint writers' informers have seen every
+// ProvisioningRequest change watchChanges saw, so that a sync kicked now
+// reads them; past catchUpTimeout since it was first asked (since), it
+// goes on, counted as a late catch-up.
+func (s *stepper) hintsSaw(since time.Time) bool {
+	if s.sched.HintsSawRequests(s.requestVersion.Load()) {
+		return true
+	}
+	if time.Since(since) < catchUpTimeout {
+		return false
+	}
+	s.lateCatchUps++
+	klog.Info("Muster's hint writer did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes())
+	return true
 }
 
 // caughtUp waits, with the queue held, until the watcher's writes are done
