@@ -72,7 +72,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, nil
 	}
 	need := int64(spec.MinMember) - int64(counts.Placed)
-	quorum := capacity.QuorumOf(need, unplaced(members), pod, config.DefaultGPUResourceName)
+	quorum := capacity.QuorumOfShapes(need, unplaced(members), pod, pl.shapes.Of)
 	logger := klog.FromContext(ctx)
 	rooms := pl.roomsOf(nodes)
 	if packing := capacity.PackAround(logger, quorum, rooms, nil, held); !packing.Fits() {
@@ -175,7 +175,7 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	if nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List(); err == nil {
 		members := pl.members(spec.Key)
 		counts := pl.tracker.Count(spec.Key, members, "")
-		quorum := capacity.QuorumOf(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, config.DefaultGPUResourceName)
+		quorum := capacity.QuorumOfShapes(int64(spec.MinMember)-int64(counts.Placed), unplaced(members), pod, pl.shapes.Of)
 		if did := pl.makeRoom(ctx, gangstate.CycleOf(state), spec, pod, quorum, pl.roomsOf(nodes), pl.plan(ctx, nodes).Ahead(spec.Key.String())); did != "" {
 			msg += "; " + did
 		}

@@ -80,6 +80,9 @@ type Topology struct {
 	levels []topology.Level
 	gpu    v1.ResourceName
 	pods   cache.Indexer
+	// memberShapes caches waiting members' shapes: a gang's attempt and
+	// its shortfall read every unplaced member's, each time.
+	memberShapes *capacity.Shapes
 
 	mu sync.RWMutex
 	// index holds free GPUs per domain; synced records the NodeInfo
@@ -171,18 +174,19 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	pl := &Topology{
-		clock:    c,
-		handle:   h,
-		levels:   levels,
-		gpu:      v1.ResourceName(args.GPUResourceName),
-		index:    topology.NewIndex(levels),
-		synced:   map[string]int64{},
-		gangs:    map[gang.Key]*placement{},
-		claimed:  map[string]int64{},
-		shapes:   newShapeWindow(int(*args.ShapeWindow)),
-		state:    state,
-		leading:  state.Leadership(),
-		starving: map[gang.Key]heldIn{},
+		clock:        c,
+		handle:       h,
+		levels:       levels,
+		gpu:          v1.ResourceName(args.GPUResourceName),
+		memberShapes: capacity.NewShapes(v1.ResourceName(args.GPUResourceName)),
+		index:        topology.NewIndex(levels),
+		synced:       map[string]int64{},
+		gangs:        map[gang.Key]*placement{},
+		claimed:      map[string]int64{},
+		shapes:       newShapeWindow(int(*args.ShapeWindow)),
+		state:        state,
+		leading:      state.Leadership(),
+		starving:     map[gang.Key]heldIn{},
 	}
 	state.ShareDomains(pl.starvingDomain)
 	registerMetrics()

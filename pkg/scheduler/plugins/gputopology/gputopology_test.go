@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/topology"
@@ -58,16 +59,17 @@ func newTestPlugin() *Topology {
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	return &Topology{
-		clock:    clock.RealClock{},
-		levels:   levels,
-		gpu:      "nvidia.com/gpu",
-		pods:     cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
-		index:    topology.NewIndex(levels),
-		synced:   map[string]int64{},
-		gangs:    map[gang.Key]*placement{},
-		claimed:  map[string]int64{},
-		shapes:   newShapeWindow(64),
-		starving: map[gang.Key]heldIn{},
+		clock:        clock.RealClock{},
+		levels:       levels,
+		gpu:          "nvidia.com/gpu",
+		memberShapes: capacity.NewShapes("nvidia.com/gpu"),
+		pods:         cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
+		index:        topology.NewIndex(levels),
+		synced:       map[string]int64{},
+		gangs:        map[gang.Key]*placement{},
+		claimed:      map[string]int64{},
+		shapes:       newShapeWindow(64),
+		starving:     map[gang.Key]heldIn{},
 	}
 }
 

@@ -199,6 +199,7 @@ func (pl *Topology) podGone(obj any) {
 	if pod == nil {
 		return
 	}
+	pl.memberShapes.Forget(pod.UID)
 	key, _, isGang, err := gang.GroupOf(pod)
 	if err != nil {
 		return

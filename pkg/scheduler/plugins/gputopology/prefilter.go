@@ -98,7 +98,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 		if members := pl.membersOf(key); members != nil {
 			p.mixed = pl.withoutGPUs(members)
 			placedAll = placed + pl.boundWithoutGPUs(members)
-			quorum = capacity.QuorumOf(min-placedAll, pl.unplaced(members, p), pod, pl.gpu)
+			quorum = capacity.QuorumOfShapes(min-placedAll, pl.unplaced(members, p), pod, pl.memberShapes.Of)
 		}
 		// Room other gangs' choices claimed for members not reserved yet,
 		// and room the capacity plan holds for gangs ahead, is not this

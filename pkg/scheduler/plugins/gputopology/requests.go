@@ -232,7 +232,7 @@ nodes:
 		domains[domain] = append(domains[domain], room)
 	}
 	need := max(g.Min-g.Placed, 0)
-	quorum := capacity.QuorumOf(need, unplaced, pod, pl.gpu)
+	quorum := capacity.QuorumOfShapes(need, unplaced, pod, pl.memberShapes.Of)
 	// Only GPU members are asked for: members without GPUs that find no
 	// room are left to the autoscaler's ordinary scale-up (see
 	// provisioning.Options.GPUResource), so they count as room here.
