@@ -599,7 +599,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods }, Period: time.Hour})
 	verdict := func(room int64) {
 		w.Set(shortPair(k, pods[0], 2-room))
-		syncCached(t, ctx, dyn, w)
+		w.Sync(ctx)
 	}
 	booked := func() bool {
 		for _, b := range w.Bookings() {
@@ -613,7 +613,7 @@ func TestBookingHeldUntilQuorumBinds(t *testing.T) {
 	verdict(0) // short 2
 	pr := waitProvReqs(t, ctx, env, "llm", "for 2 members", oneRequestFor(2))[0]
 	setProvisioned(t, ctx, env, pr.Name, "gpu-heavy pool adding 2 nodes", "n-0", "n-1")
-	syncCached(t, ctx, dyn, w)
+	w.Sync(ctx)
 	if !booked() {
 		t.Fatal("no booking once the request is Provisioned")
 	}
@@ -656,7 +656,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second}, Now: now})
 	shortOf := func(n int64) {
 		w.Set(shortPair(k, pods()[0], n))
-		syncCached(t, ctx, dyn, w)
+		w.Sync(ctx)
 	}
 	short := func() { shortOf(2) }
 	only := func() autoscalingv1.ProvisioningRequest {
@@ -806,7 +806,9 @@ func TestRequestCountIsCapped(t *testing.T) {
 
 // podWriter is a running writer of member marks on the test's client.
 // newWriter is a ProvisioningRequest writer on env with options o, its
-// members' informer taken as synced.
+// members' informer taken as synced. Its requests' informer is not
+// started (Writer.Start): each Sync reads them from the API, so a test's
+// write is seen by the next Sync.
 func newWriter(t *testing.T, ctx context.Context, env *controlplane.Env, dyn dynamic.Interface, o provisioning.Options) *provisioning.Writer {
 	t.Helper()
 	o.Synced = func() bool { return true }
@@ -815,19 +817,6 @@ func newWriter(t *testing.T, ctx context.Context, env *controlplane.Env, dyn dyn
 		t.Fatal(err)
 	}
 	return w
-}
-
-// syncCached runs one Sync of w once the API server's watch cache holds
-// every request written so far (a consistent list returns once it does):
-// the writer reads requests from the cache, no older than what it last
-// saw (fetchLive), so a test's own write just before is seen as it would
-// be by a Sync begun after any informer saw it.
-func syncCached(t *testing.T, ctx context.Context, dyn dynamic.Interface, w *provisioning.Writer) {
-	t.Helper()
-	if _, err := dyn.Resource(autoscalingv1.Resource).List(ctx, metav1.ListOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	w.Sync(ctx)
 }
 
 func podWriter(ctx context.Context, env *controlplane.Env) *podpatch.Writer {
@@ -856,10 +845,10 @@ func TestNewLeaderAdoptsTheRequestsOfTheOld(t *testing.T) {
 	}
 	short := func(w *provisioning.Writer, n int64) {
 		w.Set(shortPair(k, pods[0], n))
-		syncCached(t, ctx, dyn, w)
+		w.Sync(ctx)
 	}
 	old, standby := writer(1), writer(2)
-	syncCached(t, ctx, dyn, standby) // a standby writes nothing and knows nothing yet
+	standby.Sync(ctx) // a standby writes nothing and knows nothing yet
 	short(old, 2)
 	first := waitProvReqs(t, ctx, env, "llm", "the old leader's request", oneRequestFor(2))[0]
 	// The old leader's replacement, written just before it died.
