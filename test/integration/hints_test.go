@@ -647,10 +647,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// The writer's backoffs run on the test's clock, which moves only when
 	// the test moves it: how long a backoff took is the writer's choice,
 	// not the machine's speed.
-	var clockMu sync.Mutex
-	clockAt := time.Now()
-	now := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return clockAt }
-	advance := func(d time.Duration) { clockMu.Lock(); defer clockMu.Unlock(); clockAt = clockAt.Add(d) }
+	now, advance := writerClock()
 	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods() },
 		Report: func(_ gang.Key, c metav1.Condition) { last = c }, Period: time.Hour,
 		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second}, Now: now})
@@ -982,10 +979,7 @@ func TestHintWriterSkipsUnchangedGangs(t *testing.T) {
 	listed, dyn := unservedPair(t, ctx, env)
 	pods := listed()
 	k := gang.Key{Namespace: ns, Name: "llm"}
-	var clockMu sync.Mutex
-	clockAt := time.Now()
-	now := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return clockAt }
-	advance := func(d time.Duration) { clockMu.Lock(); defer clockMu.Unlock(); clockAt = clockAt.Add(d) }
+	now, advance := writerClock()
 	var reports []metav1.Condition
 	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods },
 		Report: func(_ gang.Key, c metav1.Condition) { reports = append(reports, c) }, Period: time.Hour, Now: now,
@@ -1109,6 +1103,16 @@ func TestHintWriterSkipsUnchangedGangs(t *testing.T) {
 	if !reconciled() {
 		t.Fatal("not reconciled after the resync")
 	}
+}
+
+// writerClock is a clock for a writer's backoffs that moves only when the
+// test moves it (advance): how long a backoff took is the writer's choice,
+// not the machine's speed.
+func writerClock() (now func() time.Time, advance func(time.Duration)) {
+	var mu sync.Mutex
+	at := time.Now()
+	return func() time.Time { mu.Lock(); defer mu.Unlock(); return at },
+		func(d time.Duration) { mu.Lock(); defer mu.Unlock(); at = at.Add(d) }
 }
 
 // onlyRequest waits until the namespace has exactly one ProvisioningRequest and returns it.
