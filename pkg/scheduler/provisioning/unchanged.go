@@ -25,9 +25,7 @@ const unchangedResync = 5 * time.Minute
 // reconciled every sync, made each sync's cost grow with the backlog
 // (muster simulate --trace-for 24h, a gang that never fits each hour).
 type gangInputs struct {
-	// wantAt is when (in sets) the gang's verdict last changed.
-	wantAt uint64
-	state  gangState
+	state gangState
 	// request is the live request's resourceVersion as the Sync read it.
 	request string
 	// members hashes the members (membersSeed); count counts them.
@@ -43,8 +41,10 @@ type unchangedGang struct {
 	until time.Time
 }
 
-// gangState is the writer's state of one gang.
+// gangState is the writer's state of one gang; wantAt is when (in sets)
+// its verdict last changed.
 type gangState struct {
+	wantAt                  uint64
 	live                    string
 	wanted, adopted, placed bool
 	adoptedMin              int64
@@ -58,7 +58,7 @@ type gangState struct {
 
 // stateLocked is the writer's state of gang k; w.mu is held.
 func (w *Writer) stateLocked(k gang.Key) gangState {
-	s := gangState{live: w.live[k], notNow: w.notNow[k]}
+	s := gangState{wantAt: w.wantAt[k], live: w.live[k], notNow: w.notNow[k]}
 	_, s.wanted = w.want[k]
 	s.adoptedMin, s.adopted = w.adoptedMin[k]
 	_, s.placed = w.placed[k]
@@ -76,9 +76,7 @@ func (w *Writer) stateLocked(k gang.Key) gangState {
 // informer, or no autoscaler has answered it yet (that turns, in time,
 // into "none serves ProvisioningRequests here").
 func (w *Writer) inputsOf(k gang.Key, state gangState, members []*v1.Pod) (gangInputs, bool) {
-	w.mu.Lock()
-	in := gangInputs{wantAt: w.wantAt[k], state: state, count: len(members)}
-	w.mu.Unlock()
+	in := gangInputs{state: state, count: len(members)}
 	if state.live != "" {
 		f, ok := w.fetched[types.NamespacedName{Namespace: k.Namespace, Name: state.live}]
 		switch {

@@ -211,8 +211,9 @@ type Writer struct {
 	created   map[types.NamespacedName]types.UID
 	// wantAt is, per gang, the count of sets when its verdict last
 	// changed; unchanged, per gang, what its last sync that changed
-	// nothing acted on (see unchangedFor). failed says the running sync
-	// met an error. Only the Sync's goroutine uses unchanged and failed.
+	// nothing acted on (changedNothing, unchangedSince). failed says the
+	// running sync met an error. Only the Sync's goroutine uses
+	// unchanged and failed.
 	wantAt      map[gang.Key]uint64
 	unchanged   map[gang.Key]unchangedGang
 	failed      bool
@@ -312,10 +313,13 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 	if dyn != nil {
 		informer = newRequestInformer(dyn)
 	}
-	return &Writer{informer: informer, created: map[types.NamespacedName]types.UID{}, wantAt: map[gang.Key]uint64{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(), client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
+	return &Writer{client: client, dyn: dyn, marks: marks, members: o.Members, synced: o.Synced, report: o.Report, period: o.Period,
 		gpu: o.GPUResource, leading: o.Leading, bookingEnded: o.OnBookingEnd, backoff: o.Backoff, now: o.Now,
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
-		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, placed: map[gang.Key]Want{}, kick: make(chan struct{}, 1)}, nil
+		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, placed: map[gang.Key]Want{},
+		informer: informer, created: map[types.NamespacedName]types.UID{},
+		wantAt: map[gang.Key]uint64{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(),
+		kick: make(chan struct{}, 1)}, nil
 }
 
 // Set records the latest verdict on a gang.

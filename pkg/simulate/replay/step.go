@@ -348,7 +348,7 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 				seenRequest, owed, owedSince = req, true, time.Now()
 			}
 		}
-		if owed && s.hintsSaw(owedSince) {
+		if owed && s.hintsSaw(ctx, owedSince) {
 			// The sync owed starts now, not when the scheduler is
 			// quiet.
 			owed, hintSync = false, begun
@@ -555,8 +555,9 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 // changes; past it the step goes on (and says so in its progress line).
 const catchUpTimeout = 10 * time.Second
 
-// hintsSeeRequests waits, with the queue held, until watchChanges has seen
-// every ProvisioningRequest write in the storage and, when one came since
+// hintsSeeRequests waits, with the queue held, until watchChanges and
+// Muster's hint writers' informers have seen every ProvisioningRequest
+// write in the storage and, when one came since
 // the last hint sync saw them, until a hint sync begun now has ended: so
 // the scheduler decides a half step knowing what the autoscaler answered
 // in it (a request Failed because no pool can grow lets a gang preempt at
@@ -578,26 +579,23 @@ func (s *stepper) hintsSeeRequests(ctx context.Context) error {
 		}
 		return true, nil
 	}
+	// The writers' informers must have them too, for the sync below.
 	var err error
 	seen, waitErr := until(func() bool {
 		var written bool
 		written, err = s.env.WrittenSince(ctx, s.requestVersion.Load(), controlplane.StoredProvisioningRequests)
-		return err == nil && !written
+		return err == nil && !written && s.sched.HintsSawRequests(s.requestVersion.Load())
 	})
 	if waitErr != nil {
 		return waitErr
 	}
 	if !seen {
 		s.lateCatchUps++
-		klog.FromContext(ctx).Info("The replay did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes(), "err", err)
+		klog.FromContext(ctx).Info("The replay or Muster's hint writer did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes(), "err", err)
 	}
 	req := s.lastRequestChange.Load()
 	if req == s.requestsSynced {
 		return nil
-	}
-	since := time.Now()
-	if _, waitErr := until(func() bool { return s.hintsSaw(since) }); waitErr != nil {
-		return waitErr
 	}
 	begun, _, _ := s.sched.HintSyncs()
 	s.sched.KickHints()
@@ -616,7 +614,7 @@ func (s *stepper) hintsSeeRequests(ctx context.Context) error {
 // ProvisioningRequest change watchChanges saw, so that a sync kicked now
 // reads them; past catchUpTimeout since it was first asked (since), it
 // goes on, counted as a late catch-up.
-func (s *stepper) hintsSaw(since time.Time) bool {
+func (s *stepper) hintsSaw(ctx context.Context, since time.Time) bool {
 	if s.sched.HintsSawRequests(s.requestVersion.Load()) {
 		return true
 	}
@@ -624,7 +622,7 @@ func (s *stepper) hintsSaw(since time.Time) bool {
 		return false
 	}
 	s.lateCatchUps++
-	klog.Info("Muster's hint writer did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes())
+	klog.FromContext(ctx).Info("Muster's hint writer did not see the step's ProvisioningRequests in time; going on", "minute", s.clk.Since(s.start).Minutes())
 	return true
 }
 
