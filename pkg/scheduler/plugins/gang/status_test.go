@@ -4,6 +4,7 @@ package gang
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,81 @@ func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
 	pl.status.invalid(gang.Key{Namespace: "ns", Name: "bad"}, bad, notANumber)
 	if got := told(); len(got) != 0 {
 		t.Fatalf("told again %q", got)
+	}
+}
+
+// A gang's events mark changes of its reason, not of its counts: a gang
+// waiting for room whose message moves with the cluster (the room it has,
+// the members it is short) records one Unschedulable event, and one
+// capacity event per reason the hint writer reports, while the status keeps
+// the latest message. A new reason is recorded again.
+func TestGangEventsMarkChangesOfReason(t *testing.T) {
+	rec := events.NewFakeRecorder(100)
+	fw, err := frameworkruntime.NewFramework(t.Context(), nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithEventRecorder(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	addGang(t, pods, "llm", 3)
+	k := gang.Key{Namespace: "ns", Name: "llm"}
+	leading := &gangstate.Leadership{}
+	leading.Scheduling()
+	pl := &Gang{handle: fw, clock: clk, leading: leading, tracker: gang.NewTracker(clk.Now), pods: pods}
+	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), time.Second) // never run: synced by hand
+	st := &gangstate.State{}
+	st.ShareStatus(pl.status)
+	told := func() []string {
+		var out []string
+		for {
+			select {
+			case e := <-rec.Events:
+				out = append(out, e)
+			default:
+				return out
+			}
+		}
+	}
+	fail := func(msg string) {
+		pl.tracker.Fail(k, msg, 0, pl.tracker.Attempt(k))
+		pl.status.sync(t.Context(), k)
+	}
+	report := func(reason, msg string) {
+		st.ReportCondition(k, metav1.Condition{Type: "CapacityRequested", Status: metav1.ConditionFalse, Reason: reason, Message: msg})
+		pl.status.sync(t.Context(), k)
+	}
+	count := func(got []string, reason string) int {
+		n := 0
+		for _, e := range got {
+			if strings.Contains(e, " "+reason+" ") {
+				n++
+			}
+		}
+		return n
+	}
+
+	fail("gang ns/llm needs 3 more members placed at once; the cluster has room for 1")
+	report("CapacityRequested", "short 2 pods; asked (ProvisioningRequest r-1)")
+	if got := told(); count(got, gang.ReasonUnschedulable) != 1 || count(got, "CapacityRequested") != 1 {
+		t.Fatalf("a gang's first failure and request told %q, want one %s and one CapacityRequested event", got, gang.ReasonUnschedulable)
+	}
+	for i := 2; i <= 4; i++ {
+		fail(fmt.Sprintf("gang ns/llm needs 3 more members placed at once; the cluster has room for %d", i%3))
+		report("CapacityRequested", fmt.Sprintf("short %d pods; asked (ProvisioningRequest r-%d)", i, i))
+	}
+	if got := told(); len(got) != 0 {
+		t.Fatalf("failures and requests whose counts alone changed told %q, want nothing", got)
+	}
+	pl.status.mu.Lock()
+	last := pl.status.last[k]
+	pl.status.mu.Unlock()
+	if !strings.Contains(last.sum.Message, "room for 1") {
+		t.Errorf("the status keeps %q, want the latest message (room for 1)", last.sum.Message)
+	}
+	report("CapacityRequestRetrying", "r-4 failed; a new request follows")
+	report("CapacityRequested", "short 2 pods; asked (ProvisioningRequest r-5)")
+	if got := told(); count(got, "CapacityRequestRetrying") != 1 || count(got, "CapacityRequested") != 1 {
+		t.Fatalf("a failed request and its replacement told %q, want one event each", got)
 	}
 }

@@ -122,8 +122,12 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		since = metav1.Now()
 	}
 	w.last[k] = written{sum: sum, obs: obs, since: since, extra: extraSig}
+	// Events mark changes of reason. The status keeps the latest message;
+	// a gang waiting for room or nodes would otherwise record an event
+	// each time its counts moved (the room it has, the members it is
+	// short), on every attempt while the cluster churns.
 	for _, c := range extra {
-		if had && strings.Contains(prev.extra, "\x00"+c.Type+"\x01"+c.Reason+"\x01"+c.Message+"\x01") {
+		if had && strings.Contains(prev.extra, "\x00"+c.Type+"\x01"+c.Reason+"\x01") {
 			continue
 		}
 		if c.Type == gang.ConditionDisrupted || c.Type == gang.ConditionPreempting {
@@ -132,7 +136,7 @@ func (w *statusWriter) sync(ctx context.Context, k gang.Key) {
 		w.h.EventRecorder().Eventf(pg, nil, v1.EventTypeNormal, c.Reason, "Autoscaling", "%s", c.Message)
 	}
 
-	if !had || prev.sum.Reason != sum.Reason || prev.sum.Message != sum.Message {
+	if !had || prev.sum.Reason != sum.Reason {
 		kind := v1.EventTypeNormal
 		switch sum.Reason {
 		case gang.ReasonInvalidSpec, gang.ReasonUnschedulable, gang.ReasonMembersLost:
