@@ -38,9 +38,11 @@ import (
 // Otherwise only a live request's consumers count: members that consume a
 // name no request has (muster-<gang>-held: a launcher waiting for its
 // workers' nodes, a gang new nodes would not help, a request being
-// replaced) and consumers of a Failed request (no pool can hold the gang)
-// hold nothing, so no node idles for a gang the scheduler does not expect
-// to run.
+// replaced after its booking ended; or a deleted request's name) and
+// consumers of a Failed request (no pool can hold the gang, or none can
+// add the nodes now: the scheduler leaves its members consuming it until
+// the replacement) hold nothing, so no node idles for a gang the scheduler
+// does not expect to run.
 type GangRoom struct {
 	client *Client
 	sim    *scheduling.HintingSimulator

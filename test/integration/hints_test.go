@@ -648,9 +648,13 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// the test moves it: how long a backoff took is the writer's choice,
 	// not the machine's speed.
 	now, advance := writerClock()
-	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods() },
-		Report: func(_ gang.Key, c metav1.Condition) { last = c }, Period: time.Hour,
+	marks := podWriter(ctx, env)
+	w, err := provisioning.NewWriter(env.Client, dyn, marks, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods() },
+		Synced: func() bool { return true }, Report: func(_ gang.Key, c metav1.Condition) { last = c }, Period: time.Hour,
 		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	shortOf := func(n int64) {
 		w.Set(shortPair(k, pods()[0], n))
 		w.Sync(ctx)
@@ -683,17 +687,27 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	}
 	var retryingMessage string
 	// retried runs the writer until the request ended for why is replaced,
-	// checking what holds meanwhile; it returns the replacement and how
-	// long the backoff took.
-	retried := func(ended, why string) (autoscalingv1.ProvisioningRequest, time.Duration) {
+	// checking what holds meanwhile (the members consume held until the
+	// replacement: the ended request itself when it failed or is gone,
+	// the hold name when its booking expired, since Muster's autoscaler
+	// still counts room for that request's consumers); it returns the
+	// replacement and how long the backoff took.
+	retried := func(ended, why, held string) (autoscalingv1.ProvisioningRequest, time.Duration) {
 		t.Helper()
 		start := now()
+		written := marks.Writes()
 		short()
 		if last.Reason != provisioning.ReasonRetrying || !strings.Contains(last.Message, why) {
 			t.Fatalf("after %s %s: condition %s %q, want %s mentioning %q", ended, why, last.Reason, last.Message, provisioning.ReasonRetrying, why)
 		}
 		retryingMessage = last.Message
-		consumes(provisioning.HoldName(k))
+		for marks.Unwritten() > 0 {
+			time.Sleep(10 * time.Millisecond) // bounded by the test's timeout
+		}
+		if held == ended && marks.Writes() != written {
+			t.Errorf("the members of a gang whose request %s %s were marked again (%d writes), want them left consuming it", ended, why, marks.Writes()-written)
+		}
+		consumes(held)
 		for {
 			short()
 			prs := provReqs(t, ctx, env)
@@ -729,7 +743,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	if err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).Delete(ctx, r0.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r1, _ := retried(r0.Name, "was deleted")
+	r1, _ := retried(r0.Name, "was deleted", r0.Name)
 	if r1.Name == r0.Name {
 		t.Fatalf("replacement kept the name %s", r0.Name)
 	}
@@ -744,7 +758,8 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	if prs := provReqs(t, ctx, env); len(prs) != 1 {
 		t.Fatalf("a new request came at once for a changed shortfall after a failure: %v", prs)
 	}
-	r2, took := retried(r1.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
+
+	r2, took := retried(r1.Name, "failed: gpu-heavy: 8 nodes at max hold 8", r1.Name)
 	if took < 4*time.Second {
 		t.Errorf("a request no pool could ever hold replaced after %s, want the ceiling of 4s", took)
 	}
@@ -752,7 +767,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// never-fits ceiling of 8s (read from the condition's due time).
 	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: provisioning.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
 	noticed := now()
-	r2, _ = retried(r2.Name, "failed: gpu-heavy: 8 nodes at max hold 8")
+	r2, _ = retried(r2.Name, "failed: gpu-heavy: 8 nodes at max hold 8", r2.Name)
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait < 7*time.Second {
 		t.Errorf("a request no pool could hold, failed so twice, due for replacement %s after its end, want the never-fits ceiling of 8s", wait.Round(time.Second))
 	}
@@ -765,7 +780,7 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	short()
 	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.BookingExpired, Status: metav1.ConditionTrue, Reason: "CapacityReservationTimeExpired", Message: "released"})
 	noticed = now()
-	retried(r2.Name, "ended its booking")
+	retried(r2.Name, "ended its booking", provisioning.HoldName(k))
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait >= 3*time.Second {
 		t.Errorf("replacement after a served request due %s after its end, want the first backoff of 1s", wait.Round(time.Second))
 	}

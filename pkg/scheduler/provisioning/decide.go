@@ -315,6 +315,15 @@ type requestPlan struct {
 	// Wait: the live request ended (Why) and its replacement is not due
 	// yet (Replacement.due); members are held until then.
 	Wait bool
+	// KeepMarks: while it waits, the members keep consuming the ended
+	// request, which holds them as HoldName would: it failed or is gone,
+	// and no autoscaler provisions for such a request or counts room for
+	// its consumers. A gang retried with backoff (one no pool can ever
+	// hold, every hour) then costs one mark per member and retry, not two.
+	// A request whose booking expired or whose capacity was revoked is
+	// live to Muster's autoscaler, which counts room for its consumers:
+	// its members are marked held.
+	KeepMarks bool
 	// Replacing: the live request ended (Why) and Name replaces it now.
 	Replacing bool
 	Why       string
@@ -354,6 +363,7 @@ func planRequest(base, live string, v requestView, shortMembers int64, r replace
 	plan.Why, plan.Outcome, plan.Noticed = why, outcome, noticed
 	if !due {
 		plan.Name, plan.Wait = live, true
+		plan.KeepMarks = outcome == OutcomeFailed || outcome == OutcomeDeleted
 		return plan, r
 	}
 	plan.Name, plan.Replacing = generationName(base, r.gen), true

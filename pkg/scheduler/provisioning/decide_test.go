@@ -170,6 +170,8 @@ func TestPlanRequest(t *testing.T) {
 	}
 	accepted := requestView{Pods: 2, Conds: conds(cond(autoscalingv1.Accepted, metav1.ConditionTrue, "", ""))}
 	failed := requestView{Pods: 2, Conds: conds(cond(autoscalingv1.Failed, metav1.ConditionTrue, "Quota", "no quota"))}
+	expired := requestView{Pods: 2, Conds: conds(cond(autoscalingv1.Provisioned, metav1.ConditionTrue, "", ""),
+		cond(autoscalingv1.BookingExpired, metav1.ConditionTrue, "CapacityReservationTimeExpired", "released"))}
 	for _, tc := range []struct {
 		name       string
 		base, live string
@@ -192,16 +194,19 @@ func TestPlanRequest(t *testing.T) {
 		{name: "served: the backoff starts afresh", base: "g-2-r1", live: "g-2-r1", v: provisioned(2), short: 2,
 			r:    replacement{gen: 1, wait: 2 * time.Second},
 			want: requestPlan{Name: "g-2-r1"}, wantR: replacement{gen: 1}},
-		{name: "failed: wait, members held", base: "g-2", live: "g-2", v: failed, short: 2,
-			want:  requestPlan{Name: "g-2", Wait: true, Why: "failed: no quota", Noticed: true, Outcome: OutcomeFailed},
+		{name: "failed: wait, members held on the failed request", base: "g-2", live: "g-2", v: failed, short: 2,
+			want:  requestPlan{Name: "g-2", Wait: true, KeepMarks: true, Why: "failed: no quota", Noticed: true, Outcome: OutcomeFailed},
 			wantR: replacement{wait: time.Second, due: now.Add(time.Second), why: "failed: no quota", failed: true}},
 		{name: "failed, backoff passed: replaced under the next generation", base: "g-2", live: "g-2", v: failed, short: 2,
 			r:     replacement{wait: time.Second, due: now, why: "failed: no quota", failed: true},
 			want:  requestPlan{Name: "g-2-r1", Replacing: true, Why: "failed: no quota", Outcome: OutcomeFailed},
 			wantR: replacement{gen: 1, wait: 2 * time.Second, why: "failed: no quota", failed: true}},
 		{name: "deleted while the shortfall changed: still waits", base: "g-1", live: "g-2", v: requestView{Err: notFound}, short: 1,
-			want:  requestPlan{Name: "g-2", Wait: true, Why: "was deleted", Noticed: true, Outcome: OutcomeDeleted},
+			want:  requestPlan{Name: "g-2", Wait: true, KeepMarks: true, Why: "was deleted", Noticed: true, Outcome: OutcomeDeleted},
 			wantR: replacement{wait: time.Second, due: now.Add(time.Second), why: "was deleted"}},
+		{name: "booking expired: wait, members held under the hold name", base: "g-2", live: "g-2", v: expired, short: 2,
+			want:  requestPlan{Name: "g-2", Wait: true, Why: "ended its booking: released", Noticed: true, Outcome: OutcomeExpired},
+			wantR: replacement{wait: time.Second, due: now.Add(time.Second), why: "ended its booking: released"}},
 		{name: "unreadable: kept as it is", base: "g-2", live: "g-2", v: requestView{Err: errors.New("timeout")}, short: 2,
 			want: requestPlan{Name: "g-2"}},
 	} {

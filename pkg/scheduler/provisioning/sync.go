@@ -250,10 +250,14 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 		requestOutcomes.WithLabelValues(plan.Outcome).Inc()
 	}
 	if plan.Wait {
-		// Until the replacement is due the members consume no request:
-		// held out of the autoscaler's one-by-one scale-up, as the
-		// request had them.
-		w.annotate(members, HoldName(k))
+		// Until the replacement is due the members consume no request
+		// that brings nodes: held out of the autoscaler's one-by-one
+		// scale-up, as the request had them.
+		hold := HoldName(k)
+		if plan.KeepMarks {
+			hold = live
+		}
+		w.annotate(members, hold)
 		w.report(k, metav1.Condition{Type: ConditionCapacity, Status: metav1.ConditionFalse, Reason: ReasonRetrying,
 			Message: fmt.Sprintf("short %s; ProvisioningRequest %s %s; a new request follows at %s", want.short(), live, plan.Why, next.due.Format(time.RFC3339))})
 		return
