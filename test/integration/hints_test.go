@@ -754,14 +754,23 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	// meanwhile (room freed): a failure is not retried sooner under
 	// another name.
 	setProvReqCondition(t, ctx, env, r1.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: provisioning.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
+	if _, _, never := w.NeverFits(k); never {
+		t.Error("a gang whose deleted request was replaced is taken as one no pool can hold")
+	}
 	shortOf(1)
 	if prs := provReqs(t, ctx, env); len(prs) != 1 {
 		t.Fatalf("a new request came at once for a changed shortfall after a failure: %v", prs)
 	}
-
+	// Until its replacement is due MusterGang may park the gang's lead.
+	if why, due, never := w.NeverFits(k); !never || !strings.Contains(why, "8 nodes at max hold 8") || !due.After(now()) {
+		t.Errorf("NeverFits after a request failed so: %q due %v, %t; want the autoscaler's answer, due later", why, due, never)
+	}
 	r2, took := retried(r1.Name, "failed: gpu-heavy: 8 nodes at max hold 8", r1.Name)
 	if took < 4*time.Second {
 		t.Errorf("a request no pool could ever hold replaced after %s, want the ceiling of 4s", took)
+	}
+	if _, _, never := w.NeverFits(k); never {
+		t.Error("a gang whose request no pool could hold was replaced: still taken as one no pool can hold")
 	}
 	// Failed so again: the backoff doubles past the ceiling, up to the
 	// never-fits ceiling of 8s (read from the condition's due time).

@@ -16,6 +16,7 @@ package gangstate
 import (
 	"context"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -137,6 +138,8 @@ type State struct {
 	domain    func(gang.Key) (func(*v1.Node) bool, bool)
 	booked    func() map[string]gang.Key
 	nodesMay  func(gang.Key) (bool, string)
+	never     func(gang.Key) (string, time.Time, bool)
+	beyond    func(gang.Key) bool
 	roomFreed fwk.QueueingHintFn
 	status    StatusWriter
 	requests  RequestWriter
@@ -275,6 +278,52 @@ func (s *State) NodesMayCome(k gang.Key) (may bool, why string, known bool) {
 	}
 	may, why = f(k)
 	return may, why, true
+}
+
+// ShareNeverFits makes never, the ProvisioningRequest writer's answer to
+// "did the autoscaler find that no pool can ever hold this gang, and is its
+// next request not due yet" (provisioning.Writer.NeverFits), what
+// MusterGang parks a gang's lead on.
+func (s *State) ShareNeverFits(never func(gang.Key) (string, time.Time, bool)) {
+	s.mu.Lock()
+	s.never = never
+	s.mu.Unlock()
+}
+
+// NeverFits says whether the autoscaler found that no pool can hold gang
+// k, and its next request is not due yet: why, and when it is due.
+func (s *State) NeverFits(k gang.Key) (why string, due time.Time, never bool) {
+	if s == nil {
+		return "", time.Time{}, false
+	}
+	s.mu.RLock()
+	f := s.never
+	s.mu.RUnlock()
+	if f == nil {
+		return "", time.Time{}, false
+	}
+	return f(k)
+}
+
+// ShareBeyondDomains makes beyond, MusterTopology's answer to "does no
+// domain of this gang's required level hold its GPU members, its nodes
+// empty", part of MusterGang's test of a gang larger than the cluster.
+func (s *State) ShareBeyondDomains(beyond func(gang.Key) bool) {
+	s.mu.Lock()
+	s.beyond = beyond
+	s.mu.Unlock()
+}
+
+// BeyondDomains says whether MusterTopology's last look at gang k found no
+// domain of its required level that holds its GPU members, its nodes empty.
+func (s *State) BeyondDomains(k gang.Key) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	f := s.beyond
+	s.mu.RUnlock()
+	return f != nil && f(k)
 }
 
 // ShareRoomFreed makes hint, MusterGang's queueing hint for a gang member

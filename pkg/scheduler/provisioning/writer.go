@@ -346,6 +346,20 @@ func (w *Writer) NodesMayCome(k gang.Key) (bool, string) {
 	return nodesMayCome(want, w.replaced[k], w.notNow[k])
 }
 
+// NeverFits says whether gang k's last request failed because no node pool
+// could ever hold the gang and its replacement is not due yet: until then
+// no node is asked for it. why is the autoscaler's answer, due when the
+// replacement is.
+func (w *Writer) NeverFits(k gang.Key) (why string, due time.Time, never bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.replaced[k]
+	if r == nil || !r.never || r.due.IsZero() || !w.now().Before(r.due) {
+		return "", time.Time{}, false
+	}
+	return r.why, r.due, true
+}
+
 // Syncs counts the Syncs begun as leader, and says which of them was the
 // last to end: a caller that wants the writer to have seen the API as it is
 // now waits for done to pass the begun it read. booked is how many gangs

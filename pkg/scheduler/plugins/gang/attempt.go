@@ -40,6 +40,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("%s (retrying in %s)", reason, left.Round(time.Second)))
 	}
 	cs.Attempt = pl.tracker.Attempt(spec.Key)
+	pl.nodeCame.Delete(spec.Key) // this attempt looks again (parked)
 	counts := pl.tracker.Count(spec.Key, members, pod.UID)
 	// A member is above min once the quorum is placed or holds its
 	// reservations.

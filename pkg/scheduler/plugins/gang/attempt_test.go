@@ -493,3 +493,131 @@ func addMember(t *testing.T, pods cache.Indexer, g string, i int, min string, re
 	}
 	return p
 }
+
+// A gang larger than the cluster, which the autoscaler found no node pool
+// can hold, is parked: its lead waits at the gate, saying why, until a node
+// comes that could hold one of its members (the next attempt looks again)
+// or its next request is due. Pods leaving are QueueSkip for it meanwhile.
+// A gang that fits the empty cluster is never parked, and one that fits it
+// but no domain of its required level (MusterTopology's answer) is.
+// Mixed shapes: moe is three 8-GPU workers and an 8-CPU launcher, ring two
+// 8-GPU workers, on two 8-GPU nodes, one running a pod.
+func TestGangNoPoolCanHoldIsParked(t *testing.T) {
+	ctx := t.Context()
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
+	moe := addMember(t, pods, "moe", 0, "4", gpus)
+	for i := 1; i < 3; i++ {
+		addMember(t, pods, "moe", i, "4", gpus)
+	}
+	addMember(t, pods, "moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
+	ring := addMember(t, pods, "ring", 0, "2", gpus)
+	addMember(t, pods, "ring", 1, "2", gpus)
+	pl, clk := attemptPlugin(t, pods)
+	pl.state = &gangstate.State{}
+	never, due := false, clk.Now().Add(time.Hour)
+	const answer = "failed: no node pool can hold 3 pods even at its max size"
+	pl.state.ShareNeverFits(func(gang.Key) (string, time.Time, bool) {
+		if !never || !clk.Now().Before(due) {
+			return "", time.Time{}, false
+		}
+		return answer, due, true
+	})
+	ringBeyond := false
+	pl.state.ShareBeyondDomains(func(k gang.Key) bool { return k.Name == "ring" && ringBeyond })
+
+	running := st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
+	busy := planNode("gpu-0")
+	busy.AddPod(running)
+	two := []fwk.NodeInfo{busy, planNode("gpu-1")}
+	attempt := func(lead *v1.Pod) {
+		t.Helper()
+		clk.StepTo(clk.Now().Add(10 * time.Second)) // past the last attempt's backoff
+		if _, st := pl.PreFilter(ctx, framework.NewCycleState(), lead, two); st.Code() != fwk.Unschedulable {
+			t.Fatalf("%s: %v %q, want Unschedulable", lead.Name, st.Code(), st.Message())
+		}
+	}
+	gate := func(lead *v1.Pod) string {
+		t.Helper()
+		st := pl.PreEnqueue(ctx, lead)
+		if st.IsSuccess() {
+			return ""
+		}
+		if st.Code() != fwk.UnschedulableAndUnresolvable {
+			t.Fatalf("%s at the gate: %v %q", lead.Name, st.Code(), st.Message())
+		}
+		return st.Message()
+	}
+	hint := func(lead *v1.Pod, oldObj, newObj any) fwk.QueueingHint {
+		t.Helper()
+		h, err := pl.roomFreed(klog.Background(), lead, oldObj, newObj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	small := st.MakeNode().Name("t4-0").Capacity(map[v1.ResourceName]string{
+		v1.ResourceCPU: "4", v1.ResourceMemory: "28Gi", v1.ResourcePods: "110", "nvidia.com/gpu": "1"}).Obj()
+
+	attempt(moe)
+	attempt(ring)
+	if msg := gate(moe); msg != "" {
+		t.Fatalf("moe, beyond the cluster, before the autoscaler answered: parked (%q), want it through", msg)
+	}
+	never = true
+	msg := gate(moe)
+	if !strings.Contains(msg, "waits for a node that could hold one of its members") || !strings.Contains(msg, answer) {
+		t.Fatalf("moe, beyond the cluster, no pool can hold it: gate says %q, want it parked with the autoscaler's answer", msg)
+	}
+	if msg := gate(ring); msg != "" {
+		t.Errorf("ring fits the empty cluster: parked (%q), want it through", msg)
+	}
+	if h := hint(moe, running, nil); h != fwk.QueueSkip {
+		t.Errorf("a pod left: parked moe's hint %v, want QueueSkip", h)
+	}
+	if h := hint(moe, nil, small); h != fwk.QueueSkip {
+		t.Errorf("a node that holds no member of moe came: hint %v, want QueueSkip", h)
+	}
+	if h := hint(moe, nil, planNode("gpu-2").Node()); h != fwk.Queue {
+		t.Errorf("an 8-GPU node came: parked moe's hint %v, want Queue", h)
+	}
+	if msg := gate(moe); msg != "" {
+		t.Errorf("after an 8-GPU node came: moe parked (%q), want its lead through to look again", msg)
+	}
+	attempt(moe) // the node went again: still beyond the cluster
+	if msg := gate(moe); msg == "" {
+		t.Error("moe's attempt after the node found it beyond the cluster again: not parked")
+	}
+
+	// ring fits the empty cluster, but no domain of its required level
+	// (MusterTopology's answer): parked too.
+	ringBeyond = true
+	if msg := gate(ring); msg == "" {
+		t.Error("ring, which no domain holds, no pool can hold it: not parked")
+	}
+	if h := hint(ring, running, nil); h != fwk.QueueSkip {
+		t.Errorf("a pod left: parked ring's hint %v, want QueueSkip", h)
+	}
+	if h := hint(ring, nil, small); h != fwk.QueueSkip {
+		t.Errorf("a node that holds no member of ring came: hint %v, want QueueSkip", h)
+	}
+	if h := hint(ring, nil, planNode("gpu-3").Node()); h != fwk.Queue {
+		t.Errorf("an 8-GPU node came: parked ring's hint %v, want Queue", h)
+	}
+	if msg := gate(ring); msg != "" {
+		t.Errorf("after an 8-GPU node came: ring parked (%q), want its lead through to look again", msg)
+	}
+	attempt(ring) // MusterTopology's next look may name a domain; here it does not
+	if msg := gate(ring); msg == "" {
+		t.Error("ring's attempt after the node: not parked again")
+	}
+
+	// Its next request due: through, to be tried and its request written.
+	clk.StepTo(due)
+	if msg := gate(moe); msg != "" {
+		t.Errorf("moe's next request is due: still parked (%q)", msg)
+	}
+	if h := hint(moe, running, nil); h != fwk.Queue {
+		t.Errorf("moe's next request is due, a pod left: hint %v, want Queue", h)
+	}
+}

@@ -137,6 +137,11 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if gone, isPod := podFrom(oldObj); isPod && pl.ownReservation(key, gone) {
 		return fwk.QueueSkip, nil
 	}
+	// A pod leaving makes no room a parked gang could use (it is larger
+	// than the cluster), and its next request waits out its backoff.
+	if _, isPod := podFrom(oldObj); isPod && pl.parked(key) != "" {
+		return fwk.QueueSkip, nil
+	}
 	// The gang's backoff ends on every ask, not once per delivery: the
 	// queue asks again for a member that was in flight when the event came,
 	// after its attempt failed and backed off, and that failure ran on the
@@ -159,12 +164,15 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// CPU and small-GPU pools scale all day, every such node tried each
 	// gang waiting for 8-GPU nodes beyond the pools' max. A node that could
 	// hold one tries it again, and its attempt says afresh.
+	// The same holds for a gang no domain of its required level could hold.
+	// A node that could hold one unparks a parked gang's lead (parked).
 	if n, isNode := newObj.(*v1.Node); isNode {
-		if _, beyond := pl.beyondCluster.Load(key); beyond {
+		if _, beyond := pl.beyondCluster.Load(key); beyond || pl.state.BeyondDomains(key) {
 			if !pl.couldHoldAMember(n, key) {
 				return fwk.QueueSkip, nil
 			}
 			pl.beyondCluster.Delete(key)
+			pl.nodeCame.Store(key, struct{}{})
 		}
 	}
 	// The queue asks once per waiting member, and MusterTopology asks

@@ -50,6 +50,10 @@ type Gang struct {
 	// larger than the cluster's nodes were they empty: a node that could
 	// hold none of their members changes nothing for them (roomFreed).
 	beyondCluster sync.Map // gang.Key -> struct{}
+	// nodeCame holds the gangs larger than the cluster for which a node
+	// came that could hold a member since their last attempt: their lead
+	// is not parked (parked) until an attempt has looked again.
+	nodeCame sync.Map // gang.Key -> struct{}
 	// leads memoizes the attempt lead of each gang for the cluster event
 	// being hinted (events.go).
 	leads leadMemo

@@ -66,6 +66,10 @@ func (pl *Gang) admit(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, held boo
 			}
 			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name)), true
 		}
+		if msg := pl.parkedLead(spec, counts, pod); msg != "" {
+			pl.status.gated(spec.Key, pod, msg)
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), false
+		}
 		pl.status.admitted(pod)
 		return nil, false
 	}
@@ -110,6 +114,40 @@ func heldBy(spec gang.Spec, counts gang.Counts, members []*v1.Pod, pod *v1.Pod) 
 		return nil
 	}
 	return lead
+}
+
+// parkedLead says why pod, the lead of its gang's attempts, waits at the
+// gate ("" when it may go on): its gang is parked.
+func (pl *Gang) parkedLead(spec gang.Spec, counts gang.Counts, pod *v1.Pod) string {
+	if spec.QuorumPlaced(counts) || counts.Waiting > 0 || pod.Spec.NodeName != "" {
+		return ""
+	}
+	return pl.parked(spec.Key)
+}
+
+// parked says why gang k's lead waits at the gate ("" when it does not):
+// its quorum does not fit the cluster's nodes were they empty (nor, for a
+// gang that requires a domain, any domain's nodes), and the autoscaler
+// found that no node pool can hold it, its next request not due yet. Only
+// a node that could hold a member (roomFreed), or that request, can change
+// that: each attempt meanwhile (the queue's flush of unschedulable pods
+// every five minutes, each pod that leaves) would fail the same, and write
+// the lead's condition and a FailedScheduling event again. Parked, it costs
+// a PreEnqueue per flush. Its next request is written from the shortfall
+// its last attempt found: no pool can hold the gang whatever that is.
+func (pl *Gang) parked(k gang.Key) string {
+	why, due, never := pl.state.NeverFits(k)
+	if !never {
+		return ""
+	}
+	if _, came := pl.nodeCame.Load(k); came {
+		return ""
+	}
+	if _, beyond := pl.beyondCluster.Load(k); !beyond && !pl.state.BeyondDomains(k) {
+		return ""
+	}
+	return fmt.Sprintf("gang %s waits for a node that could hold one of its members, or its next ProvisioningRequest at %s: its quorum does not fit the cluster's nodes were they empty, and its last request %s",
+		k, due.UTC().Format(time.RFC3339), why)
 }
 
 // Less orders the queue by priority, then gang age, keeping a gang's members together.

@@ -444,6 +444,7 @@ func (pl *Gang) forgetGang(k gang.Key) {
 	pl.quorate.Delete(k)
 	pl.roomShort.Delete(k)
 	pl.beyondCluster.Delete(k)
+	pl.nodeCame.Delete(k)
 	pl.passedOver.Delete(k)
 }
 
@@ -472,6 +473,7 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["activating-gangs"] = pl.tracker.WakesArmed()
 	out["room-short-gangs"] = count(&pl.roomShort)
 	out["beyond-cluster-gangs"] = count(&pl.beyondCluster)
+	out["node-came-gangs"] = count(&pl.nodeCame)
 	out["passed-over-gangs"] = count(&pl.passedOver)
 	out["gated-pods"] = count(&pl.gatedPods)
 	out["held-pods"] = count(&pl.heldPods)

@@ -114,6 +114,12 @@ type Topology struct {
 	// room (holdDomain names afresh) or the gang's end (forgetHinted) drops
 	// it. The plan asks only for gangs whose quorum is not placed.
 	starving map[gang.Key]heldIn
+	// beyond holds the gangs whose last look (holdDomain) found no domain
+	// of their required level, nor the cluster, that holds their GPU
+	// members with every node empty; MusterGang reads it
+	// (ShareBeyondDomains) to park such a gang's lead while no pool can
+	// grow to hold it. A domain chosen, or the gang's end, drops it.
+	beyond map[gang.Key]bool
 	// arrivals, on a trace clock only, is when each pod and node was
 	// first seen (nil: Score reads the creation stamps).
 	arrivals *arrivals
@@ -187,8 +193,10 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 		state:        state,
 		leading:      state.Leadership(),
 		starving:     map[gang.Key]heldIn{},
+		beyond:       map[gang.Key]bool{},
 	}
 	state.ShareDomains(pl.starvingDomain)
+	state.ShareBeyondDomains(pl.beyondDomains)
 	registerMetrics()
 	podInformer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	if err := gangstate.EnsureGangIndex(podInformer); err != nil {

@@ -70,6 +70,7 @@ func newTestPlugin() *Topology {
 		claimed:      map[string]int64{},
 		shapes:       newShapeWindow(64),
 		starving:     map[gang.Key]heldIn{},
+		beyond:       map[gang.Key]bool{},
 	}
 }
 

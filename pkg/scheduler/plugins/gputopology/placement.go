@@ -153,7 +153,7 @@ func (pl *Topology) boundWithoutGPUs(members []*v1.Pod) int64 {
 // muster_scheduler_state_entries gauge.
 func (pl *Topology) stateEntries() map[string]int {
 	pl.mu.RLock()
-	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving), "claimed-nodes": len(pl.claimed)}
+	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving), "beyond-domain-gangs": len(pl.beyond), "claimed-nodes": len(pl.claimed)}
 	pl.mu.RUnlock()
 	if pl.requests != nil {
 		for k, v := range pl.requests.StateEntries() {
@@ -175,6 +175,7 @@ func (pl *Topology) forgetHinted(k gang.Key) {
 	if !pl.hasMembers(k) {
 		delete(pl.hinted, k)
 		delete(pl.starving, k)
+		delete(pl.beyond, k)
 	}
 }
 

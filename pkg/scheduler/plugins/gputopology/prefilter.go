@@ -120,6 +120,7 @@ func (pl *Topology) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1
 			pl.holdDomain(klog.FromContext(ctx), key, req, quorum, nodes)
 			return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s %s", displayKey(key), why))
 		}
+		delete(pl.beyond, key)
 		domainDecisions.WithLabelValues("chosen", topology.LevelName(pl.levels, choice.Level)).Inc()
 		p.choice, p.decided = choice, true
 		s.domain = pl.choiceLabel(choice)
@@ -272,6 +273,7 @@ func (pl *Topology) choose(logger klog.Logger, p *placement, req topology.Reques
 // gets none: new nodes, not held room, serve it. pl.mu must be held.
 func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Request, quorum capacity.Quorum, nodes []fwk.NodeInfo) {
 	delete(pl.starving, key)
+	delete(pl.beyond, key)
 	if req.Required >= len(pl.levels) || strings.HasPrefix(key.Name, "pod:") {
 		return
 	}
@@ -311,6 +313,17 @@ func (pl *Topology) holdDomain(logger klog.Logger, key gang.Key, req topology.Re
 			return
 		}
 	}
+	if pl.hasMembers(key) {
+		pl.beyond[key] = true
+	}
+}
+
+// beyondDomains is what ShareBeyondDomains hands MusterGang: whether the
+// last look at gang k found no domain that holds it, its nodes empty.
+func (pl *Topology) beyondDomains(k gang.Key) bool {
+	pl.mu.RLock()
+	defer pl.mu.RUnlock()
+	return pl.beyond[k]
 }
 
 // starvingDomain is what ShareDomains hands MusterGang: the nodes room may

@@ -238,8 +238,15 @@ func TestStarvingGangWithoutADomainIsHeldRoomOfItsClass(t *testing.T) {
 	if got := heldOn(in); fmt.Sprint(got) != "[gpu-00000 gpu-00001 gpu-00002]" {
 		t.Errorf("room may be held for the H100 gang on %v, want the three H100 nodes", got)
 	}
-	// Four H100s never fit three: new nodes, not held room, serve it.
+	if pl.beyondDomains(gang.Key{Namespace: "ml", Name: "any"}) || pl.beyondDomains(gang.Key{Namespace: "ml", Name: "hopper"}) {
+		t.Error("a gang the cluster's nodes hold when empty is taken as beyond every domain")
+	}
+	// Four H100s never fit three: new nodes, not held room, serve it, and
+	// MusterGang may park it (beyondDomains).
 	if st, _, ok := attempt("wide", 4, map[string]string{topology.GPUProductAnnotation: "NVIDIA-H100*"}); st.IsSuccess() || ok {
 		t.Fatalf("4 x 8 H100s on a cluster of three H100 nodes: %v, starving %t, want rejected and not starving", st, ok)
+	}
+	if !pl.beyondDomains(gang.Key{Namespace: "ml", Name: "wide"}) {
+		t.Error("4 x 8 H100s on a cluster of three H100 nodes: not taken as beyond every domain")
 	}
 }

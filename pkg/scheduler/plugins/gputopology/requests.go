@@ -78,6 +78,7 @@ func (pl *Topology) buildRequestWriter(ctx context.Context, h fwk.Handle, period
 	}
 	pl.state.ShareBookings(pl.requests.BookedNodes)
 	pl.state.ShareNodesMayCome(pl.requests.NodesMayCome)
+	pl.state.ShareNeverFits(pl.requests.NeverFits)
 	pl.state.ShareRequests(pl.requests)
 	pl.state.AddController(ctx, "ProvisioningRequests", pl.requests.Run)
 	return nil
