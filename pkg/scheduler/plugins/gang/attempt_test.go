@@ -389,21 +389,8 @@ func TestPostFilterLetsAMemberWaitWhileOthersCompleteTheQuorum(t *testing.T) {
 // 8-GPU workers; one of the two nodes runs a pod.
 func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
 	ctx := t.Context()
-	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
-	moe := addMember(t, pods, "moe", 0, "4", gpus)
-	for i := 1; i < 3; i++ {
-		addMember(t, pods, "moe", i, "4", gpus)
-	}
-	addMember(t, pods, "moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
-	pair := addMember(t, pods, "pair", 0, "2", gpus)
-	addMember(t, pods, "pair", 1, "2", gpus)
+	pods, moe, pair, running, two := moeBeside(t, "pair")
 	pl, clk := attemptPlugin(t, pods)
-
-	running := st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
-	busy := planNode("gpu-0")
-	busy.AddPod(running)
-	two := []fwk.NodeInfo{busy, planNode("gpu-1")}
 	attempt := func(lead *v1.Pod, nodes []fwk.NodeInfo) string {
 		t.Helper()
 		_, st := pl.PreFilter(ctx, framework.NewCycleState(), lead, nodes)
@@ -462,6 +449,26 @@ func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
 	}
 }
 
+// moeBeside is the pods of gang moe (three 8-GPU workers and an 8-CPU
+// launcher, min 4) and of a gang of two 8-GPU workers named other, their
+// leads, and two 8-GPU nodes of which the first runs the pod running.
+func moeBeside(t *testing.T, other string) (pods cache.Indexer, moe, lead, running *v1.Pod, two []fwk.NodeInfo) {
+	t.Helper()
+	pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
+	moe = addMember(t, pods, "moe", 0, "4", gpus)
+	for i := 1; i < 3; i++ {
+		addMember(t, pods, "moe", i, "4", gpus)
+	}
+	addMember(t, pods, "moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
+	lead = addMember(t, pods, other, 0, "2", gpus)
+	addMember(t, pods, other, 1, "2", gpus)
+	running = st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
+	busy := planNode("gpu-0")
+	busy.AddPod(running)
+	return pods, moe, lead, running, []fwk.NodeInfo{busy, planNode("gpu-1")}
+}
+
 // attemptPlugin is MusterGang as a gang's attempt sees it: behind a
 // framework built by upstream's runtime, the members in pods, on a clock
 // that moves only when the test steps it, with a 10 s backoff. Its status
@@ -504,15 +511,7 @@ func addMember(t *testing.T, pods cache.Indexer, g string, i int, min string, re
 // 8-GPU workers, on two 8-GPU nodes, one running a pod.
 func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 	ctx := t.Context()
-	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
-	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
-	moe := addMember(t, pods, "moe", 0, "4", gpus)
-	for i := 1; i < 3; i++ {
-		addMember(t, pods, "moe", i, "4", gpus)
-	}
-	addMember(t, pods, "moe", 3, "4", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
-	ring := addMember(t, pods, "ring", 0, "2", gpus)
-	addMember(t, pods, "ring", 1, "2", gpus)
+	pods, moe, ring, running, two := moeBeside(t, "ring")
 	pl, clk := attemptPlugin(t, pods)
 	pl.state = &gangstate.State{}
 	never, due := false, clk.Now().Add(time.Hour)
@@ -526,10 +525,6 @@ func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 	ringBeyond := false
 	pl.state.ShareBeyondDomains(func(k gang.Key) bool { return k.Name == "ring" && ringBeyond })
 
-	running := st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
-	busy := planNode("gpu-0")
-	busy.AddPod(running)
-	two := []fwk.NodeInfo{busy, planNode("gpu-1")}
 	attempt := func(lead *v1.Pod) {
 		t.Helper()
 		clk.StepTo(clk.Now().Add(10 * time.Second)) // past the last attempt's backoff
@@ -558,6 +553,29 @@ func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 	}
 	small := st.MakeNode().Name("t4-0").Capacity(map[v1.ResourceName]string{
 		v1.ResourceCPU: "4", v1.ResourceMemory: "28Gi", v1.ResourcePods: "110", "nvidia.com/gpu": "1"}).Obj()
+	// parkedUntilANodeComes checks a parked gang's lead: pods leaving and
+	// a node that could hold none of its members leave it parked, an
+	// 8-GPU node lets it through, and its next attempt, which finds it
+	// beyond the cluster (or every domain) again, parks it again.
+	parkedUntilANodeComes := func(lead *v1.Pod, node string) {
+		t.Helper()
+		if h := hint(lead, running, nil); h != fwk.QueueSkip {
+			t.Errorf("a pod left: parked %s's hint %v, want QueueSkip", lead.Name, h)
+		}
+		if h := hint(lead, nil, small); h != fwk.QueueSkip {
+			t.Errorf("a node that holds no member of %s came: hint %v, want QueueSkip", lead.Name, h)
+		}
+		if h := hint(lead, nil, planNode(node).Node()); h != fwk.Queue {
+			t.Errorf("an 8-GPU node came: parked %s's hint %v, want Queue", lead.Name, h)
+		}
+		if msg := gate(lead); msg != "" {
+			t.Errorf("after an 8-GPU node came: %s parked (%q), want its lead through to look again", lead.Name, msg)
+		}
+		attempt(lead) // the node went again
+		if msg := gate(lead); msg == "" {
+			t.Errorf("%s's attempt after the node found it beyond again: not parked", lead.Name)
+		}
+	}
 
 	attempt(moe)
 	attempt(ring)
@@ -572,22 +590,7 @@ func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 	if msg := gate(ring); msg != "" {
 		t.Errorf("ring fits the empty cluster: parked (%q), want it through", msg)
 	}
-	if h := hint(moe, running, nil); h != fwk.QueueSkip {
-		t.Errorf("a pod left: parked moe's hint %v, want QueueSkip", h)
-	}
-	if h := hint(moe, nil, small); h != fwk.QueueSkip {
-		t.Errorf("a node that holds no member of moe came: hint %v, want QueueSkip", h)
-	}
-	if h := hint(moe, nil, planNode("gpu-2").Node()); h != fwk.Queue {
-		t.Errorf("an 8-GPU node came: parked moe's hint %v, want Queue", h)
-	}
-	if msg := gate(moe); msg != "" {
-		t.Errorf("after an 8-GPU node came: moe parked (%q), want its lead through to look again", msg)
-	}
-	attempt(moe) // the node went again: still beyond the cluster
-	if msg := gate(moe); msg == "" {
-		t.Error("moe's attempt after the node found it beyond the cluster again: not parked")
-	}
+	parkedUntilANodeComes(moe, "gpu-2")
 
 	// ring fits the empty cluster, but no domain of its required level
 	// (MusterTopology's answer): parked too.
@@ -595,22 +598,7 @@ func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 	if msg := gate(ring); msg == "" {
 		t.Error("ring, which no domain holds, no pool can hold it: not parked")
 	}
-	if h := hint(ring, running, nil); h != fwk.QueueSkip {
-		t.Errorf("a pod left: parked ring's hint %v, want QueueSkip", h)
-	}
-	if h := hint(ring, nil, small); h != fwk.QueueSkip {
-		t.Errorf("a node that holds no member of ring came: hint %v, want QueueSkip", h)
-	}
-	if h := hint(ring, nil, planNode("gpu-3").Node()); h != fwk.Queue {
-		t.Errorf("an 8-GPU node came: parked ring's hint %v, want Queue", h)
-	}
-	if msg := gate(ring); msg != "" {
-		t.Errorf("after an 8-GPU node came: ring parked (%q), want its lead through to look again", msg)
-	}
-	attempt(ring) // MusterTopology's next look may name a domain; here it does not
-	if msg := gate(ring); msg == "" {
-		t.Error("ring's attempt after the node: not parked again")
-	}
+	parkedUntilANodeComes(ring, "gpu-3")
 
 	// Its next request due: through, to be tried and its request written.
 	clk.StepTo(due)

@@ -98,17 +98,7 @@ func TestInvalidSpecJudgedBeforeLeadingIsToldOnceLeading(t *testing.T) {
 		pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())}
 	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), 0) // never run: nothing here is written
 	notANumber := errors.New(`pod ns/bad-0: annotation ` + gang.MinMemberAnnotation + `: "many" is not a number`)
-	told := func() []string {
-		var out []string
-		for {
-			select {
-			case e := <-rec.Events:
-				out = append(out, e)
-			default:
-				return out
-			}
-		}
-	}
+	told := func() []string { return drain(rec) }
 
 	if pl.leading.Leading() {
 		t.Fatal("a replica whose scheduler has not published its configuration leads; the test needs a standby")
@@ -164,17 +154,7 @@ func TestGangEventsMarkChangesOfReason(t *testing.T) {
 	pl.status = newStatusWriter(fw, pl, podpatch.NewForClient(nil), time.Second) // never run: synced by hand
 	st := &gangstate.State{}
 	st.ShareStatus(pl.status)
-	told := func() []string {
-		var out []string
-		for {
-			select {
-			case e := <-rec.Events:
-				out = append(out, e)
-			default:
-				return out
-			}
-		}
-	}
+	told := func() []string { return drain(rec) }
 	fail := func(msg string) {
 		pl.tracker.Fail(k, msg, 0, pl.tracker.Attempt(k))
 		pl.status.sync(t.Context(), k)
@@ -215,5 +195,18 @@ func TestGangEventsMarkChangesOfReason(t *testing.T) {
 	report("CapacityRequested", "short 2 pods; asked (ProvisioningRequest r-5)")
 	if got := told(); count(got, "CapacityRequestRetrying") != 1 || count(got, "CapacityRequested") != 1 {
 		t.Fatalf("a failed request and its replacement told %q, want one event each", got)
+	}
+}
+
+// drain takes the events a fake recorder holds.
+func drain(rec *events.FakeRecorder) []string {
+	var out []string
+	for {
+		select {
+		case e := <-rec.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
 	}
 }
