@@ -399,14 +399,7 @@ func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
 		}
 		return st.Message()
 	}
-	hint := func(lead *v1.Pod, oldObj, newObj any) fwk.QueueingHint {
-		t.Helper()
-		h, err := pl.roomFreed(klog.Background(), lead, oldObj, newObj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	hint := roomHint(t, pl)
 	const beyond = "the cluster's nodes could not hold it were they empty"
 	moeKey := gang.Key{Namespace: "ns", Name: "moe"}
 
@@ -416,8 +409,7 @@ func TestGangBeyondTheClusterWaitsForNodesThatCouldHoldIt(t *testing.T) {
 	if msg := attempt(pair, two); strings.Contains(msg, beyond) || !strings.Contains(msg, "the cluster has room for 1 members") {
 		t.Errorf("pair (2 x 8 GPUs) with one of two 8-GPU nodes busy: %q, want room for 1 and not %q", msg, beyond)
 	}
-	small := st.MakeNode().Name("t4-0").Capacity(map[v1.ResourceName]string{
-		v1.ResourceCPU: "4", v1.ResourceMemory: "28Gi", v1.ResourcePods: "110", "nvidia.com/gpu": "1"}).Obj()
+	small := smallGPUNode()
 	if h := hint(moe, nil, small); h != fwk.QueueSkip {
 		t.Errorf("a 1-GPU 4-CPU node came (no worker nor the launcher fits it): moe's hint %v, want QueueSkip", h)
 	}
@@ -467,6 +459,24 @@ func moeBeside(t *testing.T, other string) (pods cache.Indexer, moe, lead, runni
 	busy := planNode("gpu-0")
 	busy.AddPod(running)
 	return pods, moe, lead, running, []fwk.NodeInfo{busy, planNode("gpu-1")}
+}
+
+// roomHint is pl's room hint for a pod, failing the test on an error.
+func roomHint(t *testing.T, pl *Gang) func(pod *v1.Pod, oldObj, newObj any) fwk.QueueingHint {
+	return func(pod *v1.Pod, oldObj, newObj any) fwk.QueueingHint {
+		t.Helper()
+		h, err := pl.roomFreed(klog.Background(), pod, oldObj, newObj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+}
+
+// smallGPUNode is a 1-GPU 4-CPU node: no 8-GPU worker nor 8-CPU launcher fits it.
+func smallGPUNode() *v1.Node {
+	return st.MakeNode().Name("t4-0").Capacity(map[v1.ResourceName]string{
+		v1.ResourceCPU: "4", v1.ResourceMemory: "28Gi", v1.ResourcePods: "110", "nvidia.com/gpu": "1"}).Obj()
 }
 
 // attemptPlugin is MusterGang as a gang's attempt sees it: behind a
@@ -543,16 +553,8 @@ func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 		}
 		return st.Message()
 	}
-	hint := func(lead *v1.Pod, oldObj, newObj any) fwk.QueueingHint {
-		t.Helper()
-		h, err := pl.roomFreed(klog.Background(), lead, oldObj, newObj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	small := st.MakeNode().Name("t4-0").Capacity(map[v1.ResourceName]string{
-		v1.ResourceCPU: "4", v1.ResourceMemory: "28Gi", v1.ResourcePods: "110", "nvidia.com/gpu": "1"}).Obj()
+	hint := roomHint(t, pl)
+	small := smallGPUNode()
 	// parkedUntilANodeComes checks a parked gang's lead: pods leaving and
 	// a node that could hold none of its members leave it parked, an
 	// 8-GPU node lets it through, and its next attempt, which finds it

@@ -137,11 +137,6 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	if gone, isPod := podFrom(oldObj); isPod && pl.ownReservation(key, gone) {
 		return fwk.QueueSkip, nil
 	}
-	// A pod leaving makes no room a parked gang could use (it is larger
-	// than the cluster), and its next request waits out its backoff.
-	if _, isPod := podFrom(oldObj); isPod && pl.parked(key) != "" {
-		return fwk.QueueSkip, nil
-	}
 	// The gang's backoff ends on every ask, not once per delivery: the
 	// queue asks again for a member that was in flight when the event came,
 	// after its attempt failed and backed off, and that failure ran on the
@@ -155,6 +150,13 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// added cost a scheduler that listed its pods before its nodes seconds
 	// before its first bind: 1000 nodes times every held member.
 	if _, held := pl.heldPods.Load(pod.UID); held && pod.Spec.NodeName == "" {
+		pl.planCache.invalidate()
+		return fwk.QueueSkip, nil
+	}
+	// A pod leaving makes no room a parked gang could use (it is larger
+	// than the cluster), and its next request waits out its backoff. Asked
+	// here, after the members held behind the lead, once per lead.
+	if _, isPod := podFrom(oldObj); isPod && pl.parked(key) != "" {
 		pl.planCache.invalidate()
 		return fwk.QueueSkip, nil
 	}
