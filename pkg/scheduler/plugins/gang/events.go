@@ -47,14 +47,9 @@ func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint,
 		// New or grown nodes make room for a gang that did not fit.
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint}, QueueingHintFn: pl.roomFreed},
 	}
-	if pl.podGroups != nil {
-		events = append(events, fwk.ClusterEventWithHint{
-			Event: fwk.ClusterEvent{Resource: podGroupResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: pl.podGroupChanged})
-	}
-	if pl.workloads != nil {
-		events = append(events, fwk.ClusterEventWithHint{
-			Event: fwk.ClusterEvent{Resource: workloadPodGroupResource, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: pl.podGroupChanged})
-	}
+	// PodGroups of either kind are no event of this plugin's either: the
+	// plugin's own informers wake a gang's members when its PodGroup
+	// comes or changes (onPodGroupChange).
 	return events, nil
 }
 
@@ -301,17 +296,4 @@ func address(obj any) uintptr {
 		return v.Pointer()
 	}
 	return 0
-}
-
-func (pl *Gang) podGroupChanged(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	// Custom resources reach hints from a dynamic informer, as unstructured objects.
-	pg, err := meta.Accessor(newObj)
-	if err != nil {
-		return fwk.Queue, err
-	}
-	// Both PodGroup kinds come here; a pod's source says which it names.
-	if key, src, ok, _ := gang.GroupOf(pod); ok && src != gang.SourceLabels && key.Namespace == pg.GetNamespace() && key.Name == pg.GetName() {
-		return fwk.Queue, nil
-	}
-	return fwk.QueueSkip, nil
 }

@@ -181,7 +181,7 @@ func TestEventsToRegisterAndSameGang(t *testing.T) {
 		fwk.Node:           fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint,
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("registered %v, want %v (no PodGroup events without the PodGroup API, no bound pods added)", got, want)
+		t.Errorf("registered %v, want %v (no PodGroup events, no bound pods added)", got, want)
 	}
 
 	obj, _, _ := pl.pods.GetByKey("ns/llm-0")

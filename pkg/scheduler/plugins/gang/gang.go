@@ -94,6 +94,9 @@ type Gang struct {
 	// started is set once New has built the plugin; PodGroup events before
 	// then find no reservations to release.
 	started atomic.Bool
+	// queueing is set once the queue first ran the gate (PreEnqueue): from
+	// then on there is a queue to wake members on (wakeForPodGroup).
+	queueing atomic.Bool
 }
 
 var (

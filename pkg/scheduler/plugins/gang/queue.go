@@ -24,6 +24,9 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	if _, _, isGang, err := gang.GroupOf(pod); !isGang && err == nil {
 		return nil
 	}
+	if !pl.queueing.Load() {
+		pl.queueing.Store(true)
+	}
 	// A member held behind its gang's lead is marked so before the gate
 	// counts its gang: a sibling placed after the count, which would have
 	// let it through, finds the mark and wakes it (memberPlaced). The queue

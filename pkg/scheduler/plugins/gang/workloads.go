@@ -35,11 +35,6 @@ import (
 // the pods that name default-scheduler. A pod is handled by the scheduler
 // its spec.schedulerName names, so no pod is handled by both.
 
-// workloadPodGroupResource is upstream's PodGroup as a cluster event: with
-// GenericWorkload off the framework has no informer of its own for it, so
-// it watches it as it does any other API resource (dynamic informer).
-const workloadPodGroupResource = "podgroups.v1beta1.scheduling.k8s.io"
-
 // workloadAPI holds the listers of upstream's PodGroups and Workloads, nil
 // when the API server does not serve them.
 type workloadAPI struct {
@@ -120,11 +115,12 @@ func (pl *Gang) workloadOf(pg *schedv1beta1.PodGroup) *schedv1beta1.Workload {
 }
 
 // workloadPodGroupHandler releases a gang's reservations when its upstream
-// PodGroup goes or its minCount changes. Deleting one whose pods exist
+// PodGroup goes or its minCount changes, and wakes its members when it
+// comes or its spec changes. Deleting one whose pods exist
 // only marks it: the API server's PodGroupProtection finalizer keeps it
 // until they go.
 func (pl *Gang) workloadPodGroupHandler(ctx context.Context) cache.ResourceEventHandler {
-	return pl.releaseOnPodGroupChange(ctx, func(o any) (podGroupState, bool) {
+	return pl.onPodGroupChange(ctx, func(o any) (podGroupState, bool) {
 		pg, ok := o.(*schedv1beta1.PodGroup)
 		if !ok {
 			return podGroupState{}, false
@@ -134,7 +130,8 @@ func (pl *Gang) workloadPodGroupHandler(ctx context.Context) cache.ResourceEvent
 			min = g.MinCount
 		}
 		return podGroupState{key: gang.Key{Namespace: pg.Namespace, Name: pg.Name}, min: min,
-			minField: "spec.schedulingPolicy.gang.minCount", deleting: pg.DeletionTimestamp != nil}, true
+			minField: "spec.schedulingPolicy.gang.minCount", deleting: pg.DeletionTimestamp != nil,
+			generation: pg.Generation, annotations: pg.Annotations}, true
 	})
 }
 
