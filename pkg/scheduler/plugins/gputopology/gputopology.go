@@ -203,7 +203,7 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 		return nil, err
 	}
 	pl.pods = podInformer.GetIndexer()
-	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: pl.podGone}); err != nil {
+	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: pl.podChanged, DeleteFunc: pl.podGone}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}
 	if traceArrivals {
