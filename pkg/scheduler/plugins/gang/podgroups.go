@@ -127,8 +127,7 @@ func (pl *Gang) onPodGroupChange(ctx context.Context, read func(any) (podGroupSt
 			case old.min != pg.min:
 				pl.release(ctx, pg.key, fmt.Sprintf("PodGroup %s changed %s from %d to %d; members placed for the old quorum were released",
 					pg.key, pg.minField, old.min, pg.min), false)
-			}
-			if pg.specChanged(old) {
+			case pg.specChanged(old):
 				pl.wakeForPodGroup(ctx, pg.key)
 			}
 		},
@@ -161,7 +160,7 @@ func (pl *Gang) release(ctx context.Context, key gang.Key, msg string, gone bool
 		pl.forgetGang(key)
 	}
 	pl.status.touch(key)
-	pl.activate(klog.FromContext(ctx), key, "")
+	pl.wakeForPodGroup(ctx, key)
 }
 
 // wakeForPodGroup moves the unplaced members of the gang a PodGroup defines

@@ -31,6 +31,8 @@ func TestPodGroupWakesItsOwnGang(t *testing.T) {
 	ctx := t.Context()
 	clk := simulate.NewStepClock(time.Unix(1000, 0))
 	pl, act, _, _, _ := heldPlugin(t, clk, 3) // with a CRD-free gang beside
+	// As New leaves it: PodGroup changes release reservations.
+	pl.started.Store(true)
 	podGroups := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	pl.podGroups = schedlisters.NewPodGroupLister(podGroups)
 	member := func(name string, i int, label func(*v1.Pod)) {
