@@ -32,20 +32,44 @@ func NewShapes(gpu v1.ResourceName) *Shapes {
 // Of is ShapeOf(pod), from the cache when the pod is unchanged. Pods without
 // a UID or resourceVersion (not from the API) are read every time.
 func (c *Shapes) Of(pod *v1.Pod) *Shape {
-	if pod.UID == "" || pod.ResourceVersion == "" {
-		return ShapeOf(pod, c.gpu)
-	}
 	c.mu.Lock()
+	gpu := c.gpu
 	e, ok := c.m[pod.UID]
 	c.mu.Unlock()
+	if pod.UID == "" || pod.ResourceVersion == "" {
+		return ShapeOf(pod, gpu)
+	}
 	if ok && e.version == pod.ResourceVersion {
 		return e.shape
 	}
-	s := ShapeOf(pod, c.gpu)
+	s := ShapeOf(pod, gpu)
 	c.mu.Lock()
-	c.m[pod.UID] = cachedShape{version: pod.ResourceVersion, shape: s}
+	if c.gpu == gpu {
+		c.m[pod.UID] = cachedShape{version: pod.ResourceVersion, shape: s}
+	}
 	c.mu.Unlock()
 	return s
+}
+
+// SetGPU has the cache count gpu as the GPU resource from now on; shapes
+// counted under another are dropped.
+func (c *Shapes) SetGPU(gpu v1.ResourceName) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gpu == c.gpu {
+		return
+	}
+	c.gpu = gpu
+	clear(c.m)
+}
+
+// DemandOf is DemandShape(pod) under the cache's GPU resource: what a bound
+// member holds, read every time (nothing is cached for pods only freed).
+func (c *Shapes) DemandOf(pod *v1.Pod) *Shape {
+	c.mu.Lock()
+	gpu := c.gpu
+	c.mu.Unlock()
+	return DemandShape(pod, gpu)
 }
 
 // Forget drops a pod's shape (the pod is gone, or placed).

@@ -15,6 +15,7 @@ package gangstate
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -22,9 +23,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/muster-project/muster/pkg/apis/config"
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
 )
@@ -145,6 +149,7 @@ type State struct {
 	requests  RequestWriter
 	marks     *podpatch.Writer
 	evicting  func() []*v1.Pod
+	shapes    *capacity.Shapes
 }
 
 // StatusWriter is MusterGang's gang status writer, as the profile's other
@@ -411,6 +416,65 @@ func (s *State) WritesPending(hints bool) string {
 func (s *State) HintsOwed() bool {
 	w, ok := s.Requests()
 	return ok && !w.Settled()
+}
+
+// Shapes is the profile's one cache of waiting members' shapes, which both
+// plugins' plans read: the first call makes it and has it forget a member
+// once pods, the scheduler's pod informer, sees it placed or deleted (a
+// shape holds the waiting pod, its Example, for the ProvisioningRequest
+// template: kept past the bind it would be a second copy of every running
+// member). gpu, when not empty, names the GPU resource the shapes count
+// (MusterTopology's gpuResourceName); MusterGang passes "" and reads the
+// same shapes. A nil State gives a cache of the caller's own.
+func (s *State) Shapes(pods cache.SharedIndexInformer, gpu v1.ResourceName) (*capacity.Shapes, error) {
+	if s == nil {
+		return watchShapes(pods, gpu)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shapes == nil {
+		c, err := watchShapes(pods, gpu)
+		if err != nil {
+			return nil, err
+		}
+		s.shapes = c
+	}
+	if gpu != "" {
+		s.shapes.SetGPU(gpu)
+	}
+	return s.shapes, nil
+}
+
+func watchShapes(pods cache.SharedIndexInformer, gpu v1.ResourceName) (*capacity.Shapes, error) {
+	if gpu == "" {
+		gpu = config.DefaultGPUResourceName
+	}
+	c := capacity.NewShapes(gpu)
+	if _, err := pods.AddEventHandler(ShapesHandler(c)); err != nil {
+		return nil, fmt.Errorf("watching pods for members' shapes: %w", err)
+	}
+	return c, nil
+}
+
+// ShapesHandler has c forget a member once it is placed or deleted. It
+// forgets on every update of a placed pod, not only the bind, so a shape
+// read from a lagging copy after the bind goes too.
+func ShapesHandler(c *capacity.Shapes) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, obj any) {
+			if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
+				c.Forget(pod.UID)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if pod, ok := obj.(*v1.Pod); ok {
+				c.Forget(pod.UID)
+			}
+		},
+	}
 }
 
 // AddController hands the scheduler's runner (Set.RunControllers) a

@@ -13,7 +13,6 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/muster-project/muster/pkg/apis/config"
 	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
@@ -65,7 +64,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		spot = capacity.SpotRule(!extra, spec.SpotExtras)
 	}
 	if !held.Empty() || spot != "" {
-		state.Write(gangstate.HeldKey, &gangstate.Held{Held: held, Shape: capacity.DemandShape(pod, config.DefaultGPUResourceName), Spot: spot})
+		state.Write(gangstate.HeldKey, &gangstate.Held{Held: held, Shape: pl.shapes.DemandOf(pod), Spot: spot})
 	}
 	_, wide := pl.wideOnce.LoadAndDelete(pod.UID)
 	cs.MayNarrow = held.Empty() && !wide

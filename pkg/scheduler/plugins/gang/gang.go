@@ -74,7 +74,8 @@ type Gang struct {
 	gangSince        sync.Map // gang.Key -> time.Time, the queue order of each gang
 	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	// shapes spares the capacity plan reading unchanged members again each
-	// time it is made (the plan cache reads only changed nodes again).
+	// time it is made (the plan cache reads only changed nodes again); the
+	// profile's one cache, shared with MusterTopology (gangstate.State.Shapes).
 	shapes   *capacity.Shapes
 	wideOnce sync.Map // types.UID -> struct{}, members whose next attempt tries every node
 	// passedOver holds, per gang, the members an attempt let wait because
@@ -149,7 +150,6 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 		ageFromFirstSeen: ageFromFirstSeen,
 		state:            state,
 		leading:          state.Leadership(),
-		shapes:           capacity.NewShapes(config.DefaultGPUResourceName),
 	}
 
 	// The scheduler waits for every informer before it leads; say which
@@ -162,6 +162,9 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	}
 	pl.pods = podInformer.Informer().GetIndexer()
 	pl.podLister = podInformer.Lister()
+	if pl.shapes, err = state.Shapes(podInformer.Informer(), ""); err != nil {
+		return nil, err
+	}
 
 	pl.podGroups, err = startPodGroupInformer(ctx, h.KubeConfig(), pl.podGroupHandler(ctx))
 	if err != nil {
@@ -196,7 +199,6 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 			pl.ungated(ctx, old, o)
 			pl.memberPlaced(ctx, old, o)
 			if p, ok := podFrom(o); ok && p.Spec.NodeName != "" {
-				pl.shapes.Forget(p.UID) // placed: no plan reads it again
 				pl.loneSeen.Delete(p.UID)
 			}
 		},

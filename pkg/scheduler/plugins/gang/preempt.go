@@ -178,7 +178,7 @@ func (pl *Gang) runningGangs(except gang.Key) ([]capacity.Gang, map[string]gang.
 				started = p.Status.StartTime.Time
 			}
 			g.Bound = append(g.Bound, capacity.Member{Name: p.Namespace + "/" + p.Name, Node: p.Spec.NodeName,
-				Shape: capacity.DemandShape(p, config.DefaultGPUResourceName), Started: started})
+				Shape: pl.shapes.DemandOf(p), Started: started})
 		}
 		out = append(out, g)
 		keys[g.Key] = k
@@ -235,7 +235,6 @@ func (pl *Gang) Evicting() []*v1.Pod {
 
 // podDeleted forgets what the plugin kept of a pod now deleted.
 func (pl *Gang) podDeleted(uid types.UID) {
-	pl.shapes.Forget(uid)
 	pl.loneSeen.Delete(uid)
 	pl.wideOnce.Delete(uid)
 	pl.gatedPods.Delete(uid)

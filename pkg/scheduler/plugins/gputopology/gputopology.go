@@ -81,7 +81,9 @@ type Topology struct {
 	gpu    v1.ResourceName
 	pods   cache.Indexer
 	// memberShapes caches waiting members' shapes: a gang's attempt and
-	// its shortfall read every unplaced member's, each time.
+	// its shortfall read every unplaced member's, each time. The profile's
+	// one cache (gangstate.State.Shapes), MusterGang's too, which reports
+	// its size.
 	memberShapes *capacity.Shapes
 
 	mu sync.RWMutex
@@ -180,20 +182,19 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 		levels[i] = topology.Level{Name: l.Name, Label: l.Label}
 	}
 	pl := &Topology{
-		clock:        c,
-		handle:       h,
-		levels:       levels,
-		gpu:          v1.ResourceName(args.GPUResourceName),
-		memberShapes: capacity.NewShapes(v1.ResourceName(args.GPUResourceName)),
-		index:        topology.NewIndex(levels),
-		synced:       map[string]int64{},
-		gangs:        map[gang.Key]*placement{},
-		claimed:      map[string]int64{},
-		shapes:       newShapeWindow(int(*args.ShapeWindow)),
-		state:        state,
-		leading:      state.Leadership(),
-		starving:     map[gang.Key]heldIn{},
-		beyond:       map[gang.Key]bool{},
+		clock:    c,
+		handle:   h,
+		levels:   levels,
+		gpu:      v1.ResourceName(args.GPUResourceName),
+		index:    topology.NewIndex(levels),
+		synced:   map[string]int64{},
+		gangs:    map[gang.Key]*placement{},
+		claimed:  map[string]int64{},
+		shapes:   newShapeWindow(int(*args.ShapeWindow)),
+		state:    state,
+		leading:  state.Leadership(),
+		starving: map[gang.Key]heldIn{},
+		beyond:   map[gang.Key]bool{},
 	}
 	state.ShareDomains(pl.starvingDomain)
 	state.ShareBeyondDomains(pl.beyondDomains)
@@ -203,7 +204,10 @@ func newTopology(ctx context.Context, obj runtime.Object, h fwk.Handle, state *g
 		return nil, err
 	}
 	pl.pods = podInformer.GetIndexer()
-	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: pl.podChanged, DeleteFunc: pl.podGone}); err != nil {
+	if pl.memberShapes, err = state.Shapes(podInformer, pl.gpu); err != nil {
+		return nil, err
+	}
+	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: pl.podGone}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}
 	if traceArrivals {

@@ -155,7 +155,6 @@ func (pl *Topology) stateEntries() map[string]int {
 	pl.mu.RLock()
 	out := map[string]int{"placed-gangs": len(pl.gangs), "hinted-gangs": len(pl.hinted), "synced-nodes": len(pl.synced), "starving-gangs": len(pl.starving), "beyond-domain-gangs": len(pl.beyond), "claimed-nodes": len(pl.claimed)}
 	pl.mu.RUnlock()
-	out["shape-pods"] = pl.memberShapes.Len()
 	if pl.requests != nil {
 		for k, v := range pl.requests.StateEntries() {
 			out[k] = v
@@ -189,17 +188,6 @@ func (pl *Topology) hasMembers(k gang.Key) bool {
 	return len(objs) > 0
 }
 
-// podChanged drops a placed member's shape: no quorum or request reads it
-// again, and the shape holds the pod as it was while waiting (its
-// Example), a second copy of every running member beside the informer's
-// (make bench-scale, 5000 nodes and 10,000 pods: the scheduler's live heap
-// grew by about 60 MB as they were bound).
-func (pl *Topology) podChanged(_, obj any) {
-	if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
-		pl.memberShapes.Forget(pod.UID)
-	}
-}
-
 // podGone drops a deleted member from its gang. The index learns of the freed
 // GPUs at its next sync from the snapshot.
 func (pl *Topology) podGone(obj any) {
@@ -212,7 +200,6 @@ func (pl *Topology) podGone(obj any) {
 	if pod == nil {
 		return
 	}
-	pl.memberShapes.Forget(pod.UID)
 	key, _, isGang, err := gang.GroupOf(pod)
 	if err != nil {
 		return

@@ -4,14 +4,12 @@ package gputopology
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
@@ -67,39 +65,5 @@ func TestHintTimeForgottenWhenGangGone(t *testing.T) {
 	}
 	if _, ok := pl.hinted[k]; ok {
 		t.Error("PostFilter of a gang whose last member is gone left a hint time")
-	}
-}
-
-// A member's shape is dropped once it is placed: the shape holds the pod as
-// it was while waiting, so a cache that kept it until the pod was deleted
-// held a second copy of every running member. Updates of a waiting member
-// keep it (its attempts read it again).
-func TestPlacedMembersShapesAreDropped(t *testing.T) {
-	pl := newTestPlugin()
-	launcher := st.MakePod().Namespace("ml").Name("mpi-launcher").UID("mpi-launcher").Label(gang.GroupLabel, "mpi").
-		Req(map[v1.ResourceName]string{v1.ResourceCPU: "8"}).Obj()
-	pods := append(members("mpi", 3, "8"), launcher)
-	for _, p := range pods {
-		p.ResourceVersion = "1"
-		pl.memberShapes.Of(p) // as the gang's attempts read them
-	}
-	shapes := func() int { return pl.stateEntries()["shape-pods"] }
-	if n := shapes(); n != 4 {
-		t.Fatalf("shape-pods %d after the attempt read 4 members", n)
-	}
-	waiting := pods[1].DeepCopy()
-	waiting.ResourceVersion = "2"
-	waiting.Annotations = map[string]string{"muster.dev/consume-provisioning-request": "mpi-r1"}
-	pl.podChanged(pods[1], waiting)
-	if n := shapes(); n != 4 {
-		t.Errorf("shape-pods %d after a waiting member's update, want 4", n)
-	}
-	for i, p := range pods {
-		bound := p.DeepCopy()
-		bound.ResourceVersion, bound.Spec.NodeName = "3", fmt.Sprintf("gpu-%05d", i)
-		pl.podChanged(p, bound)
-	}
-	if n := shapes(); n != 0 {
-		t.Errorf("shape-pods %d once every member is bound, want 0", n)
 	}
 }
