@@ -75,7 +75,7 @@ profiles:
       enabled: [{name: MusterGang}]
       disabled: [{name: "*"}]
     preEnqueue:
-      enabled: [{name: MusterGang}]
+      enabled: [{name: MusterGangGate}, {name: MusterGang}]
     preFilter:
       enabled: [{name: MusterGang}, {name: MusterTopology}]
     postFilter:

@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -150,6 +151,21 @@ type State struct {
 	marks     *podpatch.Writer
 	evicting  func() []*v1.Pod
 	shapes    *capacity.Shapes
+	gate      *Gate
+	gateOn    atomic.Bool
+}
+
+// Gate is MusterGang's queue gate as MusterGangGate serves it (ShareGate).
+type Gate struct {
+	// Judge is MusterGang's verdict on pod where only a pod can change it;
+	// nil (let through) for a pod only a node can let through (a parked
+	// lead), which MusterGang's own PreEnqueue gates, its events including
+	// nodes.
+	Judge func(ctx context.Context, pod *v1.Pod) *fwk.Status
+	// Events are the pod events that can change a verdict of MusterGangGate's,
+	// with MusterGang's hints: no node event, so the queue passes over the
+	// members it holds when a node comes.
+	Events []fwk.ClusterEventWithHint
 }
 
 // StatusWriter is MusterGang's gang status writer, as the profile's other
@@ -351,6 +367,34 @@ func (s *State) RoomFreed() (fwk.QueueingHintFn, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.roomFreed, s.roomFreed != nil
+}
+
+// ServeGate says the profile runs MusterGangGate, so MusterGang's own
+// PreEnqueue gates only what a node can change.
+func (s *State) ServeGate() { s.gateOn.Store(true) }
+
+// GateServed says whether the profile runs MusterGangGate.
+func (s *State) GateServed() bool { return s != nil && s.gateOn.Load() }
+
+// ShareGate makes g, MusterGang's gate, the one MusterGangGate serves.
+func (s *State) ShareGate(g Gate) {
+	s.mu.Lock()
+	s.gate = &g
+	s.mu.Unlock()
+}
+
+// Gate is MusterGang's gate (ShareGate); false when the profile runs no
+// MusterGang.
+func (s *State) Gate() (Gate, bool) {
+	if s == nil {
+		return Gate{}, false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.gate == nil {
+		return Gate{}, false
+	}
+	return *s.gate, true
 }
 
 // ShareStatus makes w the profile's gang status writer (MusterGang's).

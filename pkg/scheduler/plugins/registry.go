@@ -33,8 +33,9 @@ type Muster struct {
 func New() *Muster {
 	set := gangstate.NewSet()
 	return &Muster{set: set, registry: frameworkruntime.Registry{
-		gangplugin.Name:  gangplugin.New(set),
-		gputopology.Name: gputopology.New(set),
+		gangplugin.Name:     gangplugin.New(set),
+		gangplugin.GateName: gangplugin.NewGate(set),
+		gputopology.Name:    gputopology.New(set),
 	}}
 }
 
@@ -43,8 +44,9 @@ func New() *Muster {
 func NewOn(c clock.WithDelayedExecution) *Muster {
 	set := gangstate.NewSet()
 	return &Muster{set: set, registry: frameworkruntime.Registry{
-		gangplugin.Name:  gangplugin.NewOn(set, c),
-		gputopology.Name: gputopology.NewOn(set, c),
+		gangplugin.Name:     gangplugin.NewOn(set, c),
+		gangplugin.GateName: gangplugin.NewGate(set),
+		gputopology.Name:    gputopology.NewOn(set, c),
 	}}
 }
 

@@ -24,6 +24,10 @@ import (
 // through, each with a hint so that members are retried only when the change
 // concerns them.
 func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return pl.events(), nil
+}
+
+func (pl *Gang) events() []fwk.ClusterEventWithHint {
 	events := []fwk.ClusterEventWithHint{
 		// A new member can complete a quorum. The queue sends this event
 		// only with GenericWorkload on (muster-scheduler runs with it off);
@@ -50,7 +54,7 @@ func (pl *Gang) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint,
 	// PodGroups of either kind are no event of this plugin's either: the
 	// plugin's own informers wake a gang's members when its PodGroup
 	// comes or changes (onPodGroupChange).
-	return events, nil
+	return events
 }
 
 func (pl *Gang) sameGang(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {

@@ -223,6 +223,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 	phaseSources.Store(pl.status, struct{}{})
 	statemetrics.Register(pl, Name, pl.stateEntries)
 	state.ShareRoomFreed(pl.roomFreed)
+	state.ShareGate(gangstate.Gate{Judge: pl.gateJudge, Events: pl.gateEvents()})
 	state.ShareEvicting(pl.Evicting)
 	go func() {
 		<-ctx.Done()

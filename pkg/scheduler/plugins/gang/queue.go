@@ -19,10 +19,38 @@ import (
 
 // PreEnqueue is the quorum gate: members of a gang with fewer than min
 // members, or of a gang already at max, wait gated, neither retried in a loop
-// nor reported Unschedulable (so no autoscaler scales for them).
+// nor reported Unschedulable (so no autoscaler scales for them). With
+// MusterGangGate in the profile it gates only a parked gang's lead, which
+// a node can let through, and leaves the rest to MusterGangGate: only a
+// parked gang's members are judged twice (the queue runs PreEnqueue
+// plugins in no set order, so neither can count on the other's verdict).
 func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	if _, _, isGang, err := gang.GroupOf(pod); !isGang && err == nil {
+	if pl.state.GateServed() {
+		if k, _, isGang, err := gang.GroupOf(pod); !isGang || err != nil || pl.parked(k) == "" {
+			return nil
+		}
+	}
+	st, parked := pl.judge(ctx, pod)
+	if pl.state.GateServed() && !parked {
 		return nil
+	}
+	return st
+}
+
+// gateJudge is the gate MusterGangGate serves (gangstate.Gate.Judge): every
+// verdict but a parked lead's.
+func (pl *Gang) gateJudge(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	if st, parked := pl.judge(ctx, pod); !parked {
+		return st
+	}
+	return nil
+}
+
+// judge is the gate's verdict on pod; parked says a node could change it
+// (the lead of a parked gang), where otherwise only pods can.
+func (pl *Gang) judge(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, parked bool) {
+	if _, _, isGang, err := gang.GroupOf(pod); !isGang && err == nil {
+		return nil, false
 	}
 	if !pl.queueing.Load() {
 		pl.queueing.Store(true)
@@ -33,26 +61,38 @@ func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	// runs PreEnqueue and parks the pod under one hold of its lock, so the
 	// wake, which takes that lock, finds the pod parked.
 	pl.heldPods.Store(pod.UID, struct{}{})
-	st, held := pl.admit(ctx, pod)
+	st, held, parked := pl.admit(ctx, pod)
 	if held {
 		pl.storeWhileLive(&pl.heldPods, pod)
 	} else {
 		pl.heldPods.Delete(pod.UID)
 	}
-	return st
+	return st, parked
+}
+
+// gateEvents are the events that can change a verdict of MusterGangGate's:
+// MusterGang's pod events, no node event.
+func (pl *Gang) gateEvents() []fwk.ClusterEventWithHint {
+	var out []fwk.ClusterEventWithHint
+	for _, e := range pl.events() {
+		if e.Event.Resource != fwk.Node {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // admit is the gate's verdict on a gang member; held says the member waits
-// behind its gang's lead (heldBy).
-func (pl *Gang) admit(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, held bool) {
+// behind its gang's lead (heldBy), parked that it leads a parked gang.
+func (pl *Gang) admit(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, held, parked bool) {
 	spec, members, isGang, err := pl.resolveMembers(pod, true)
 	if !isGang {
-		return nil, false
+		return nil, false, false
 	}
 	if err != nil {
 		pl.gate(pod)
 		pl.status.invalid(spec.Key, pod, err)
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error()), false
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, err.Error()), false, false
 	}
 	counts := pl.tracker.Count(spec.Key, members, "")
 	verdict, msg := spec.Admit(counts)
@@ -67,18 +107,18 @@ func (pl *Gang) admit(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, held boo
 				// lead still waits at the gate, and would hold the rest.
 				pl.status.wakeLead(spec.Key)
 			}
-			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name)), true
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name)), true, false
 		}
 		if msg := pl.parkedLead(spec, counts, pod); msg != "" {
 			pl.status.gated(spec.Key, pod, msg)
-			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), false
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), false, true
 		}
 		pl.status.admitted(pod)
-		return nil, false
+		return nil, false, false
 	}
 	pl.gate(pod)
 	pl.status.gated(spec.Key, pod, msg)
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), false
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, msg), false, false
 }
 
 // gate records that the gate turned pod away. The queue may run PreEnqueue
