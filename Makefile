@@ -103,11 +103,12 @@ simulate-repeat:
 	$(GO) run ./cmd/muster simulate --repeat 3 --seed 1
 
 ## simulate-day: a day of the default trace's load (the trace again every
-## hour for 24 hours) on both sides
+## hour for 24 hours) on every side, each stopped at the day's end (the load
+## exceeds the pools: its backlog would take hours more to drain)
 simulate-day:
 	$(MAKE) -C autoscaler build
 	$(MAKE) kueue
-	$(GO) run ./cmd/muster simulate --trace-for 24h --chart simulate-day.svg
+	$(GO) run ./cmd/muster simulate --trace-for 24h --until horizon --chart simulate-day.svg
 
 ## simulate-replay-test: the stepped replay's repeat test alone (part of make test: a mixed trace
 ## three times, the third beside a CPU hog; about 2 minutes)

@@ -66,6 +66,14 @@ until the system is quiet and jumping ahead when nothing moves, so a replay
 repeats itself and a day of jobs (--trace-for 24h) takes minutes. With
 --step 0 one trace minute takes --minute of wall time instead.
 
+Each side runs until every job the pools can run is done (--until done), and
+--grace after, so that its cost and idle GPU-hours pay for the same work as
+the other sides'; a job no pool could ever hold is not waited for, and a side
+that cannot finish its jobs (a deadlock of partial gangs) stops --overtime
+past the trace's end. The report says when each run ended and how many jobs
+were not done. --until horizon stops every side at the same trace time
+instead, whatever each has done by then.
+
 Trace format (--trace FILE):
 ` + "\n" + simulate.DefaultTrace + `
 Pools format (--pools FILE), the shipped example:
@@ -112,7 +120,9 @@ Pools format (--pools FILE), the shipped example:
 	f.DurationVar(&o.TraceFor, "trace-for", 0, "replay the trace again every --trace-every for this long, e.g. 24h for a day of its load (copies' jobs are named -c2, -c3, ...)")
 	f.DurationVar(&o.TraceEvery, "trace-every", o.TraceEvery, "with --trace-for, how often a copy of the trace starts")
 	f.StringVar(&o.Chart, "chart", o.Chart, "SVG file for the chart of GPUs paid for and used over time, both runs")
-	f.DurationVar(&o.Grace, "grace", o.Grace, "trace time to keep running after the last job could have ended")
+	f.DurationVar(&o.Grace, "grace", o.Grace, "trace time to keep running after the last job that can run was done (--until done), or after the last job could have ended (--until horizon), so that the nodes' scale-down is paid")
+	f.StringVar(&o.Until, "until", o.Until, "when each side's run ends: done (once every job the pools can run is done, and --grace after; every side then pays for the same work) or horizon (the same trace time on every side, whatever each has done by then)")
+	f.DurationVar(&o.Overtime, "overtime", o.Overtime, "with --until done, how long past the trace's last possible end a side may take to finish its jobs before the run stops (the report gives the jobs not done)")
 	f.BoolVar(&o.KeepLogs, "keep-logs", false, "keep the components' logs (their directory is printed)")
 	f.StringVar(&progressMode, "progress", "auto", "progress lines on stderr: auto (when stderr is a terminal), always or never")
 	f.IntVar(&o.Random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")

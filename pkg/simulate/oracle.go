@@ -126,49 +126,11 @@ func OracleOf(trace Trace, pools []OraclePool) Oracle {
 
 func oracleJob(j Job, pools []OraclePool) OracleJob {
 	oj := OracleJob{Name: j.Name}
-	members := j.Members
-	if j.Kind == KindGang {
-		members = j.Max
+	_, members := j.Workers()
+	if j.Kind != KindGang {
+		members = j.Members
 	}
-	if j.LauncherMilliCPU > 0 {
-		members--
-	}
-	milliCPU := max(j.MilliCPU, 100)
-	type choice struct {
-		pool  OraclePool
-		nodes int
-		cost  float64
-	}
-	best := func(gpus, milliCPU int64, count int) (choice, bool) {
-		var cs []choice
-		for _, p := range pools {
-			if (gpus > 0) != (p.GPUs > 0) || (p.Spot && !j.Spot) || (j.Require != "" && gpus > 0 && !p.PlacementGroup) {
-				continue
-			}
-			perNode := int(p.MilliCPU / milliCPU)
-			if gpus > 0 {
-				perNode = min(perNode, p.GPUs/int(gpus))
-			}
-			if perNode < 1 {
-				continue
-			}
-			nodes := (count + perNode - 1) / perNode
-			if nodes > p.Max {
-				continue
-			}
-			cs = append(cs, choice{p, nodes, float64(nodes) * p.Price * (p.Boot + j.Run).Hours()})
-		}
-		if len(cs) == 0 {
-			return choice{}, false
-		}
-		return slices.MinFunc(cs, func(a, b choice) int {
-			if a.cost != b.cost {
-				return cmp.Compare(a.cost, b.cost)
-			}
-			return cmp.Compare(a.pool.Name, b.pool.Name)
-		}), true
-	}
-	w, ok := best(j.GPUs, milliCPU, members)
+	w, ok := cheapestPlace(j, pools, j.GPUs, max(j.MilliCPU, 100), members)
 	if !ok {
 		oj.Unplaceable, oj.UnplaceableBy = true, fmt.Sprintf("no pool holds %d x %s", members, shape(j))
 		return oj
@@ -177,7 +139,7 @@ func oracleJob(j Job, pools []OraclePool) OracleJob {
 	oj.PaidGPUHours = float64(w.nodes*w.pool.GPUs) * (w.pool.Boot + j.Run).Hours()
 	oj.UsedGPUHours = float64(int64(members)*j.GPUs) * j.Run.Hours()
 	if j.LauncherMilliCPU > 0 {
-		l, ok := best(0, max(j.LauncherMilliCPU, 100), 1)
+		l, ok := cheapestPlace(j, pools, 0, max(j.LauncherMilliCPU, 100), 1)
 		if !ok {
 			return OracleJob{Name: j.Name, Unplaceable: true, UnplaceableBy: "no CPU pool holds its launcher"}
 		}
@@ -185,6 +147,69 @@ func oracleJob(j Job, pools []OraclePool) OracleJob {
 		oj.Cost += l.cost
 	}
 	return oj
+}
+
+// CanRun says whether the pools could ever run job j, alone on them: its
+// min workers (a plain job: its pods) on one pool within that pool's max,
+// and its launcher on a CPU pool, placed as the oracle places a job. A
+// replay run until its jobs are done waits for the jobs that can run.
+func CanRun(j Job, pools []OraclePool) bool {
+	least, _ := j.Workers()
+	if j.Kind != KindGang {
+		least = j.Members
+	}
+	if _, ok := cheapestPlace(j, pools, j.GPUs, max(j.MilliCPU, 100), least); !ok {
+		return false
+	}
+	if j.LauncherMilliCPU > 0 {
+		_, ok := cheapestPlace(j, pools, 0, max(j.LauncherMilliCPU, 100), 1)
+		return ok
+	}
+	return true
+}
+
+// place is count pods of a job on nodes of one pool, and what that costs
+// for the job's run and the pool's boot.
+type place struct {
+	pool  OraclePool
+	nodes int
+	cost  float64
+}
+
+// cheapestPlace packs count pods of job j, each asking gpus GPUs and
+// milliCPU of CPU, on whole nodes of the cheapest pool that takes them:
+// its node holds at least one pod, the pods tolerate it (a GPU pool's
+// taint only GPU pods, a spot pool's only a spot job's, a require= job's
+// GPU pods only a placement group's pool) and it holds them within its
+// max. False if no pool does.
+func cheapestPlace(j Job, pools []OraclePool, gpus, milliCPU int64, count int) (place, bool) {
+	var cs []place
+	for _, p := range pools {
+		if (gpus > 0) != (p.GPUs > 0) || (p.Spot && !j.Spot) || (j.Require != "" && gpus > 0 && !p.PlacementGroup) {
+			continue
+		}
+		perNode := int(p.MilliCPU / milliCPU)
+		if gpus > 0 {
+			perNode = min(perNode, p.GPUs/int(gpus))
+		}
+		if perNode < 1 {
+			continue
+		}
+		nodes := (count + perNode - 1) / perNode
+		if nodes > p.Max {
+			continue
+		}
+		cs = append(cs, place{p, nodes, float64(nodes) * p.Price * (p.Boot + j.Run).Hours()})
+	}
+	if len(cs) == 0 {
+		return place{}, false
+	}
+	return slices.MinFunc(cs, func(a, b place) int {
+		if a.cost != b.cost {
+			return cmp.Compare(a.cost, b.cost)
+		}
+		return cmp.Compare(a.pool.Name, b.pool.Name)
+	}), true
 }
 
 // multiple renders x as a multiple of the oracle's ref ("-" when the

@@ -106,14 +106,56 @@ func TestWriteSummary(t *testing.T) {
 	oracle := &Oracle{IdleGPUHours: 2, Cost: 100}
 	var sb strings.Builder
 	err := WriteSummary(&sb, []TraceSummary{{Seed: 3, Sides: []string{"muster", "upstream", "baseline"}, Oracle: oracle,
-		Figures: []Figures{{PartialGangs: 0, IdleGPUHours: 4, Cost: 150}, {PartialGangs: 1, IdleGPUHours: 8, Cost: 200}, {PartialGangs: 2, IdleGPUHours: 10, Cost: 300}}}})
+		Figures: []Figures{{PartialGangs: 0, IdleGPUHours: 4, Cost: 150, GangsFinished: 5, MeanTurnaround: 42 * time.Minute},
+			{PartialGangs: 1, IdleGPUHours: 8, Cost: 200, GangsFinished: 4, MeanTurnaround: 30 * time.Minute, JobsNotDone: 1},
+			{PartialGangs: 2, IdleGPUHours: 10, Cost: 300, GangsFinished: 5, MeanTurnaround: 50 * time.Minute}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := sb.String()
-	for _, want := range []string{"PARTIAL GANGS (MUSTER/UPSTREAM/BASELINE)", "0 / 1 / 2", "4.0 / 8.0 / 10.0", "2.00x / 4.00x / 5.00x", "150 / 200 / 300", "1.50x / 2.00x / 3.00x"} {
+	for _, want := range []string{"PARTIAL GANGS (MUSTER/UPSTREAM/BASELINE)", "0 / 1 / 2", "4.0 / 8.0 / 10.0", "2.00x / 4.00x / 5.00x", "150 / 200 / 300", "1.50x / 2.00x / 3.00x",
+		"5 (42.0m) / 4 (30.0m) / 5 (50.0m)", "0 / 1 / 0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestCanRun(t *testing.T) {
+	m := time.Minute
+	pools := []OraclePool{
+		{Name: "cpu", MilliCPU: 16000, Max: 10, Boot: 3 * m, Price: 0.768},
+		{Name: "h100", GPUs: 8, MilliCPU: 96000, Max: 4, Boot: 10 * m, Price: 98.32, PlacementGroup: true},
+		{Name: "t4", GPUs: 1, MilliCPU: 4000, Max: 6, Boot: 5 * m, Price: 0.526},
+	}
+	gpuOnly := []OraclePool{pools[1]}
+	for _, tc := range []struct {
+		name, line string
+		pools      []OraclePool
+		want       bool
+	}{
+		{name: "a gang within the pool's max", line: "0 g gang 4 8 16 30 require=placement-group", pools: pools, want: true},
+		{name: "a rigid gang past the max", line: "0 g gang 5 8 16 30 require=placement-group", pools: pools},
+		// Elastic: min 3 workers fit the 4 nodes though max 6 does not.
+		{name: "an elastic gang whose min fits", line: "0 g gang 6 8 16 30 min=3", pools: pools, want: true},
+		{name: "an elastic gang whose min does not", line: "0 g gang 6 8 16 30 min=5", pools: pools},
+		// A launcher is a member beside the workers: 4 workers and a CPU
+		// launcher, which no GPU pool takes.
+		{name: "a launcher on a CPU pool", line: "0 l gang 4 8 16 30 launcher=2", pools: pools, want: true},
+		{name: "a launcher with no CPU pool", line: "0 l gang 4 8 16 30 launcher=2", pools: gpuOnly},
+		// Seven 1-GPU pods: the T4 pool holds six, the H100s 32.
+		{name: "plain GPU pods on the bigger pool", line: "0 r gpu 7 1 2 20", pools: pools, want: true},
+		{name: "plain pods no pool takes", line: "0 r gpu 7 2 2 20", pools: []OraclePool{pools[2]}},
+		{name: "a spot job on regular pools", line: "0 s gang 3 8 16 30 min=1 spot=true", pools: pools, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := ParseTrace(strings.NewReader(tc.line + "\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := CanRun(tr.Jobs[0], tc.pools); got != tc.want {
+				t.Errorf("CanRun(%q) = %v, want %v", tc.line, got, tc.want)
+			}
+		})
 	}
 }

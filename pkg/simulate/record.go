@@ -306,6 +306,10 @@ type Figures struct {
 	// GangsFinished and their mean turnaround (arrival to work done).
 	GangsFinished  int
 	MeanTurnaround time.Duration
+	// End is the run's end on the trace clock; JobsNotDone the jobs whose
+	// work was not done by then.
+	End         time.Duration
+	JobsNotDone int
 	// Reclaims, ReclaimedMembers: see Record; GangsBelowMinByReclaim counts
 	// Record.BelowMinByReclaim.
 	Reclaims, ReclaimedMembers, GangsBelowMinByReclaim int
@@ -323,7 +327,7 @@ type JobFigures struct {
 // Figures computes the run's figures. initial lists nodes that existed before
 // the run (they count in GPU-hours but not as added).
 func (r *Record) Figures(initial map[string]bool) Figures {
-	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes,
+	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes, End: r.End,
 		Reclaims: r.Reclaims, ReclaimedMembers: r.ReclaimedMembers, GangsBelowMinByReclaim: len(r.BelowMinByReclaim)}
 	var turnaround time.Duration
 	var waits []time.Duration
@@ -370,6 +374,9 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 			if slices.ContainsFunc(jr.Runs, func(run RunSpan) bool { return run.Broken }) {
 				f.GangsBroken++
 			}
+		}
+		if jr.Finished == 0 {
+			f.JobsNotDone++
 		}
 		if jr.Job.Kind == KindGang && jr.Finished > 0 {
 			f.GangsFinished++

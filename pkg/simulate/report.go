@@ -96,6 +96,9 @@ func WriteReport(w io.Writer, trace Trace, oracle *Oracle, runs ...Run) error {
 		row("GPU-hours idle, multiple of the oracle's", func(f Figures) string { return multiple(f.IdleGPUHours, oracle.IdleGPUHours) })
 		row("cost, multiple of the oracle's", func(f Figures) string { return multiple(f.Cost, oracle.Cost) })
 	}
+	row("run ended at trace minute (jobs not done by then)", func(f Figures) string {
+		return fmt.Sprintf("%.0f (%d)", f.End.Minutes(), f.JobsNotDone)
+	})
 	row("gangs finished (mean minutes from arrival)", func(f Figures) string {
 		return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes())
 	})
@@ -213,7 +216,9 @@ type TraceSummary struct {
 
 // WriteSummary writes one line per replayed trace: partial and broken
 // gangs, excess nodes, idle GPU-hours (and as a multiple of the oracle's),
-// cost, the mean and p90 wait to min and the longest wait after capacity,
+// cost, the mean and p90 wait to min, the gangs done and their mean
+// turnaround, the jobs not done by the run's end and the longest wait after
+// capacity,
 // each column holding every side's value, in the order its header names
 // them.
 func WriteSummary(w io.Writer, traces []TraceSummary) error {
@@ -221,7 +226,7 @@ func WriteSummary(w io.Writer, traces []TraceSummary) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "SEED\tPARTIAL GANGS (%s)\tBROKEN GANGS\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE / ORACLE'S\tCOST ($)\tCOST / ORACLE'S\tMEAN WAIT TO MIN\tP90 WAIT TO MIN\tLONGEST WAIT AFTER CAPACITY\n",
+	fmt.Fprintf(tw, "SEED\tPARTIAL GANGS (%s)\tBROKEN GANGS\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE / ORACLE'S\tCOST ($)\tCOST / ORACLE'S\tMEAN WAIT TO MIN\tP90 WAIT TO MIN\tGANGS DONE (MEAN TURNAROUND)\tJOBS NOT DONE\tLONGEST WAIT AFTER CAPACITY\n",
 		strings.ToUpper(strings.Join(traces[0].Sides, "/")))
 	for _, t := range traces {
 		col := func(f func(Figures) string) string {
@@ -237,7 +242,7 @@ func WriteSummary(w io.Writer, traces []TraceSummary) error {
 			}
 			return col(func(f Figures) string { return multiple(get(f), ref(*t.Oracle)) })
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Seed,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Seed,
 			col(func(f Figures) string { return fmt.Sprint(f.PartialGangs) }),
 			col(func(f Figures) string { return fmt.Sprint(f.GangsBroken) }),
 			col(func(f Figures) string { return fmt.Sprint(f.ExcessNodes) }),
@@ -247,6 +252,8 @@ func WriteSummary(w io.Writer, traces []TraceSummary) error {
 			ofOracle(func(f Figures) float64 { return f.Cost }, func(o Oracle) float64 { return o.Cost }),
 			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.MeanWaitToMin.Minutes()) }),
 			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.P90WaitToMin.Minutes()) }),
+			col(func(f Figures) string { return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes()) }),
+			col(func(f Figures) string { return fmt.Sprint(f.JobsNotDone) }),
 			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.LongestWaitAfterCapacity.Minutes()) }))
 	}
 	return tw.Flush()

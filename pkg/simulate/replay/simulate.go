@@ -66,12 +66,21 @@ type Options struct {
 	Step time.Duration
 	// TraceFor repeats the trace every TraceEvery for this long (0: once).
 	TraceFor, TraceEvery time.Duration
-	Chart                string        // the SVG chart's file
-	Grace                time.Duration // trace time after the last job could have ended
-	KeepLogs             bool
-	Random               int   // generated traces to replay instead of one trace
-	Repeat               int   // runs of each side
-	Seed                 int64 // first generated trace's seed
+	Chart                string // the SVG chart's file
+	// Grace is trace time after the last job could have ended (Until
+	// horizon), or after the last job that can run was done (Until done).
+	Grace time.Duration
+	// Until is when a run ends: UntilDone once every job that can run on
+	// the pools is done, and Grace after (so the nodes' scale-down is
+	// paid), or Overtime past the horizon if they are not; UntilHorizon
+	// (or "") at the trace's span plus Grace, or sooner if every job is
+	// done.
+	Until    string
+	Overtime time.Duration
+	KeepLogs bool
+	Random   int   // generated traces to replay instead of one trace
+	Repeat   int   // runs of each side
+	Seed     int64 // first generated trace's seed
 	// PoolsPath is the user's pools file; pools what it holds.
 	PoolsPath string
 	pools     *simulate.PoolsFile
@@ -91,7 +100,31 @@ type Options struct {
 
 // DefaultOptions is muster simulate's defaults.
 func DefaultOptions() Options {
-	return Options{BinDir: filepath.Join("autoscaler", "bin"), Minute: time.Second, Step: time.Minute, TraceEvery: time.Hour, Chart: "simulate.svg", Grace: 10 * time.Minute, Repeat: 1, Seed: 1}
+	return Options{BinDir: filepath.Join("autoscaler", "bin"), Minute: time.Second, Step: time.Minute, TraceEvery: time.Hour, Chart: "simulate.svg", Grace: 10 * time.Minute, Until: UntilDone, Overtime: 4 * time.Hour, Repeat: 1, Seed: 1}
+}
+
+// Until's values.
+const (
+	// UntilDone runs each side until the jobs that can run are done, so
+	// that every side's cost and idle GPU-hours pay for the same work.
+	UntilDone = "done"
+	// UntilHorizon stops each side at the same trace time, whatever it
+	// has done by then.
+	UntilHorizon = "horizon"
+)
+
+// checkUntil says what is wrong with --until and --overtime.
+func checkUntil(o Options) error {
+	switch o.Until {
+	case "", UntilHorizon:
+		return nil
+	case UntilDone:
+		if o.Overtime <= 0 {
+			return fmt.Errorf("--overtime: want a positive trace duration with --until %s, got %s", UntilDone, o.Overtime)
+		}
+		return nil
+	}
+	return fmt.Errorf("--until: want %s or %s, got %q", UntilDone, UntilHorizon, o.Until)
 }
 
 func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
@@ -99,6 +132,9 @@ func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
 		return fmt.Errorf("--repeat: want 1 or more runs of each side, got %d", o.Repeat)
 	}
 	if _, err := chosenSides(o.Sides); err != nil {
+		return err
+	}
+	if err := checkUntil(o); err != nil {
 		return err
 	}
 	if o.Random > 0 {
@@ -399,7 +435,11 @@ func simulateRuns(ctx context.Context, progress io.Writer, o Options, given *sim
 		if o.Step > 0 {
 			pace = fmt.Sprintf("stepped, %s steps", o.Step)
 		}
-		fmt.Fprintf(progress, "== %s run: %d jobs over %.0f trace minutes (%s)\n", m.name, len(trace.Jobs), (trace.Span() + o.Grace).Minutes(), pace)
+		span := fmt.Sprintf("over %.0f trace minutes", (trace.Span() + o.Grace).Minutes())
+		if o.Until == UntilDone {
+			span = fmt.Sprintf("until the jobs that can run are done (at most %.0f trace minutes)", (trace.Span() + o.Grace + o.Overtime).Minutes())
+		}
+		fmt.Fprintf(progress, "== %s run: %d jobs %s (%s)\n", m.name, len(trace.Jobs), span, pace)
 		r, err := simulateOnce(ctx, progress, m, trace, o, filepath.Join(logDir, m.name))
 		if err != nil {
 			return trace, nil, fmt.Errorf("%s run: %w (component logs in %s)", m.name, err, logDir)
@@ -696,6 +736,14 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	w.mu.Unlock()
 
 	end := trace.Span() + o.Grace
+	if o.Until == UntilDone {
+		pools, err := oraclePoolsOf(o)
+		if err != nil {
+			return run, err
+		}
+		w.waitFor(trace, pools, o.Grace)
+		end += o.Overtime
+	}
 	if stepClock != nil {
 		st := &stepper{env: env, sched: sched, events: events, clk: stepClock, start: stepClock.Now(), cloudSync: cloud.syncURL(),
 			autoscalerRun: ca.runURL, http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
@@ -739,7 +787,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 			}
 			next++
 		}
-		if w.allDone(len(trace.Jobs)) && next == len(trace.Jobs) {
+		if at, ok := w.doneAt(); ok && clk.now() >= at && next == len(trace.Jobs) {
 			break
 		}
 		if time.Since(lastReport) >= 5*time.Second {
@@ -1002,6 +1050,11 @@ type watcher struct {
 	started  map[string]bool // job (or pod, for plain jobs) started
 	done     map[string]bool // jobs finished (each counted once)
 	finished map[string]bool // gangs whose run ended
+	// awaited are the jobs the run waits for (Until done: those that can
+	// run on the pools), and tail the trace time after the last of them
+	// is done; nil awaits every job, with no tail.
+	awaited  map[string]bool
+	tail     time.Duration
 	bound    map[string]string
 	seenFail map[string]bool
 	// current lists each job's pods: an evicted pod is replaced by a new
@@ -1066,6 +1119,39 @@ func (w *watcher) allDone(n int) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.done) >= n
+}
+
+// waitFor makes the run wait for the trace's jobs that can run on pools,
+// and tail after the last of them is done, instead of for every job.
+func (w *watcher) waitFor(trace simulate.Trace, pools []simulate.OraclePool, tail time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.awaited, w.tail = map[string]bool{}, tail
+	for _, j := range trace.Jobs {
+		if simulate.CanRun(j, pools) {
+			w.awaited[j.Name] = true
+		}
+	}
+}
+
+// doneAt says whether the jobs the run waits for are all done and, if so,
+// when the run may end: then, or its tail after the last was done.
+func (w *watcher) doneAt() (time.Duration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.awaited == nil {
+		return 0, len(w.done) >= len(w.jobs)
+	}
+	var last time.Duration
+	for n := range w.awaited {
+		if !w.done[n] {
+			return 0, false
+		}
+		if jr := w.rec.Jobs[n]; jr != nil {
+			last = max(last, jr.Finished)
+		}
+	}
+	return last + w.tail, true
 }
 
 func (w *watcher) status() string {

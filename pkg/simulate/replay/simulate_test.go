@@ -373,8 +373,8 @@ func TestShowProgress(t *testing.T) {
 	}
 }
 
-// TestSimulateRepeatFlags checks --repeat's bad values and combinations are
-// refused, naming the flag, before anything starts.
+// TestSimulateRepeatFlags checks --repeat's and --until's bad values and
+// combinations are refused, naming the flag, before anything starts.
 func TestSimulateRepeatFlags(t *testing.T) {
 	for _, tc := range []struct {
 		o    Options
@@ -383,6 +383,8 @@ func TestSimulateRepeatFlags(t *testing.T) {
 		{Options{Repeat: 0, Minute: time.Second}, "--repeat: want 1 or more"},
 		{Options{Repeat: -2, Minute: time.Second}, "--repeat: want 1 or more"},
 		{Options{Repeat: 2, Random: 3, Minute: time.Second}, "--repeat and --random"},
+		{Options{Repeat: 1, Until: "finished", Minute: time.Second}, `--until: want done or horizon, got "finished"`},
+		{Options{Repeat: 1, Until: UntilDone, Minute: time.Second}, "--overtime: want a positive trace duration with --until done"},
 	} {
 		err := Simulate(context.Background(), io.Discard, io.Discard, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -529,5 +531,62 @@ func TestSides(t *testing.T) {
 		if err != nil || fmt.Sprint(names(ms)) != fmt.Sprint(tc.want) {
 			t.Errorf("runModes with spot, --sides %v: %v, %v; want %v", tc.sides, names(ms), err, tc.want)
 		}
+	}
+}
+
+// TestRunWaitsForTheJobsThatCanRun checks when a run until done may end: once
+// every job the pools can run is done, the tail after the last of them; a
+// job no pool holds is not waited for. Without Until done every job is.
+func TestRunWaitsForTheJobsThatCanRun(t *testing.T) {
+	tr, err := simulate.ParseTrace(strings.NewReader(`0 small gang 2 8 16 30
+1 single gpu 1 1 2 10
+2 elastic gang 6 8 16 20 min=2
+3 huge gang 12 8 16 30 require=placement-group
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, err := oraclePoolsOf(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newWatcher := func() *watcher {
+		w := &watcher{rec: simulate.NewRecord(), jobs: map[string]simulate.Job{}, done: map[string]bool{}}
+		for _, j := range tr.Jobs {
+			w.jobs[j.Name] = j
+			w.rec.JobCreated(j, j.At)
+		}
+		return w
+	}
+	finish := func(w *watcher, job string, at time.Duration) {
+		w.done[job] = true
+		w.rec.JobFinished(job, at)
+	}
+
+	w := newWatcher()
+	w.waitFor(tr, pools, 10*time.Minute)
+	if w.awaited["huge"] || !w.awaited["small"] || !w.awaited["single"] || !w.awaited["elastic"] {
+		t.Fatalf("awaited %v, want small, single and elastic (huge is 12 nodes of a placement group)", w.awaited)
+	}
+	finish(w, "small", 40*time.Minute)
+	finish(w, "elastic", 70*time.Minute)
+	if _, ok := w.doneAt(); ok {
+		t.Fatal("done with single not done")
+	}
+	finish(w, "single", 20*time.Minute)
+	if at, ok := w.doneAt(); !ok || at != 80*time.Minute {
+		t.Errorf("doneAt = %v, %v; want 80m (elastic done at 70m, and the tail), true", at, ok)
+	}
+
+	w = newWatcher() // until the horizon: every job, no tail
+	finish(w, "small", 40*time.Minute)
+	finish(w, "elastic", 70*time.Minute)
+	finish(w, "single", 20*time.Minute)
+	if _, ok := w.doneAt(); ok {
+		t.Error("done with huge not done, waiting for every job")
+	}
+	finish(w, "huge", 90*time.Minute)
+	if _, ok := w.doneAt(); !ok {
+		t.Error("not done with every job done")
 	}
 }

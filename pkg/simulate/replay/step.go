@@ -671,8 +671,9 @@ func nextStep(now, step, end time.Duration, moved bool, due ...time.Duration) ti
 	return min(next, end)
 }
 
-// replay plays the trace on the stepped clock until every job is done or
-// the clock reaches end. create makes a job's pods.
+// replay plays the trace on the stepped clock until the jobs the watcher
+// waits for are done (doneAt) or the clock reaches end. create makes a
+// job's pods.
 func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w *watcher, trace simulate.Trace, end, step time.Duration, create func(simulate.Job) error) error {
 	// The watches end with the replay: left open they would hold the API
 	// server's shutdown for its minute of grace.
@@ -710,7 +711,8 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 			fmt.Fprintf(progress, "[%s minute %3.0f] %s; %s\n", name, now.Minutes(), w.status(), s.stepStats(steps, began))
 			lastReport = time.Now()
 		}
-		if (w.allDone(len(trace.Jobs)) && next == len(trace.Jobs)) || now >= end {
+		doneAt, done := w.doneAt()
+		if (done && now >= doneAt && next == len(trace.Jobs)) || now >= end {
 			fmt.Fprintf(progress, "[%s minute %3.0f] %s\n", name, now.Minutes(), s.stepStats(steps, began))
 			return nil
 		}
@@ -730,6 +732,9 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 		}
 		if t, ok := s.scaleDownDue(now, step); ok {
 			due = append(due, t)
+		}
+		if done {
+			due = append(due, doneAt)
 		}
 		to := nextStep(now, step, end, moved, due...)
 		s.sched.Hold() // what the clock fires is decided on with the next step's changes
