@@ -34,6 +34,9 @@ type Record struct {
 	Reclaims          int
 	ReclaimedMembers  int
 	BelowMinByReclaim map[string]bool
+	// CannotRun names the jobs no pool could ever hold (CanRun), which the
+	// mean turnaround leaves out: no side can finish them.
+	CannotRun map[string]bool
 }
 
 // JobRecord follows one job.
@@ -303,7 +306,11 @@ type Figures struct {
 	// LongestWaitAfterCapacity: see Record.LongestWaitAfterCapacity.
 	LongestWaitAfterCapacity time.Duration
 	LongestWaitGang          string
-	// GangsFinished and their mean turnaround (arrival to work done).
+	// GangsFinished counts the gangs whose work was done; MeanTurnaround is
+	// over every gang the pools can run, from arrival to its work done, or
+	// to the run's end for a gang not done by then (as the waits count a
+	// gang that never reached min), so that a side that leaves gangs
+	// undone is not flattered by the mean of those it finished.
 	GangsFinished  int
 	MeanTurnaround time.Duration
 	// End is the run's end on the trace clock; JobsNotDone the jobs whose
@@ -330,6 +337,7 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 	f := Figures{NodesAdded: map[string]int{}, Failures: r.ScaleUpFailures, WithdrawnNodes: r.WithdrawnNodes, End: r.End,
 		Reclaims: r.Reclaims, ReclaimedMembers: r.ReclaimedMembers, GangsBelowMinByReclaim: len(r.BelowMinByReclaim)}
 	var turnaround time.Duration
+	turnarounds := 0
 	var waits []time.Duration
 	names := make([]string, 0, len(r.Jobs))
 	for n := range r.Jobs {
@@ -380,7 +388,14 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 		}
 		if jr.Job.Kind == KindGang && jr.Finished > 0 {
 			f.GangsFinished++
-			turnaround += jr.Finished - jr.Created
+		}
+		if jr.Job.Kind == KindGang && !r.CannotRun[n] {
+			turnarounds++
+			if jr.Finished > 0 {
+				turnaround += jr.Finished - jr.Created
+			} else {
+				turnaround += max(0, r.End-jr.Created)
+			}
 		}
 		f.Jobs = append(f.Jobs, jf)
 	}
@@ -412,8 +427,8 @@ func (r *Record) Figures(initial map[string]bool) Figures {
 			f.Excess = append(f.Excess, n.Name)
 		}
 	}
-	if f.GangsFinished > 0 {
-		f.MeanTurnaround = turnaround / time.Duration(f.GangsFinished)
+	if turnarounds > 0 {
+		f.MeanTurnaround = turnaround / time.Duration(turnarounds)
 	}
 	f.MeanWaitToMin, f.P90WaitToMin = meanAndP90(waits)
 	f.IdleGPUHours = max(0, f.ProvisionedGPUHours-f.UsedGPUHours)

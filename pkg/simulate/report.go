@@ -99,7 +99,7 @@ func WriteReport(w io.Writer, trace Trace, oracle *Oracle, runs ...Run) error {
 	row("run ended at trace minute (jobs not done by then)", func(f Figures) string {
 		return fmt.Sprintf("%.0f (%d)", f.End.Minutes(), f.JobsNotDone)
 	})
-	row("gangs finished (mean minutes from arrival)", func(f Figures) string {
+	row("gangs finished; turnaround, mean over the gangs that can run (not done: to the end)", func(f Figures) string {
 		return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes())
 	})
 	row("wait to min over all gangs, mean / p90 (never: to the end)", func(f Figures) string {

@@ -463,6 +463,16 @@ func TestBrokenGangFigures(t *testing.T) {
 	if want := f.ProvisionedGPUHours - f.UsedGPUHours; !near(f.IdleGPUHours, want) {
 		t.Errorf("idle %.2f, want paid minus used %.2f", f.IdleGPUHours, want)
 	}
+	// Turnaround over both gangs: rigid done at 50m, never not done,
+	// counted to the end; one gang finished. A gang no pool could hold is
+	// left out: then rigid's alone.
+	if f.GangsFinished != 1 || f.MeanTurnaround != 55*m || f.JobsNotDone != 1 {
+		t.Errorf("gangs finished %d, mean turnaround %s, jobs not done %d; want 1, 55m (50m and 60m to the end), 1", f.GangsFinished, f.MeanTurnaround, f.JobsNotDone)
+	}
+	r.CannotRun = map[string]bool{"never": true}
+	if f := r.Figures(nil); f.MeanTurnaround != 50*m {
+		t.Errorf("mean turnaround %s with never unable to run, want rigid's 50m", f.MeanTurnaround)
+	}
 	_, used := r.GPUSeries()
 	for _, l := range used {
 		if l.At >= 12*m && l.At < 20*m && l.Value != 0 {

@@ -705,6 +705,16 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	for _, p := range cloud.pools {
 		rec.Prices[p.Name] = p.HourlyPrice
 	}
+	oraclePools, err := oraclePoolsOf(o)
+	if err != nil {
+		return run, err
+	}
+	rec.CannotRun = map[string]bool{}
+	for _, j := range trace.Jobs {
+		if !simulate.CanRun(j, oraclePools) {
+			rec.CannotRun[j.Name] = true
+		}
+	}
 	wallStart := time.Now()
 	var clk traceClock = clock{start: wallStart, minute: o.Minute}
 	var events *simulate.StepClock
@@ -737,11 +747,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 
 	end := trace.Span() + o.Grace
 	if o.Until == UntilDone {
-		pools, err := oraclePoolsOf(o)
-		if err != nil {
-			return run, err
-		}
-		w.waitFor(trace, pools, o.Grace)
+		w.waitFor(trace, rec.CannotRun, o.Grace)
 		end += o.Overtime
 	}
 	if stepClock != nil {
@@ -1121,14 +1127,15 @@ func (w *watcher) allDone(n int) bool {
 	return len(w.done) >= n
 }
 
-// waitFor makes the run wait for the trace's jobs that can run on pools,
-// and tail after the last of them is done, instead of for every job.
-func (w *watcher) waitFor(trace simulate.Trace, pools []simulate.OraclePool, tail time.Duration) {
+// waitFor makes the run wait for the trace's jobs but those that cannot
+// run (simulate.CanRun), and tail after the last of them is done, instead
+// of for every job.
+func (w *watcher) waitFor(trace simulate.Trace, cannotRun map[string]bool, tail time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.awaited, w.tail = map[string]bool{}, tail
 	for _, j := range trace.Jobs {
-		if simulate.CanRun(j, pools) {
+		if !cannotRun[j.Name] {
 			w.awaited[j.Name] = true
 		}
 	}

@@ -563,8 +563,14 @@ func TestRunWaitsForTheJobsThatCanRun(t *testing.T) {
 		w.rec.JobFinished(job, at)
 	}
 
+	cannotRun := map[string]bool{}
+	for _, j := range tr.Jobs {
+		if !simulate.CanRun(j, pools) {
+			cannotRun[j.Name] = true
+		}
+	}
 	w := newWatcher()
-	w.waitFor(tr, pools, 10*time.Minute)
+	w.waitFor(tr, cannotRun, 10*time.Minute)
 	if w.awaited["huge"] || !w.awaited["small"] || !w.awaited["single"] || !w.awaited["elastic"] {
 		t.Fatalf("awaited %v, want small, single and elastic (huge is 12 nodes of a placement group)", w.awaited)
 	}
