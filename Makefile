@@ -122,7 +122,7 @@ simulate-spot:
 	$(MAKE) kueue
 	$(GO) run ./cmd/muster simulate --pools pkg/simulate/pools.spot.example.yaml --trace pkg/simulate/spot.trace --seed 1
 
-## simulate-random: ten generated bursty traces of mixed, competing jobs (about 40 minutes)
+## simulate-random: ten generated bursty traces of mixed, competing jobs, every side (about 20 minutes)
 simulate-random:
 	$(MAKE) -C autoscaler build
 	$(MAKE) kueue
