@@ -25,16 +25,17 @@ import (
 // parked gang's members are judged twice (the queue runs PreEnqueue
 // plugins in no set order, so neither can count on the other's verdict).
 func (pl *Gang) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
-	if pl.state.GateServed() {
-		if k, _, isGang, err := gang.GroupOf(pod); !isGang || err != nil || pl.parked(k) == "" {
-			return nil
-		}
+	if !pl.state.GateServed() {
+		st, _ := pl.judge(ctx, pod)
+		return st
 	}
-	st, parked := pl.judge(ctx, pod)
-	if pl.state.GateServed() && !parked {
+	if k, _, isGang, err := gang.GroupOf(pod); !isGang || err != nil || pl.parked(k) == "" {
 		return nil
 	}
-	return st
+	if st, parked := pl.judge(ctx, pod); parked {
+		return st
+	}
+	return nil
 }
 
 // gateJudge is the gate MusterGangGate serves (gangstate.Gate.Judge): every
