@@ -125,27 +125,14 @@ func OracleOf(trace Trace, pools []OraclePool) Oracle {
 }
 
 func oracleJob(j Job, pools []OraclePool) OracleJob {
-	oj := OracleJob{Name: j.Name}
-	_, members := j.Workers()
-	if j.Kind != KindGang {
-		members = j.Members
-	}
-	w, ok := cheapestPlace(j, pools, j.GPUs, max(j.MilliCPU, 100), members)
+	_, most := j.Workers()
+	w, l, ok, why := placeJob(j, pools, most)
 	if !ok {
-		oj.Unplaceable, oj.UnplaceableBy = true, fmt.Sprintf("no pool holds %d x %s", members, shape(j))
-		return oj
+		return OracleJob{Name: j.Name, Unplaceable: true, UnplaceableBy: why}
 	}
-	oj.Pool, oj.Nodes, oj.Cost = w.pool.Name, w.nodes, w.cost
+	oj := OracleJob{Name: j.Name, Pool: w.pool.Name, Nodes: w.nodes, Cost: w.cost + l.cost, LauncherPool: l.pool.Name}
 	oj.PaidGPUHours = float64(w.nodes*w.pool.GPUs) * (w.pool.Boot + j.Run).Hours()
-	oj.UsedGPUHours = float64(int64(members)*j.GPUs) * j.Run.Hours()
-	if j.LauncherMilliCPU > 0 {
-		l, ok := cheapestPlace(j, pools, 0, max(j.LauncherMilliCPU, 100), 1)
-		if !ok {
-			return OracleJob{Name: j.Name, Unplaceable: true, UnplaceableBy: "no CPU pool holds its launcher"}
-		}
-		oj.LauncherPool = l.pool.Name
-		oj.Cost += l.cost
-	}
+	oj.UsedGPUHours = float64(int64(w.count)*j.GPUs) * j.Run.Hours()
 	return oj
 }
 
@@ -155,23 +142,34 @@ func oracleJob(j Job, pools []OraclePool) OracleJob {
 // replay run until its jobs are done waits for the jobs that can run.
 func CanRun(j Job, pools []OraclePool) bool {
 	least, _ := j.Workers()
+	_, _, ok, _ := placeJob(j, pools, least)
+	return ok
+}
+
+// placeJob places a job with the given number of workers (a plain job: all
+// its pods, whatever workers says) on the cheapest pool that holds them,
+// and its launcher, if any, on the cheapest CPU pool (launcher is then the
+// zero place); why says what no pool holds.
+func placeJob(j Job, pools []OraclePool, workers int) (w, launcher place, ok bool, why string) {
 	if j.Kind != KindGang {
-		least = j.Members
+		workers = j.Members
 	}
-	if _, ok := cheapestPlace(j, pools, j.GPUs, max(j.MilliCPU, 100), least); !ok {
-		return false
+	if w, ok = cheapestPlace(j, pools, j.GPUs, max(j.MilliCPU, 100), workers); !ok {
+		return w, launcher, false, fmt.Sprintf("no pool holds %d x %s", workers, shape(j))
 	}
 	if j.LauncherMilliCPU > 0 {
-		_, ok := cheapestPlace(j, pools, 0, max(j.LauncherMilliCPU, 100), 1)
-		return ok
+		if launcher, ok = cheapestPlace(j, pools, 0, max(j.LauncherMilliCPU, 100), 1); !ok {
+			return w, launcher, false, "no CPU pool holds its launcher"
+		}
 	}
-	return true
+	return w, launcher, true, ""
 }
 
 // place is count pods of a job on nodes of one pool, and what that costs
 // for the job's run and the pool's boot.
 type place struct {
 	pool  OraclePool
+	count int
 	nodes int
 	cost  float64
 }
@@ -199,7 +197,7 @@ func cheapestPlace(j Job, pools []OraclePool, gpus, milliCPU int64, count int) (
 		if nodes > p.Max {
 			continue
 		}
-		cs = append(cs, place{p, nodes, float64(nodes) * p.Price * (p.Boot + j.Run).Hours()})
+		cs = append(cs, place{p, count, nodes, float64(nodes) * p.Price * (p.Boot + j.Run).Hours()})
 	}
 	if len(cs) == 0 {
 		return place{}, false

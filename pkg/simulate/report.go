@@ -216,11 +216,10 @@ type TraceSummary struct {
 
 // WriteSummary writes one line per replayed trace: partial and broken
 // gangs, excess nodes, idle GPU-hours (and as a multiple of the oracle's),
-// cost, the mean and p90 wait to min, the gangs done and their mean
+// cost, the mean and p90 wait to min, the gangs done and the mean
 // turnaround, the jobs not done by the run's end and the longest wait after
-// capacity,
-// each column holding every side's value, in the order its header names
-// them.
+// capacity, each column holding every side's value, in the order its
+// header names them.
 func WriteSummary(w io.Writer, traces []TraceSummary) error {
 	if len(traces) == 0 {
 		return nil

@@ -747,7 +747,7 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 
 	end := trace.Span() + o.Grace
 	if o.Until == UntilDone {
-		w.waitFor(trace, rec.CannotRun, o.Grace)
+		w.waitFor(o.Grace)
 		end += o.Overtime
 	}
 	if stepClock != nil {
@@ -1056,13 +1056,13 @@ type watcher struct {
 	started  map[string]bool // job (or pod, for plain jobs) started
 	done     map[string]bool // jobs finished (each counted once)
 	finished map[string]bool // gangs whose run ended
-	// awaited are the jobs the run waits for (Until done: those that can
-	// run on the pools), and tail the trace time after the last of them
-	// is done; nil awaits every job, with no tail.
-	awaited  map[string]bool
-	tail     time.Duration
-	bound    map[string]string
-	seenFail map[string]bool
+	// untilDone: the run waits for the jobs but those the record says
+	// cannot run (Record.CannotRun), and tail after the last of them is
+	// done; otherwise for every job, with no tail.
+	untilDone bool
+	tail      time.Duration
+	bound     map[string]string
+	seenFail  map[string]bool
 	// current lists each job's pods: an evicted pod is replaced by a new
 	// one, as a training operator would.
 	current map[string][]string
@@ -1127,18 +1127,18 @@ func (w *watcher) allDone(n int) bool {
 	return len(w.done) >= n
 }
 
-// waitFor makes the run wait for the trace's jobs but those that cannot
-// run (simulate.CanRun), and tail after the last of them is done, instead
-// of for every job.
-func (w *watcher) waitFor(trace simulate.Trace, cannotRun map[string]bool, tail time.Duration) {
+// waitFor makes the run wait for the jobs but those that cannot run
+// (Record.CannotRun), and tail after the last of them is done, instead of
+// for every job.
+func (w *watcher) waitFor(tail time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.awaited, w.tail = map[string]bool{}, tail
-	for _, j := range trace.Jobs {
-		if !cannotRun[j.Name] {
-			w.awaited[j.Name] = true
-		}
-	}
+	w.untilDone, w.tail = true, tail
+}
+
+// awaits says whether the run waits for job.
+func (w *watcher) awaits(job string) bool {
+	return !w.untilDone || !w.rec.CannotRun[job]
 }
 
 // doneAt says whether the jobs the run waits for are all done and, if so,
@@ -1146,11 +1146,14 @@ func (w *watcher) waitFor(trace simulate.Trace, cannotRun map[string]bool, tail 
 func (w *watcher) doneAt() (time.Duration, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.awaited == nil {
+	if !w.untilDone {
 		return 0, len(w.done) >= len(w.jobs)
 	}
 	var last time.Duration
-	for n := range w.awaited {
+	for n := range w.jobs {
+		if !w.awaits(n) {
+			continue
+		}
 		if !w.done[n] {
 			return 0, false
 		}

@@ -570,9 +570,10 @@ func TestRunWaitsForTheJobsThatCanRun(t *testing.T) {
 		}
 	}
 	w := newWatcher()
-	w.waitFor(tr, cannotRun, 10*time.Minute)
-	if w.awaited["huge"] || !w.awaited["small"] || !w.awaited["single"] || !w.awaited["elastic"] {
-		t.Fatalf("awaited %v, want small, single and elastic (huge is 12 nodes of a placement group)", w.awaited)
+	w.rec.CannotRun = cannotRun
+	w.waitFor(10 * time.Minute)
+	if w.awaits("huge") || !w.awaits("small") || !w.awaits("single") || !w.awaits("elastic") {
+		t.Fatalf("cannot run %v, want small, single and elastic awaited (huge is 12 nodes of a placement group)", cannotRun)
 	}
 	finish(w, "small", 40*time.Minute)
 	finish(w, "elastic", 70*time.Minute)
