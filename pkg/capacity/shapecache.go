@@ -15,8 +15,12 @@ import (
 // it is made; a pod's shape changes only with a new resourceVersion.
 type Shapes struct {
 	gpu v1.ResourceName
-	mu  sync.Mutex
-	m   map[types.UID]cachedShape
+	// live, when set, says a pod is still waiting in the informer's store:
+	// a shape read from a stale copy, after the pod's delete or placement
+	// was handled (Forget), is not kept, or it would never be dropped.
+	live func(*v1.Pod) bool
+	mu   sync.Mutex
+	m    map[types.UID]cachedShape
 }
 
 type cachedShape struct {
@@ -48,8 +52,18 @@ func (c *Shapes) Of(pod *v1.Pod) *Shape {
 		c.m[pod.UID] = cachedShape{version: pod.ResourceVersion, shape: s}
 	}
 	c.mu.Unlock()
+	// Stored first, then checked: the informer updates its store before it
+	// runs the handlers that Forget, so either the check sees the pod gone
+	// or placed, or the handler's Forget comes after the store above.
+	if c.live != nil && !c.live(pod) {
+		c.Forget(pod.UID)
+	}
 	return s
 }
+
+// KeepOnlyLive has the cache keep a shape only while live says its pod is
+// still waiting (see Shapes.live); set it before the cache is read.
+func (c *Shapes) KeepOnlyLive(live func(*v1.Pod) bool) { c.live = live }
 
 // SetGPU has the cache count gpu as the GPU resource from now on; shapes
 // counted under another are dropped.

@@ -118,3 +118,31 @@ func TestPlacedMembersShapesAreDropped(t *testing.T) {
 		t.Errorf("%d shapes once the last waiting member is deleted (seen late), want 0", n)
 	}
 }
+
+// A shape read from a stale copy of a member, after its delete or its
+// placement was handled (the informer's store has it gone or bound), is
+// not kept: no later event would drop it (a soak's leftover entries). A
+// member still waiting in the store is kept.
+func TestStaleReadsOfGoneMembersAreNotKept(t *testing.T) {
+	pods := podsInformer()
+	c, err := (*State)(nil).Shapes(pods, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := v1.ResourceList{"nvidia.com/gpu": apiresource.MustParse("8")}
+	launcher := member("job-launcher", v1.ResourceList{v1.ResourceCPU: apiresource.MustParse("2")})
+	waiting, gone, bound := member("job-0", gpu), member("job-1", gpu), member("job-2", gpu)
+	placed := bound.DeepCopy()
+	placed.Spec.NodeName = "n1"
+	for _, p := range []*v1.Pod{launcher, waiting, placed} {
+		if err := pods.GetStore().Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []*v1.Pod{launcher, waiting, gone, bound} {
+		c.Of(p)
+	}
+	if n := c.Len(); n != 2 {
+		t.Errorf("%d shapes kept, want 2 (the waiting launcher and worker; not the deleted one nor the one the store has bound)", n)
+	}
+}

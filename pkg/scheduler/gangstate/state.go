@@ -494,6 +494,15 @@ func watchShapes(pods cache.SharedIndexInformer, gpu v1.ResourceName) (*capacity
 		gpu = config.DefaultGPUResourceName
 	}
 	c := capacity.NewShapes(gpu)
+	store := pods.GetStore()
+	c.KeepOnlyLive(func(pod *v1.Pod) bool {
+		o, ok, err := store.Get(pod)
+		if err != nil || !ok {
+			return false
+		}
+		p, isPod := o.(*v1.Pod)
+		return isPod && p.UID == pod.UID && p.Spec.NodeName == ""
+	})
 	if _, err := pods.AddEventHandler(ShapesHandler(c)); err != nil {
 		return nil, fmt.Errorf("watching pods for members' shapes: %w", err)
 	}
