@@ -56,6 +56,9 @@ took below min.
 With --repeat N each side runs N times on the same trace and seed, and the
 report ends with each figure as median (min–max) over the runs, and each
 job's minutes to min, so that a reader sees how far to trust a figure.
+With --random too, each generated trace is replayed N times on each side,
+and the summary's figures are medians, with their range where the
+replays differ.
 
 A gang's run-minutes are its run at max workers: an elastic gang running
 fewer workers takes longer in proportion.
@@ -127,7 +130,7 @@ Pools format (--pools FILE), the shipped example:
 	f.StringVar(&progressMode, "progress", "auto", "progress lines on stderr: auto (when stderr is a terminal), always or never")
 	f.IntVar(&o.Random, "random", 0, "replay this many generated bursty traces (mixed shapes, launchers, priorities, elastic gangs; see --seed) instead of one, and sum them up")
 	f.Int64Var(&o.Seed, "seed", o.Seed, "seed of every random choice: the first generated trace (--random; trace i uses seed+i) and spot reclaims; the same for every run and side")
-	f.IntVar(&o.Repeat, "repeat", o.Repeat, "run each side this many times and report each figure as median (min–max)")
+	f.IntVar(&o.Repeat, "repeat", o.Repeat, "run each side this many times (each generated trace, with --random) and report each figure as median (min–max)")
 	f.StringSliceVar(&o.Sides, "sides", replay.DefaultSides(), "sides to replay the trace on, a column each: muster (Muster's plugins and autoscaler path), upstream (kube-scheduler's default profile with upstream gang scheduling, gangs as upstream PodGroups, stock autoscaler), default (the default scheduler and stock autoscaler; reported as baseline), kueue (Kueue with a ProvisioningRequest admission check, the default scheduler; needs make kueue)")
 	f.StringVar(&o.KueueBin, "kueue-bin", "bin/kueue", "the kueue side's Kueue binary, its CRDs in the directory beside it named BINARY-crds (make kueue)")
 	f.StringVar(&o.StepLog, "step-log", "", "write the cluster as each step left it (nodes, pods, ProvisioningRequests) to DIR/SIDE-REPLAY.log, to diff two replays and find the step where they part (stepped clock only)")

@@ -106,15 +106,38 @@ func TestWriteSummary(t *testing.T) {
 	oracle := &Oracle{IdleGPUHours: 2, Cost: 100}
 	var sb strings.Builder
 	err := WriteSummary(&sb, []TraceSummary{{Seed: 3, Sides: []string{"muster", "upstream", "baseline"}, Oracle: oracle,
-		Figures: []Figures{{PartialGangs: 0, IdleGPUHours: 4, Cost: 150, GangsFinished: 5, MeanTurnaround: 42 * time.Minute},
-			{PartialGangs: 1, IdleGPUHours: 8, Cost: 200, GangsFinished: 4, MeanTurnaround: 30 * time.Minute, JobsNotDone: 1},
-			{PartialGangs: 2, IdleGPUHours: 10, Cost: 300, GangsFinished: 5, MeanTurnaround: 50 * time.Minute}}}})
+		Runs: [][]Figures{{{PartialGangs: 0, IdleGPUHours: 4, Cost: 150, GangsFinished: 5, MeanTurnaround: 42 * time.Minute}},
+			{{PartialGangs: 1, IdleGPUHours: 8, Cost: 200, GangsFinished: 4, MeanTurnaround: 30 * time.Minute, JobsNotDone: 1}},
+			{{PartialGangs: 2, IdleGPUHours: 10, Cost: 300, GangsFinished: 5, MeanTurnaround: 50 * time.Minute}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := sb.String()
 	for _, want := range []string{"PARTIAL GANGS (MUSTER/UPSTREAM/BASELINE)", "0 / 1 / 2", "4.0 / 8.0 / 10.0", "2.00x / 4.00x / 5.00x", "150 / 200 / 300", "1.50x / 2.00x / 3.00x",
 		"5 (42.0m) / 4 (30.0m) / 5 (50.0m)", "0 / 1 / 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestWriteSummaryOfRepeats: a side replayed several times shows each
+// figure's median and, where its replays differ, their range; a side whose
+// replays agree shows the one value.
+func TestWriteSummaryOfRepeats(t *testing.T) {
+	oracle := &Oracle{IdleGPUHours: 10, Cost: 1000}
+	var sb strings.Builder
+	err := WriteSummary(&sb, []TraceSummary{{Seed: 9, Sides: []string{"muster", "upstream"}, Oracle: oracle,
+		Runs: [][]Figures{
+			{{IdleGPUHours: 40.4, Cost: 1982, GangsFinished: 9, MeanTurnaround: 82 * time.Minute}, {IdleGPUHours: 40.4, Cost: 1982, GangsFinished: 9, MeanTurnaround: 82 * time.Minute}, {IdleGPUHours: 40.4, Cost: 1982, GangsFinished: 9, MeanTurnaround: 82 * time.Minute}},
+			{{IdleGPUHours: 24.7, Cost: 1798, GangsFinished: 9, MeanTurnaround: 59 * time.Minute, GangsBroken: 1}, {IdleGPUHours: 47.5, Cost: 2071, GangsFinished: 8, MeanTurnaround: 77 * time.Minute, GangsBroken: 1, JobsNotDone: 1}, {IdleGPUHours: 41.4, Cost: 1997, GangsFinished: 9, MeanTurnaround: 88 * time.Minute, GangsBroken: 1}},
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{"40.4 / 41.4 (24.7–47.5)", "4.04x / 4.14x (2.47x–4.75x)", "1982 / 1997 (1798–2071)", "1.98x / 2.00x (1.80x–2.07x)",
+		"9 (82.0m) / 9 (8–9) (77.0m (59.0m–88.0m))", "0 / 1", "0 / 0 (0–1)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

@@ -206,12 +206,13 @@ func pools(m map[string]int) string {
 }
 
 // TraceSummary is one generated trace's figures, for WriteSummary: the
-// sides' names and figures in the report's order, and the oracle's.
+// sides' names in the report's order, each side's figures over its
+// replays of the trace (one each without --repeat), and the oracle's.
 type TraceSummary struct {
-	Seed    int64
-	Sides   []string
-	Figures []Figures
-	Oracle  *Oracle
+	Seed   int64
+	Sides  []string
+	Runs   [][]Figures
+	Oracle *Oracle
 }
 
 // WriteSummary writes one line per replayed trace: partial and broken
@@ -219,7 +220,9 @@ type TraceSummary struct {
 // cost, the mean and p90 wait to min, the gangs done and the mean
 // turnaround, the jobs not done by the run's end and the longest wait after
 // capacity, each column holding every side's value, in the order its
-// header names them.
+// header names them. A side replayed more than once shows each figure's
+// median over its replays, and the range where they differ: "41.4
+// (24.7–47.5)".
 func WriteSummary(w io.Writer, traces []TraceSummary) error {
 	if len(traces) == 0 {
 		return nil
@@ -228,32 +231,60 @@ func WriteSummary(w io.Writer, traces []TraceSummary) error {
 	fmt.Fprintf(tw, "SEED\tPARTIAL GANGS (%s)\tBROKEN GANGS\tEXCESS NODES\tIDLE GPU-HOURS\tIDLE / ORACLE'S\tCOST ($)\tCOST / ORACLE'S\tMEAN WAIT TO MIN\tP90 WAIT TO MIN\tGANGS DONE (MEAN TURNAROUND)\tJOBS NOT DONE\tLONGEST WAIT AFTER CAPACITY\n",
 		strings.ToUpper(strings.Join(traces[0].Sides, "/")))
 	for _, t := range traces {
-		col := func(f func(Figures) string) string {
-			vs := make([]string, len(t.Figures))
-			for i, fs := range t.Figures {
-				vs[i] = f(fs)
+		// col is a column: each side's value of get over its runs, as
+		// format writes one value, joined in the sides' order.
+		col := func(get func(Figures) float64, format func(float64) string) string {
+			vs := make([]string, len(t.Runs))
+			for i, runs := range t.Runs {
+				vs[i] = spreadCell(runs, get, format)
 			}
 			return strings.Join(vs, " / ")
 		}
 		ofOracle := func(get func(Figures) float64, ref func(Oracle) float64) string {
-			if t.Oracle == nil {
+			if t.Oracle == nil || ref(*t.Oracle) <= 0 {
 				return "-"
 			}
-			return col(func(f Figures) string { return multiple(get(f), ref(*t.Oracle)) })
+			r := ref(*t.Oracle)
+			return col(func(f Figures) float64 { return get(f) / r }, func(x float64) string { return fmt.Sprintf("%.2fx", x) })
+		}
+		count := func(x float64) string { return fmt.Sprintf("%g", x) }
+		minutes := func(x float64) string { return fmt.Sprintf("%.1fm", x) }
+		tenths := func(x float64) string { return fmt.Sprintf("%.1f", x) }
+		vs := make([]string, len(t.Runs))
+		for i, runs := range t.Runs {
+			vs[i] = spreadCell(runs, func(f Figures) float64 { return float64(f.GangsFinished) }, count) + " (" +
+				spreadCell(runs, func(f Figures) float64 { return f.MeanTurnaround.Minutes() }, minutes) + ")"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Seed,
-			col(func(f Figures) string { return fmt.Sprint(f.PartialGangs) }),
-			col(func(f Figures) string { return fmt.Sprint(f.GangsBroken) }),
-			col(func(f Figures) string { return fmt.Sprint(f.ExcessNodes) }),
-			col(func(f Figures) string { return fmt.Sprintf("%.1f", f.IdleGPUHours) }),
+			col(func(f Figures) float64 { return float64(f.PartialGangs) }, count),
+			col(func(f Figures) float64 { return float64(f.GangsBroken) }, count),
+			col(func(f Figures) float64 { return float64(f.ExcessNodes) }, count),
+			col(func(f Figures) float64 { return f.IdleGPUHours }, tenths),
 			ofOracle(func(f Figures) float64 { return f.IdleGPUHours }, func(o Oracle) float64 { return o.IdleGPUHours }),
-			col(func(f Figures) string { return fmt.Sprintf("%.0f", f.Cost) }),
+			col(func(f Figures) float64 { return f.Cost }, func(x float64) string { return fmt.Sprintf("%.0f", x) }),
 			ofOracle(func(f Figures) float64 { return f.Cost }, func(o Oracle) float64 { return o.Cost }),
-			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.MeanWaitToMin.Minutes()) }),
-			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.P90WaitToMin.Minutes()) }),
-			col(func(f Figures) string { return fmt.Sprintf("%d (%.1fm)", f.GangsFinished, f.MeanTurnaround.Minutes()) }),
-			col(func(f Figures) string { return fmt.Sprint(f.JobsNotDone) }),
-			col(func(f Figures) string { return fmt.Sprintf("%.1fm", f.LongestWaitAfterCapacity.Minutes()) }))
+			col(func(f Figures) float64 { return f.MeanWaitToMin.Minutes() }, minutes),
+			col(func(f Figures) float64 { return f.P90WaitToMin.Minutes() }, minutes),
+			strings.Join(vs, " / "),
+			col(func(f Figures) float64 { return float64(f.JobsNotDone) }, count),
+			col(func(f Figures) float64 { return f.LongestWaitAfterCapacity.Minutes() }, minutes))
 	}
 	return tw.Flush()
+}
+
+// spreadCell is one side's value of get over its runs: the one value when
+// the runs agree (as format writes it), else "median (min–max)".
+func spreadCell(runs []Figures, get func(Figures) float64, format func(float64) string) string {
+	values := make([]float64, len(runs))
+	for i, f := range runs {
+		values[i] = get(f)
+	}
+	s, err := SpreadOf(values)
+	if err != nil {
+		return "-"
+	}
+	if s.Exact() || format(s.Min) == format(s.Max) {
+		return format(s.Median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", format(s.Median), format(s.Min), format(s.Max))
 }

@@ -138,9 +138,6 @@ func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
 		return err
 	}
 	if o.Random > 0 {
-		if o.Repeat > 1 {
-			return errors.New("--repeat and --random: give one or the other (--random replays each generated trace once)")
-		}
 		return runRandom(ctx, out, progress, o)
 	}
 	if o.Repeat > 1 {
@@ -268,31 +265,41 @@ func tracePreemption(minute time.Duration) string {
 // runRepeat replays the trace o.repeat times on each side, writes the first
 // replay's report, each replay's summary line, and the figures' spread.
 func runRepeat(ctx context.Context, out, progress io.Writer, o Options) error {
+	_, _, _, err := repeatTrace(ctx, out, progress, o, nil, o.Seed)
+	return err
+}
+
+// repeatTrace replays one trace (given, or the one o names) o.Repeat times
+// on each side: it writes the first replay's report, each later replay's
+// summary line, the figures' spread and, with --step-log, where the
+// replays part. seed names the trace in what it writes (a generated
+// trace's own seed). It returns the trace, its oracle and each side's runs.
+func repeatTrace(ctx context.Context, out, progress io.Writer, o Options, given *simulate.Trace, seed int64) (simulate.Trace, *simulate.Oracle, [][]simulate.Run, error) {
 	var (
 		trace  simulate.Trace
 		bySide [][]simulate.Run
 		oracle *simulate.Oracle
 	)
 	for i := range o.Repeat {
-		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.Repeat, o.Seed)
+		fmt.Fprintf(progress, "== replay %d of %d (seed %d)\n", i+1, o.Repeat, seed)
 		oi := o
 		oi.replay = i
 		if i > 0 {
 			oi.Chart = "" // the chart is the first replay's
 		}
-		tr, runs, err := simulateRuns(ctx, progress, oi, nil)
+		tr, runs, err := simulateRuns(ctx, progress, oi, given)
 		if err != nil {
-			return fmt.Errorf("replay %d of %d: %w", i+1, o.Repeat, err)
+			return trace, nil, nil, fmt.Errorf("replay %d of %d: %w", i+1, o.Repeat, err)
 		}
 		if i == 0 {
 			trace = tr
 			if oracle, err = oracleOf(trace, o); err != nil {
-				return err
+				return trace, nil, nil, err
 			}
 			bySide = make([][]simulate.Run, len(runs))
 			fmt.Fprintf(out, "== replay 1 of %d\n", o.Repeat)
 			if err := simulate.WriteReport(out, trace, oracle, runs...); err != nil {
-				return err
+				return trace, nil, nil, err
 			}
 			fmt.Fprintln(out)
 		} else {
@@ -306,25 +313,27 @@ func runRepeat(ctx context.Context, out, progress io.Writer, o Options) error {
 	for s, runs := range bySide {
 		var err error
 		if sides[s], err = simulate.RepeatOf(runs); err != nil {
-			return err
+			return trace, nil, nil, err
 		}
 	}
-	fmt.Fprintf(out, "\n== %d replays of each side, seed %d\n", o.Repeat, o.Seed)
+	fmt.Fprintf(out, "\n== %d replays of each side, seed %d\n", o.Repeat, seed)
 	if err := simulate.WriteRepeatTable(out, sides...); err != nil {
-		return err
+		return trace, nil, nil, err
 	}
 	fmt.Fprintln(out)
 	if o.StepLog != "" {
 		if err := writeWhereRepeatsPart(out, o, bySide); err != nil {
-			return err
+			return trace, nil, nil, err
 		}
 	}
 	_, err := fmt.Fprintln(out, simulate.RepeatSummaryLine(sides...))
-	return err
+	return trace, oracle, bySide, err
 }
 
-// runRandom replays --random generated traces, the same for both runs of
-// each, writing each one's report and then one line per trace.
+// runRandom replays --random generated traces, the same for every side,
+// each --repeat times, writing each one's report and then one line per
+// trace: each figure the median over the trace's replays, with its range
+// where they differ.
 func runRandom(ctx context.Context, out, progress io.Writer, o Options) error {
 	if o.TracePath != "" {
 		return errors.New("--trace and --random: give one or the other")
@@ -335,21 +344,36 @@ func runRandom(ctx context.Context, out, progress io.Writer, o Options) error {
 		seed := o.Seed + int64(i)
 		trace := simulate.Random(seed)
 		fmt.Fprintf(out, "== trace %d of %d (seed %d; replay with --trace after saving this):\n%s\n", i+1, o.Random, seed, trace.Format())
-		_, runs, err := simulateRuns(ctx, progress, o, &trace)
-		if err != nil {
-			return fmt.Errorf("trace seed %d: %w", seed, err)
+		ts := simulate.TraceSummary{Seed: seed}
+		var bySide [][]simulate.Run
+		if o.Repeat > 1 {
+			var err error
+			if _, ts.Oracle, bySide, err = repeatTrace(ctx, out, progress, o, &trace, seed); err != nil {
+				return fmt.Errorf("trace seed %d: %w", seed, err)
+			}
+			fmt.Fprintln(out)
+		} else {
+			_, runs, err := simulateRuns(ctx, progress, o, &trace)
+			if err != nil {
+				return fmt.Errorf("trace seed %d: %w", seed, err)
+			}
+			if ts.Oracle, err = oracleOf(trace, o); err != nil {
+				return err
+			}
+			if err := simulate.WriteReport(out, trace, ts.Oracle, runs...); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+			for _, r := range runs {
+				bySide = append(bySide, []simulate.Run{r})
+			}
 		}
-		oracle, err := oracleOf(trace, o)
-		if err != nil {
-			return err
-		}
-		if err := simulate.WriteReport(out, trace, oracle, runs...); err != nil {
-			return err
-		}
-		fmt.Fprintln(out)
-		ts := simulate.TraceSummary{Seed: seed, Oracle: oracle}
-		for _, r := range runs {
-			ts.Sides, ts.Figures = append(ts.Sides, r.Name), append(ts.Figures, r.Figures)
+		for _, runs := range bySide {
+			figures := make([]simulate.Figures, len(runs))
+			for k, r := range runs {
+				figures[k] = r.Figures
+			}
+			ts.Sides, ts.Runs = append(ts.Sides, runs[0].Name), append(ts.Runs, figures)
 		}
 		summary = append(summary, ts)
 	}

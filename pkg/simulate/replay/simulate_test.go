@@ -382,7 +382,8 @@ func TestSimulateRepeatFlags(t *testing.T) {
 	}{
 		{Options{Repeat: 0, Minute: time.Second}, "--repeat: want 1 or more"},
 		{Options{Repeat: -2, Minute: time.Second}, "--repeat: want 1 or more"},
-		{Options{Repeat: 2, Random: 3, Minute: time.Second}, "--repeat and --random"},
+		// --repeat goes with --random (each trace replayed so often), not with --trace.
+		{Options{Repeat: 2, Random: 3, TracePath: "given.trace", Until: UntilHorizon, Minute: time.Second}, "--trace and --random"},
 		{Options{Repeat: 1, Until: "finished", Minute: time.Second}, `--until: want done or horizon, got "finished"`},
 		{Options{Repeat: 1, Until: UntilDone, Minute: time.Second}, "--overtime: want a positive trace duration with --until done"},
 	} {
