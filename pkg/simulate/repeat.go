@@ -39,12 +39,19 @@ func SpreadOf(values []float64) (Spread, error) {
 func (s Spread) Exact() bool { return s.Min == s.Max }
 
 // Format renders the spread as "median (min–max)" with the verb's precision
-// ("%g" for counts, whose median may be a half; "%.1f"), or the one value when every run agreed.
+// ("%g" for counts, whose median may be a half; "%.1f"), or the one value
+// when every run agreed to that precision.
 func (s Spread) Format(verb string) string {
-	if s.Exact() {
-		return fmt.Sprintf(verb, s.Median)
+	return s.FormatWith(func(x float64) string { return fmt.Sprintf(verb, x) })
+}
+
+// FormatWith is Format with format writing each value ("41.4m", "2.07x").
+func (s Spread) FormatWith(format func(float64) string) string {
+	lo, hi := format(s.Min), format(s.Max)
+	if s.Exact() || lo == hi {
+		return format(s.Median)
 	}
-	return fmt.Sprintf(verb+" ("+verb+"–"+verb+")", s.Median, s.Min, s.Max)
+	return fmt.Sprintf("%s (%s–%s)", format(s.Median), lo, hi)
 }
 
 // RepeatFigure is one row of the repeat table: a figure's name, how its

@@ -54,6 +54,8 @@ func TestSpreadFormat(t *testing.T) {
 		{Spread{2, 2, 2}, "%g", "2"},
 		{Spread{2.5, 2, 3}, "%g", "2.5 (2–3)"},
 		{Spread{5.25, 5.2, 8.6}, "%.1f", "5.2 (5.2–8.6)"},
+		// Runs that differ below the printed precision print as one value.
+		{Spread{41.8, 41.79, 41.81}, "%.1f", "41.8"},
 	}
 	for _, c := range cases {
 		if got := c.s.Format(c.verb); got != c.want {

@@ -283,8 +283,5 @@ func spreadCell(runs []Figures, get func(Figures) float64, format func(float64) 
 	if err != nil {
 		return "-"
 	}
-	if s.Exact() || format(s.Min) == format(s.Max) {
-		return format(s.Median)
-	}
-	return fmt.Sprintf("%s (%s–%s)", format(s.Median), format(s.Min), format(s.Max))
+	return s.FormatWith(format)
 }
