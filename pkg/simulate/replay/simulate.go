@@ -143,15 +143,22 @@ func Simulate(ctx context.Context, out, progress io.Writer, o Options) error {
 	if o.Repeat > 1 {
 		return runRepeat(ctx, out, progress, o)
 	}
-	trace, runs, err := simulateRuns(ctx, progress, o, nil)
+	_, _, _, err := reportOnce(ctx, out, progress, o, nil)
+	return err
+}
+
+// reportOnce replays the trace (given, or the one o names) once on every
+// side and writes the report, with the trace's oracle.
+func reportOnce(ctx context.Context, out, progress io.Writer, o Options, given *simulate.Trace) (simulate.Trace, *simulate.Oracle, []simulate.Run, error) {
+	trace, runs, err := simulateRuns(ctx, progress, o, given)
 	if err != nil {
-		return err
+		return trace, nil, nil, err
 	}
 	oracle, err := oracleOf(trace, o)
 	if err != nil {
-		return err
+		return trace, nil, nil, err
 	}
-	return simulate.WriteReport(out, trace, oracle, runs...)
+	return trace, oracle, runs, simulate.WriteReport(out, trace, oracle, runs...)
 }
 
 // oracleOf is the trace's oracle on the run's pools: the user's pools file,
@@ -287,23 +294,21 @@ func repeatTrace(ctx context.Context, out, progress io.Writer, o Options, given 
 		if i > 0 {
 			oi.Chart = "" // the chart is the first replay's
 		}
-		tr, runs, err := simulateRuns(ctx, progress, oi, given)
-		if err != nil {
-			return trace, nil, nil, fmt.Errorf("replay %d of %d: %w", i+1, o.Repeat, err)
-		}
+		var runs []simulate.Run
+		var err error
 		if i == 0 {
-			trace = tr
-			if oracle, err = oracleOf(trace, o); err != nil {
-				return trace, nil, nil, err
-			}
-			bySide = make([][]simulate.Run, len(runs))
 			fmt.Fprintf(out, "== replay 1 of %d\n", o.Repeat)
-			if err := simulate.WriteReport(out, trace, oracle, runs...); err != nil {
-				return trace, nil, nil, err
-			}
+			trace, oracle, runs, err = reportOnce(ctx, out, progress, oi, given)
+			bySide = make([][]simulate.Run, len(runs))
 			fmt.Fprintln(out)
 		} else {
-			fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.Repeat, simulate.SummaryLine(oracle, runs...))
+			_, runs, err = simulateRuns(ctx, progress, oi, given)
+			if err == nil {
+				fmt.Fprintf(out, "== replay %d of %d: %s\n", i+1, o.Repeat, simulate.SummaryLine(oracle, runs...))
+			}
+		}
+		if err != nil {
+			return trace, nil, nil, fmt.Errorf("replay %d of %d: %w", i+1, o.Repeat, err)
 		}
 		for s, r := range runs {
 			bySide[s] = append(bySide[s], r)
@@ -353,16 +358,11 @@ func runRandom(ctx context.Context, out, progress io.Writer, o Options) error {
 			}
 			fmt.Fprintln(out)
 		} else {
-			_, runs, err := simulateRuns(ctx, progress, o, &trace)
+			_, oracle, runs, err := reportOnce(ctx, out, progress, o, &trace)
 			if err != nil {
 				return fmt.Errorf("trace seed %d: %w", seed, err)
 			}
-			if ts.Oracle, err = oracleOf(trace, o); err != nil {
-				return err
-			}
-			if err := simulate.WriteReport(out, trace, ts.Oracle, runs...); err != nil {
-				return err
-			}
+			ts.Oracle = oracle
 			fmt.Fprintln(out)
 			for _, r := range runs {
 				bySide = append(bySide, []simulate.Run{r})
