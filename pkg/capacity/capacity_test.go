@@ -1,4 +1,4 @@
-// Tests of quorums and Pack: a gang's quorum, mixed gangs packed into a domain, copies a node holds, Pack against an exhaustive search, the shortfall by domain.
+// Tests of quorums and Pack: a gang's quorum, mixed gangs packed into a domain, copies a node holds, Pack against an exhaustive search, the shortfall by domain, the fewest GPUs of a quorum.
 
 package capacity
 
@@ -247,5 +247,32 @@ func TestShortByDomain(t *testing.T) {
 	short = ShortByDomain(logger, q, map[string][]Node{"": noCPU}, noCPU)
 	if got := short[""].String(); got != "3 x 8 GPUs + 1 x 2 CPU" {
 		t.Errorf("short = %q, want 3 x 8 GPUs + 1 x 2 CPU", got)
+	}
+}
+
+func TestFewestGPUs(t *testing.T) {
+	shapes := func(gpus ...int64) []*Shape {
+		var out []*Shape
+		for _, g := range gpus {
+			out = append(out, &Shape{GPUs: g})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		need    int64
+		members []*Shape
+		want    int64
+	}{
+		{name: "uniform workers", need: 3, members: shapes(8, 8, 8, 8), want: 24},
+		{name: "a launcher without GPUs counts first", need: 3, members: shapes(8, 0, 8, 8), want: 16},
+		{name: "mixed sizes: the smallest", need: 2, members: shapes(8, 4, 2, 8), want: 6},
+		{name: "fewer members than need: all of them", need: 5, members: shapes(8, 8), want: 16},
+		{name: "none needed", need: 0, members: shapes(8), want: 0},
+		{name: "no members", need: 2, want: 0},
+	} {
+		if got := FewestGPUs(tc.need, tc.members); got != tc.want {
+			t.Errorf("%s: FewestGPUs(%d) = %d, want %d", tc.name, tc.need, got, tc.want)
+		}
 	}
 }

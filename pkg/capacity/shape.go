@@ -207,6 +207,26 @@ func (q Quorum) GPUMembers() (members, fewestGPUs int64) {
 	return members, fewestGPUs
 }
 
+// FewestGPUs is the fewest GPUs any need of these members ask for in all:
+// the sum of the need smallest requests (all of them, if fewer). Nodes
+// with fewer GPUs than that in all hold no quorum of need of them, however
+// packed and however empty.
+func FewestGPUs(need int64, members []*Shape) int64 {
+	gpus := make([]int64, 0, len(members))
+	for _, m := range members {
+		gpus = append(gpus, max(m.GPUs, 0))
+	}
+	slices.Sort(gpus)
+	var sum int64
+	for i, g := range gpus {
+		if int64(i) >= need {
+			break
+		}
+		sum += g
+	}
+	return sum
+}
+
 // String describes the quorum: "8 x 8 GPUs + 1 x 2 CPU".
 func (q Quorum) String() string {
 	parts := make([]string, 0, len(q))

@@ -77,6 +77,13 @@ func (c *Shapes) SetGPU(gpu v1.ResourceName) {
 	clear(c.m)
 }
 
+// GPU is the resource the cache counts as GPUs.
+func (c *Shapes) GPU() v1.ResourceName {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gpu
+}
+
 // DemandOf is DemandShape(pod) under the cache's GPU resource: what a bound
 // member holds, read every time (nothing is cached for pods only freed).
 func (c *Shapes) DemandOf(pod *v1.Pod) *Shape {

@@ -87,7 +87,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			// Only nodes coming let it in (roomFreed). Pods leaving
 			// still try it again: they change its shortfall, which its
 			// attempt writes for the autoscaler.
-			pl.beyondCluster.Store(spec.Key, struct{}{})
+			pl.beyondCluster.Store(spec.Key, pl.fewestGPUs(need, members))
 			msg += "; the cluster's nodes could not hold it were they empty"
 		}
 		if did := pl.makeRoom(ctx, cs, spec, pod, quorum, rooms, held); did != "" {
@@ -99,6 +99,17 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, fwk.NewStatus(fwk.Unschedulable, msg)
 	}
 	return nil, nil
+}
+
+// fewestGPUs is the fewest GPUs any need of the gang's unplaced members
+// ask for in all.
+func (pl *Gang) fewestGPUs(need int64, members []*v1.Pod) int64 {
+	left := unplaced(members)
+	shapes := make([]*capacity.Shape, 0, len(left))
+	for _, m := range left {
+		shapes = append(shapes, pl.shapes.Of(m))
+	}
+	return capacity.FewestGPUs(need, shapes)
 }
 
 // unplaced lists a gang's live members that have no node yet.

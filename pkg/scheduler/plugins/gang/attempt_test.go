@@ -611,3 +611,75 @@ func TestGangNoPoolCanHoldIsParked(t *testing.T) {
 		t.Errorf("moe's next request is due, a pod left: hint %v, want Queue", h)
 	}
 }
+
+// A parked gang whose quorum asks for more GPUs than the cluster's regular
+// nodes have in all stays parked as nodes come one by one, until they have
+// them: each node before would have tried it again, a FailedScheduling
+// event and two writes of its lead's condition each time. Spot nodes,
+// which hold no quorum, count for nothing. Mixed shapes: huge is five
+// 8-GPU workers and an 8-CPU launcher (40 GPUs at least for its min of 6),
+// on two 8-GPU nodes, one running a pod.
+func TestGangBeyondTheClusterWaitsForItsGPUs(t *testing.T) {
+	ctx := t.Context()
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	gpus := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}
+	huge := addMember(t, pods, "huge", 0, "6", gpus)
+	for i := 1; i < 5; i++ {
+		addMember(t, pods, "huge", i, "6", gpus)
+	}
+	addMember(t, pods, "huge", 5, "6", map[v1.ResourceName]string{v1.ResourceCPU: "8"})
+	running := st.MakePod().Namespace("ns").Name("busy").UID("u-busy").Node("gpu-0").Req(gpus).Obj()
+	busy := planNode("gpu-0")
+	busy.AddPod(running)
+	two := []fwk.NodeInfo{busy, planNode("gpu-1")}
+
+	pl, clk := attemptPlugin(t, pods)
+	nodes := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	for _, ni := range two {
+		if err := nodes.Add(ni.Node()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pl.nodes = nodes
+	pl.state = &gangstate.State{}
+	pl.state.ShareNeverFits(func(gang.Key) (string, time.Time, bool) {
+		return "failed: no node pool can hold 6 pods even at its max size", clk.Now().Add(time.Hour), true
+	})
+	pl.state.ShareBeyondDomains(func(gang.Key) bool { return false })
+	hint := roomHint(t, pl)
+	gate := func() string {
+		t.Helper()
+		if st := pl.PreEnqueue(ctx, huge); !st.IsSuccess() {
+			return st.Message()
+		}
+		return ""
+	}
+	clk.StepTo(clk.Now().Add(10 * time.Second))
+	if _, st := pl.PreFilter(ctx, framework.NewCycleState(), huge, two); st.Code() != fwk.Unschedulable {
+		t.Fatalf("huge on two 8-GPU nodes: %v %q, want Unschedulable", st.Code(), st.Message())
+	}
+	if msg := gate(); !strings.Contains(msg, "the cluster's regular nodes then having the 40 GPUs its quorum asks for at least") {
+		t.Fatalf("huge, beyond the cluster, no pool can hold it: gate says %q, want it parked for its 40 GPUs", msg)
+	}
+	come := func(n *v1.Node, want fwk.QueueingHint) {
+		t.Helper()
+		if err := nodes.Add(n); err != nil { // the informer has it before the hint
+			t.Fatal(err)
+		}
+		if h := hint(huge, nil, n); h != want {
+			t.Errorf("node %s came, %d GPUs in all: hint %v, want %v", n.Name, pl.clusterGPUs(), h, want)
+		}
+	}
+	spot := planNode("spot-0").Node()
+	spot.Labels = map[string]string{capacity.SpotLabel: capacity.SpotValue}
+	come(spot, fwk.QueueSkip)
+	come(planNode("gpu-2").Node(), fwk.QueueSkip)
+	come(planNode("gpu-3").Node(), fwk.QueueSkip)
+	if msg := gate(); msg == "" {
+		t.Fatal("32 GPUs on regular nodes for a quorum of 40: huge's lead let through")
+	}
+	come(planNode("gpu-4").Node(), fwk.Queue)
+	if msg := gate(); msg != "" {
+		t.Errorf("40 GPUs on regular nodes: huge still parked (%q), want its lead through to look again", msg)
+	}
+}

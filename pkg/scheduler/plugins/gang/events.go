@@ -5,6 +5,7 @@ package gang
 import (
 	"context"
 	"maps"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/util"
 
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 )
 
@@ -167,9 +169,17 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// hold one tries it again, and its attempt says afresh.
 	// The same holds for a gang no domain of its required level could hold.
 	// A node that could hold one unparks a parked gang's lead (parked).
+	// Nor from a node that leaves the cluster's regular nodes with fewer
+	// GPUs in all than its quorum asks for: a cluster growing node by node
+	// toward a pool's max tried it again at each node, each try a
+	// FailedScheduling event and two writes of its lead's condition.
 	if n, isNode := newObj.(*v1.Node); isNode {
-		if _, beyond := pl.beyondCluster.Load(key); beyond || pl.state.BeyondDomains(key) {
+		gpus, beyond := pl.beyondCluster.Load(key)
+		if beyond || pl.state.BeyondDomains(key) {
 			if !pl.couldHoldAMember(n, key) {
+				return fwk.QueueSkip, nil
+			}
+			if need, ok := gpus.(int64); ok && need > pl.clusterGPUs() {
 				return fwk.QueueSkip, nil
 			}
 			pl.beyondCluster.Delete(key)
@@ -187,6 +197,25 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil
+}
+
+// clusterGPUs is the GPUs of the cluster's regular nodes in all, as the
+// node informer has them (spot nodes hold no quorum); the most an unknown
+// count can be when there is no informer.
+func (pl *Gang) clusterGPUs() int64 {
+	if pl.nodes == nil {
+		return math.MaxInt64
+	}
+	gpu := pl.shapes.GPU()
+	var sum int64
+	for _, o := range pl.nodes.List() {
+		if n, ok := o.(*v1.Node); ok && !capacity.IsSpot(n) {
+			if q, ok := n.Status.Allocatable[gpu]; ok {
+				sum += q.Value()
+			}
+		}
+	}
+	return sum
 }
 
 // couldHoldAMember says whether node n, running nothing, has the

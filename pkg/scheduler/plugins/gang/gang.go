@@ -47,9 +47,12 @@ type Gang struct {
 	strandedPolicy gang.StrandedPolicy
 	roomShort      sync.Map // gang.Key -> bool
 	// beyondCluster holds the gangs whose last attempt found their quorum
-	// larger than the cluster's nodes were they empty: a node that could
-	// hold none of their members changes nothing for them (roomFreed).
-	beyondCluster sync.Map // gang.Key -> struct{}
+	// larger than the cluster's nodes were they empty, with the fewest GPUs
+	// their quorum asks for in all (capacity.FewestGPUs): a node that could
+	// hold none of their members changes nothing for them, nor one that
+	// leaves the cluster's regular nodes with fewer GPUs than that
+	// (roomFreed).
+	beyondCluster sync.Map // gang.Key -> int64
 	// nodeCame holds the gangs larger than the cluster for which a node
 	// came that could hold a member since their last attempt: their lead
 	// is not parked (parked) until an attempt has looked again.
@@ -67,12 +70,14 @@ type Gang struct {
 	loneSeen         sync.Map // types.UID -> time.Time, on a trace clock when a pending pod outside a gang was first seen (its queue age)
 	evicting         sync.Map // types.UID -> *v1.Pod, evicted to make room and not yet seen deleted (Evicting)
 	pods             cache.Indexer
-	podLister        corelisters.PodLister
-	podGroups        schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
-	workloads        *workloadAPI                // nil when upstream PodGroups are not served
-	status           *statusWriter
-	gangSince        sync.Map // gang.Key -> time.Time, the queue order of each gang
-	quorate          sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
+	// nodes is the node informer's store (nil in tests that need none).
+	nodes     cache.Store
+	podLister corelisters.PodLister
+	podGroups schedlisters.PodGroupLister // nil when the PodGroup CRD is not served
+	workloads *workloadAPI                // nil when upstream PodGroups are not served
+	status    *statusWriter
+	gangSince sync.Map // gang.Key -> time.Time, the queue order of each gang
+	quorate   sync.Map // gang.Key -> struct{}, gangs whose gated members were woken for quorum
 	// shapes spares the capacity plan reading unchanged members again each
 	// time it is made (the plan cache reads only changed nodes again); the
 	// profile's one cache, shared with MusterTopology (gangstate.State.Shapes).
@@ -161,6 +166,7 @@ func newGang(ctx context.Context, obj runtime.Object, h fwk.Handle, state *gangs
 		return nil, err
 	}
 	pl.pods = podInformer.Informer().GetIndexer()
+	pl.nodes = h.SharedInformerFactory().Core().V1().Nodes().Informer().GetStore()
 	pl.podLister = podInformer.Lister()
 	if pl.shapes, err = state.Shapes(podInformer.Informer(), ""); err != nil {
 		return nil, err

@@ -173,8 +173,9 @@ func (pl *Gang) parkedLead(spec gang.Spec, counts gang.Counts, pod *v1.Pod) stri
 // its quorum does not fit the cluster's nodes were they empty (nor, for a
 // gang that requires a domain, any domain's nodes), and the autoscaler
 // found that no node pool can hold it, its next request not due yet. Only
-// a node that could hold a member (roomFreed), or that request, can change
-// that: each attempt meanwhile (the queue's flush of unschedulable pods
+// a node that could hold a member and leaves the cluster's regular nodes
+// with the GPUs its quorum asks for (roomFreed), or that request, can
+// change that: each attempt meanwhile (the queue's flush of unschedulable pods
 // every five minutes, each pod that leaves) would fail the same, and write
 // the lead's condition and a FailedScheduling event again. Parked, it costs
 // a PreEnqueue per flush. Its next request is written from the shortfall
@@ -187,11 +188,16 @@ func (pl *Gang) parked(k gang.Key) string {
 	if _, came := pl.nodeCame.Load(k); came {
 		return ""
 	}
-	if _, beyond := pl.beyondCluster.Load(k); !beyond && !pl.state.BeyondDomains(k) {
+	gpus, beyond := pl.beyondCluster.Load(k)
+	if !beyond && !pl.state.BeyondDomains(k) {
 		return ""
 	}
-	return fmt.Sprintf("gang %s waits for a node that could hold one of its members, or its next ProvisioningRequest at %s: its quorum does not fit the cluster's nodes were they empty, and its last request %s",
-		k, due.UTC().Format(time.RFC3339), why)
+	node := "a node that could hold one of its members"
+	if need, ok := gpus.(int64); ok && need > 0 {
+		node += fmt.Sprintf(", the cluster's regular nodes then having the %d GPUs its quorum asks for at least", need)
+	}
+	return fmt.Sprintf("gang %s waits for %s, or its next ProvisioningRequest at %s: its quorum does not fit the cluster's nodes were they empty, and its last request %s",
+		k, node, due.UTC().Format(time.RFC3339), why)
 }
 
 // Less orders the queue by priority, then gang age, keeping a gang's members together.
