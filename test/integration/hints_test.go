@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -780,6 +782,44 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait < 7*time.Second {
 		t.Errorf("a request no pool could hold, failed so twice, due for replacement %s after its end, want the never-fits ceiling of 8s", wait.Round(time.Second))
 	}
+
+	// Failed so a third time, and due while MusterGang keeps the gang's
+	// lead parked, so that no verdict comes: the replacement waits for the
+	// lead's next verdict. Written from the verdict of before (nodes may
+	// have come meanwhile), it was replaced again at once by the one that
+	// verdict named.
+	setProvReqCondition(t, ctx, env, r2.Name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: provisioning.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
+	_, due, never := w.NeverFits(k)
+	for start := now(); !never; _, due, never = w.NeverFits(k) {
+		if now().Sub(start) > 20*time.Second {
+			t.Fatalf("the writer did not see request %s fail in 20s", r2.Name)
+		}
+		advance(100 * time.Millisecond)
+		w.Sync(ctx)
+	}
+	for !now().After(due.Add(2 * time.Second)) {
+		advance(500 * time.Millisecond)
+		w.Sync(ctx)
+	}
+	if _, _, never := w.NeverFits(k); never {
+		t.Errorf("past its replacement's due time, %s is still taken as a gang no pool can hold", k)
+	}
+	if prs := provReqs(t, ctx, env); len(prs) != 1 || prs[r2.Name].Name == "" {
+		t.Fatalf("request %s, failed, was due for replacement and no verdict came since: requests %v, want %s alone", r2.Name, slices.Sorted(maps.Keys(prs)), r2.Name)
+	}
+	for start := now(); ; advance(100 * time.Millisecond) {
+		short() // the lead's attempt, let through at the due time
+		if prs := provReqs(t, ctx, env); len(prs) == 1 && prs[r2.Name].Name == "" {
+			for _, pr := range prs {
+				r2 = pr
+			}
+			break
+		}
+		if now().Sub(start) > 20*time.Second {
+			t.Fatalf("request %s not replaced in 20s after a verdict came", r2.Name)
+		}
+	}
+	consumes(r2.Name)
 
 	// Served, then its booking expired: the backoff starts afresh. The
 	// replacement's due time, as the gang's condition gives it, says which

@@ -214,7 +214,12 @@ type Writer struct {
 	// nothing acted on (changedNothing, unchangedSince). failed says the
 	// running sync met an error. Only the Sync's goroutine uses
 	// unchanged and failed.
-	wantAt      map[gang.Key]uint64
+	wantAt map[gang.Key]uint64
+	// verdictAt is, per gang, when (the writer's clock) a verdict last
+	// came, changed or not; awaiting holds the gangs whose never-fits
+	// replacement waits for one that came after it was due (request).
+	verdictAt   map[gang.Key]time.Time
+	awaiting    map[gang.Key]struct{}
 	unchanged   map[gang.Key]unchangedGang
 	failed      bool
 	membersSeed maphash.Seed
@@ -318,7 +323,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, placed: map[gang.Key]Want{},
 		informer: informer, created: map[types.NamespacedName]types.UID{},
-		wantAt: map[gang.Key]uint64{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(),
+		wantAt: map[gang.Key]uint64{}, verdictAt: map[gang.Key]time.Time{}, awaiting: map[gang.Key]struct{}{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(),
 		kick: make(chan struct{}, 1)}, nil
 }
 
@@ -326,11 +331,16 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 func (w *Writer) Set(x Want) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if old, ok := w.want[x.Key]; !ok || !reflect.DeepEqual(old, x) {
-		w.sets++ // only a new verdict is owed a sync (Settled)
+	_, awaited := w.awaiting[x.Key]
+	if old, ok := w.want[x.Key]; !ok || !reflect.DeepEqual(old, x) || awaited {
+		// Only a new verdict is owed a sync (Settled), and the one a
+		// never-fits replacement waits for.
+		w.sets++
 		w.wantAt[x.Key] = w.sets
+		delete(w.awaiting, x.Key)
 	}
 	w.want[x.Key] = x
+	w.verdictAt[x.Key] = w.now()
 }
 
 // NodesMayCome says whether new nodes may still come for gang k (see
