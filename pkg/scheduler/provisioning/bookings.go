@@ -31,7 +31,6 @@ func (w *Writer) forget(k gang.Key) {
 	delete(w.want, k)
 	delete(w.wantAt, k)
 	delete(w.verdictAt, k)
-	delete(w.awaiting, k)
 	delete(w.live, k)
 	delete(w.adoptedMin, k)
 	delete(w.booked, k)

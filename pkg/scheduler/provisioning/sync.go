@@ -242,16 +242,12 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 		was = *r
 	}
 	plan, next := planRequest(requestName(want), live, v, want.Verdict.Short.Members, was, w.now(), w.backoff)
-	if plan.Replacing && was.never && w.verdictAt[k].Before(was.due) {
-		// The request no pool could hold is due for replacement, but
-		// the gang's verdict is from before that: MusterGang parked its
-		// lead until now, and the nodes that came meanwhile may have
-		// changed its shortfall. Written from the old verdict, the
-		// replacement was replaced again at once by the one the lead's
-		// next attempt (let through by the same due time) reported. It
-		// waits for that verdict, as the members already do, marked as
-		// in the backoff.
-		w.awaiting[k] = struct{}{}
+	if plan.Replacing && w.awaitsVerdictLocked(k) {
+		// Written from the verdict of before, the replacement was
+		// replaced again at once by the one the lead's next attempt (let
+		// through by the same due time) reported. It waits for that
+		// verdict (owed a sync, Set), the members marked as in the
+		// backoff meanwhile.
 		w.mu.Unlock()
 		return
 	}

@@ -216,10 +216,9 @@ type Writer struct {
 	// unchanged and failed.
 	wantAt map[gang.Key]uint64
 	// verdictAt is, per gang, when (the writer's clock) a verdict last
-	// came, changed or not; awaiting holds the gangs whose never-fits
-	// replacement waits for one that came after it was due (request).
+	// came, changed or not: a never-fits replacement waits, once due, for
+	// one that came after that (awaitsVerdict).
 	verdictAt   map[gang.Key]time.Time
-	awaiting    map[gang.Key]struct{}
 	unchanged   map[gang.Key]unchangedGang
 	failed      bool
 	membersSeed maphash.Seed
@@ -323,7 +322,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 		want: map[gang.Key]Want{}, live: map[gang.Key]string{}, adoptedMin: map[gang.Key]int64{},
 		booked: map[gang.Key]Booking{}, replaced: map[gang.Key]*replacement{}, notNow: map[gang.Key]string{}, placed: map[gang.Key]Want{},
 		informer: informer, created: map[types.NamespacedName]types.UID{},
-		wantAt: map[gang.Key]uint64{}, verdictAt: map[gang.Key]time.Time{}, awaiting: map[gang.Key]struct{}{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(),
+		wantAt: map[gang.Key]uint64{}, verdictAt: map[gang.Key]time.Time{}, unchanged: map[gang.Key]unchangedGang{}, membersSeed: maphash.MakeSeed(),
 		kick: make(chan struct{}, 1)}, nil
 }
 
@@ -331,16 +330,24 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 func (w *Writer) Set(x Want) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, awaited := w.awaiting[x.Key]
-	if old, ok := w.want[x.Key]; !ok || !reflect.DeepEqual(old, x) || awaited {
+	if old, ok := w.want[x.Key]; !ok || !reflect.DeepEqual(old, x) || w.awaitsVerdictLocked(x.Key) {
 		// Only a new verdict is owed a sync (Settled), and the one a
 		// never-fits replacement waits for.
 		w.sets++
 		w.wantAt[x.Key] = w.sets
-		delete(w.awaiting, x.Key)
 	}
 	w.want[x.Key] = x
 	w.verdictAt[x.Key] = w.now()
+}
+
+// awaitsVerdictLocked says whether gang k's request, failed because no
+// pool could ever hold the gang, is due for replacement and no verdict has
+// come since it was due: MusterGang parked the gang's lead until then, and
+// the nodes that came meanwhile may have changed its shortfall. w.mu is
+// held.
+func (w *Writer) awaitsVerdictLocked(k gang.Key) bool {
+	r := w.replaced[k]
+	return r != nil && r.never && !r.due.IsZero() && !w.now().Before(r.due) && w.verdictAt[k].Before(r.due)
 }
 
 // NodesMayCome says whether new nodes may still come for gang k (see

@@ -72,7 +72,8 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 		return nil, nil
 	}
 	need := int64(spec.MinMember) - int64(counts.Placed)
-	quorum := capacity.QuorumOfShapes(need, unplaced(members), pod, pl.shapes.Of)
+	left := unplaced(members)
+	quorum := capacity.QuorumOfShapes(need, left, pod, pl.shapes.Of)
 	logger := klog.FromContext(ctx)
 	rooms := pl.roomsOf(nodes)
 	if packing := capacity.PackAround(logger, quorum, rooms, nil, held); !packing.Fits() {
@@ -87,7 +88,7 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 			// Only nodes coming let it in (roomFreed). Pods leaving
 			// still try it again: they change its shortfall, which its
 			// attempt writes for the autoscaler.
-			pl.beyondCluster.Store(spec.Key, pl.fewestGPUs(need, members))
+			pl.beyondCluster.Store(spec.Key, pl.fewestGPUs(need, left))
 			msg += "; the cluster's nodes could not hold it were they empty"
 		}
 		if did := pl.makeRoom(ctx, cs, spec, pod, quorum, rooms, held); did != "" {
@@ -101,10 +102,9 @@ func (pl *Gang) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod
 	return nil, nil
 }
 
-// fewestGPUs is the fewest GPUs any need of the gang's unplaced members
-// ask for in all.
-func (pl *Gang) fewestGPUs(need int64, members []*v1.Pod) int64 {
-	left := unplaced(members)
+// fewestGPUs is the fewest GPUs any need of a gang's unplaced members
+// (left) ask for in all.
+func (pl *Gang) fewestGPUs(need int64, left []*v1.Pod) int64 {
 	shapes := make([]*capacity.Shape, 0, len(left))
 	for _, m := range left {
 		shapes = append(shapes, pl.shapes.Of(m))

@@ -173,13 +173,14 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// GPUs in all than its quorum asks for: a cluster growing node by node
 	// toward a pool's max tried it again at each node, each try a
 	// FailedScheduling event and two writes of its lead's condition.
+	event := deliveryOf(oldObj, newObj)
 	if n, isNode := newObj.(*v1.Node); isNode {
 		gpus, beyond := pl.beyondCluster.Load(key)
 		if beyond || pl.state.BeyondDomains(key) {
 			if !pl.couldHoldAMember(n, key) {
 				return fwk.QueueSkip, nil
 			}
-			if need, ok := gpus.(int64); ok && need > pl.clusterGPUs() {
+			if need, ok := gpus.(int64); ok && need > pl.memo.clusterGPUs(event, pl.clusterGPUs) {
 				return fwk.QueueSkip, nil
 			}
 			pl.beyondCluster.Delete(key)
@@ -189,7 +190,7 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// The queue asks once per waiting member, and MusterTopology asks
 	// again for the members it rejected too: the plan is dropped and the
 	// gang's lead found once per delivery of an event and gang.
-	lead := pl.leads.of(key, deliveryOf(oldObj, newObj), func() types.UID {
+	lead := pl.memo.of(key, event, func() types.UID {
 		pl.planCache.invalidate()
 		return pl.attemptLead(pod)
 	})
@@ -201,7 +202,8 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 
 // clusterGPUs is the GPUs of the cluster's regular nodes in all, as the
 // node informer has them (spot nodes hold no quorum); the most an unknown
-// count can be when there is no informer.
+// count can be when there is no informer. A node event's hints count them
+// once (eventMemo), not once per parked gang.
 func (pl *Gang) clusterGPUs() int64 {
 	if pl.nodes == nil {
 		return math.MaxInt64
@@ -262,14 +264,18 @@ func (pl *Gang) attemptLead(pod *v1.Pod) types.UID {
 	return ""
 }
 
-// leadMemo keeps, for the cluster event whose hints the queue is running,
-// each gang's attempt lead: the queue asks once per waiting member, and
-// the lead is the same for all of a gang's members. lead runs once per
-// delivery of an event and gang (every time for an event without a name).
-type leadMemo struct {
-	mu    sync.Mutex
-	event delivery
-	leads map[gang.Key]types.UID
+// eventMemo keeps what the hints of the cluster event the queue is running
+// share: each gang's attempt lead (the queue asks once per waiting member,
+// and the lead is the same for all of a gang's members), and the GPUs of
+// the cluster's regular nodes (asked once per parked gang). Each is worked
+// out once per delivery of an event (every time for an event without a
+// name).
+type eventMemo struct {
+	mu      sync.Mutex
+	event   delivery
+	leads   map[gang.Key]types.UID
+	gpus    int64
+	counted bool
 }
 
 // delivery tells one delivery of a cluster event from the next: its
@@ -285,21 +291,40 @@ type delivery struct {
 	oldObj, newObj uintptr
 }
 
-func (m *leadMemo) of(key gang.Key, event delivery, lead func() types.UID) types.UID {
+func (m *eventMemo) of(key gang.Key, event delivery, lead func() types.UID) types.UID {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if event.uid == "" {
 		return lead()
 	}
-	if m.event != event {
-		m.event, m.leads = event, map[gang.Key]types.UID{}
-	}
+	m.at(event)
 	l, ok := m.leads[key]
 	if !ok {
 		l = lead()
 		m.leads[key] = l
 	}
 	return l
+}
+
+// clusterGPUs is count's answer for event, counted once per delivery.
+func (m *eventMemo) clusterGPUs(event delivery, count func() int64) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if event.uid == "" {
+		return count()
+	}
+	m.at(event)
+	if !m.counted {
+		m.gpus, m.counted = count(), true
+	}
+	return m.gpus
+}
+
+// at starts the memo afresh for a new delivery; m.mu is held.
+func (m *eventMemo) at(event delivery) {
+	if m.event != event {
+		m.event, m.leads, m.counted = event, map[gang.Key]types.UID{}, false
+	}
 }
 
 // deliveryOf names a cluster event's delivery by its object's UID and

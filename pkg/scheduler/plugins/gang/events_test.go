@@ -28,7 +28,7 @@ func TestLeadFoundOncePerDelivery(t *testing.T) {
 	young := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "young-0", UID: "u-young-0", ResourceVersion: "7"}}
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cpu-0", UID: "u-cpu-0", ResourceVersion: "9"}}
 	k := gang.Key{Namespace: "ns", Name: "mpi"}
-	var m leadMemo
+	var m eventMemo
 	runs := 0
 	lead := func() types.UID { runs++; return "u-mpi-0" }
 	ask := func(oldObj, newObj any, members int) {
@@ -282,8 +282,8 @@ func TestHeldMembersSkipRoomWithoutFindingTheLead(t *testing.T) {
 			t.Fatalf("hint for held %s = %v, %v; want QueueSkip (moe-0 leads)", m.Name, hint, err)
 		}
 	}
-	if len(pl.leads.leads) != 0 {
-		t.Errorf("held members' hints looked for their gang's lead (%v): O(members) per gang and event", pl.leads.leads)
+	if len(pl.memo.leads) != 0 {
+		t.Errorf("held members' hints looked for their gang's lead (%v): O(members) per gang and event", pl.memo.leads)
 	}
 	if reason, left, backingOff := pl.tracker.BackingOff(k); backingOff {
 		t.Errorf("moe still backs off %s (%q) after a node came, asked only of its held members", left, reason)

@@ -57,9 +57,9 @@ type Gang struct {
 	// came that could hold a member since their last attempt: their lead
 	// is not parked (parked) until an attempt has looked again.
 	nodeCame sync.Map // gang.Key -> struct{}
-	// leads memoizes the attempt lead of each gang for the cluster event
-	// being hinted (events.go).
-	leads leadMemo
+	// memo keeps what the hints of the cluster event being hinted share:
+	// each gang's attempt lead, the cluster's GPUs (events.go).
+	memo eventMemo
 
 	tracker *gang.Tracker
 	// clock is wall time, or muster simulate's trace clock (NewOn); on the
