@@ -86,3 +86,44 @@ func TestPackOnePerNode(t *testing.T) {
 		t.Error("a quorum with a GPU member free to share a node is OnePerNode")
 	}
 }
+
+// A member's room is decided by its shape alone unless something of its
+// own, or its siblings' places, decides it too.
+func TestPlacedByShape(t *testing.T) {
+	with := func(f func(p *v1.Pod)) *v1.Pod {
+		p := pod("w", 1000, 4)
+		f(p)
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		pod  *v1.Pod
+		want bool
+	}{
+		{"requests, selector, tolerations", with(func(p *v1.Pod) {
+			p.Spec.NodeSelector = map[string]string{"pool": "a100"}
+			p.Spec.Tolerations = []v1.Toleration{{Key: "nvidia.com/gpu", Operator: v1.TolerationOpExists}}
+			p.Spec.Volumes = []v1.Volume{{Name: "shm", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{Medium: v1.StorageMediumMemory}}}}
+		}), true},
+		{"a container port only", with(func(p *v1.Pod) { p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 29500}} }), true},
+		{"a host port", with(func(p *v1.Pod) {
+			p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 29500, HostPort: 29500}}
+		}), false},
+		{"one per node by anti-affinity", antiAffine(pod("w", 1000, 4), v1.LabelHostname, "worker", true), false},
+		{"pod affinity", with(func(p *v1.Pod) { p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{}} }), false},
+		{"topology spread", with(func(p *v1.Pod) {
+			p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone, WhenUnsatisfiable: v1.DoNotSchedule}}
+		}), false},
+		{"a volume claim", with(func(p *v1.Pod) {
+			p.Spec.Volumes = []v1.Volume{{Name: "data", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: "data-w-0"}}}}
+		}), false},
+		{"an ephemeral volume", with(func(p *v1.Pod) {
+			p.Spec.Volumes = []v1.Volume{{Name: "scratch", VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}}}
+		}), false},
+		{"a resource claim", with(func(p *v1.Pod) { p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu"}} }), false},
+	} {
+		if got := PlacedByShape(c.pod); got != c.want {
+			t.Errorf("%s: PlacedByShape = %t, want %t", c.name, got, c.want)
+		}
+	}
+}

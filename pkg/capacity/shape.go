@@ -96,6 +96,35 @@ func OnePerNode(pod *v1.Pod) bool {
 	return false
 }
 
+// PlacedByShape says whether the nodes pod may take are decided by its
+// shape (Key) and the nodes alone, so that a member of its gang alike in
+// shape and priority finds room exactly where it would: no volume claims
+// or resource claims (bound to a zone, or to devices, claim by claim), no
+// pod affinity, anti-affinity or topology spread (decided by the labels and
+// places of other pods, this one's siblings included), and no host ports.
+func PlacedByShape(pod *v1.Pod) bool {
+	s := &pod.Spec
+	if len(s.ResourceClaims) > 0 || len(s.TopologySpreadConstraints) > 0 {
+		return false
+	}
+	if a := s.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		return false
+	}
+	for _, v := range s.Volumes {
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return false
+		}
+	}
+	for _, c := range s.Containers {
+		for _, p := range c.Ports {
+			if p.HostPort > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // shapeKey renders what makes two members interchangeable for placement.
 func shapeKey(pod *v1.Pod) string {
 	k := struct {

@@ -190,7 +190,7 @@ func wakePlugin(t *testing.T, clk *simulate.StepClock, backoff time.Duration, na
 	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
 	addGang(t, pods, name, n)
 	pl := &Gang{handle: fw, tracker: gang.NewTracker(clk.Now), clock: clk, pods: pods, backoff: backoff,
-		status: &statusWriter{dirty: map[gang.Key]struct{}{}}}
+		shapes: capacity.NewShapes("nvidia.com/gpu"), status: &statusWriter{dirty: map[gang.Key]struct{}{}}}
 	return pl, act, gang.Key{Namespace: "ns", Name: name}
 }
 

@@ -150,9 +150,18 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 	// (leadGone). Finding the lead for each such member on each node
 	// added cost a scheduler that listed its pods before its nodes seconds
 	// before its first bind: 1000 nodes times every held member.
+	//
+	// A member held behind an elastic member of its kind (extraHeldBy) is
+	// brought when that member holds a node or leaves; if its gang's
+	// quorum is no longer placed, the gang is tried through its lead,
+	// below, which may be this member.
+	heldExtra := false
 	if _, held := pl.heldPods.Load(pod.UID); held && pod.Spec.NodeName == "" {
-		pl.planCache.invalidate()
-		return fwk.QueueSkip, nil
+		if _, extra := pl.heldExtras.Load(pod.UID); !extra {
+			pl.planCache.invalidate()
+			return fwk.QueueSkip, nil
+		}
+		heldExtra = true
 	}
 	// A pod leaving makes no room a parked gang could use (it is larger
 	// than the cluster), and its next request waits out its backoff. Asked
@@ -194,7 +203,7 @@ func (pl *Gang) roomFreed(_ klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.Q
 		pl.planCache.invalidate()
 		return pl.attemptLead(pod)
 	})
-	if lead != "" && lead != pod.UID {
+	if (lead != "" && lead != pod.UID) || (lead == "" && heldExtra) {
 		return fwk.QueueSkip, nil
 	}
 	return fwk.Queue, nil

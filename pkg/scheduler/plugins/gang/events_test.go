@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/simulate"
@@ -341,5 +342,5 @@ func addGang(tb testing.TB, pods cache.Indexer, name string, n int) []*v1.Pod {
 // tracker on a clock that stands still.
 func hintPlugin(pods cache.Indexer) *Gang {
 	now := time.Unix(1000, 0)
-	return &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods}
+	return &Gang{tracker: gang.NewTracker(func() time.Time { return now }), pods: pods, shapes: capacity.NewShapes("nvidia.com/gpu")}
 }

@@ -93,6 +93,12 @@ type Gang struct {
 	// heldPods are the members the gate holds behind their gang's lead
 	// (heldBy), woken when a member of their gang is bound (memberPlaced).
 	heldPods sync.Map // types.UID -> struct{}
+	// extraLeads holds, for a gang whose quorum is placed, the elastic
+	// member above min that failed last for room, per kind of member alike
+	// in shape and priority (extraKind): the members of its kind are held
+	// behind it (extraHeldBy), heldExtras, until it holds a node.
+	extraLeads sync.Map // extraKind -> types.UID
+	heldExtras sync.Map // types.UID -> struct{}
 	// state is what the profile's Muster plugins share (gangstate);
 	// leading, its leadership: set once this replica schedules.
 	state   *gangstate.State

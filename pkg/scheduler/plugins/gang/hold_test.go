@@ -4,6 +4,7 @@ package gang
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,11 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/muster-project/muster/pkg/capacity"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
@@ -252,5 +257,172 @@ func TestMemberHeldBehindAGatedLeadWakesIt(t *testing.T) {
 	pl.status.flush(ctx)
 	if got := act.take(); len(got) != 0 {
 		t.Errorf("activated %v again", got)
+	}
+}
+
+// Once a gang's quorum is placed, its members above min are placed one by
+// one where room is; one that finds none leads its kind (shape and
+// priority), and the others of its kind wait at the gate behind it, shown
+// Unschedulable once, instead of each going through a cycle, and having
+// the framework rewrite its condition and a FailedScheduling event, at
+// every node that comes (the framework's message counts the nodes). Each
+// kind has its own lead; a node or a pod leaving tries the lead alone;
+// the lead holding a node brings the rest of its kind; a quorum broken is
+// tried through the gang's lead again, which may be a member held so.
+// Mixed shapes: ddp is four 8-GPU workers and a 4-GPU evaluator, min 2,
+// max 5, two workers bound.
+func TestElasticMembersAreTriedThroughOneOfTheirKind(t *testing.T) {
+	ctx := t.Context()
+	pods := cache.NewIndexer(cache.MetaNamespaceKeyFunc, gangstate.Indexers())
+	eight, four := map[v1.ResourceName]string{"nvidia.com/gpu": "8"}, map[v1.ResourceName]string{"nvidia.com/gpu": "4"}
+	var members []*v1.Pod
+	for i := range 5 {
+		req := eight
+		if i == 4 {
+			req = four
+		}
+		p := st.MakePod().Namespace("ns").Name(fmt.Sprintf("ddp-%d", i)).UID(fmt.Sprintf("u-ddp-%d", i)).
+			Label(gang.GroupLabel, "ddp").Annotation(gang.MinMemberAnnotation, "2").Annotation(gang.MaxMemberAnnotation, "5").Req(req).Obj()
+		p.CreationTimestamp = metav1.Unix(100+int64(i), 0)
+		if i < 2 {
+			p.Spec.NodeName = fmt.Sprintf("gpu-%d", i)
+		}
+		if err := pods.Add(p); err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, p)
+	}
+	act := &activations{}
+	fw, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: "muster-scheduler"},
+		frameworkruntime.WithPodActivator(act), frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
+		frameworkruntime.WithEventRecorder(events.NewFakeRecorder(100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	for _, m := range members {
+		if _, err := client.CoreV1().Pods(m.Namespace).Create(ctx, m, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marks := podpatch.NewForClient(client)
+	marks.SetRate(1000, 1000)
+	go marks.Run(ctx, 1)
+	clk := simulate.NewStepClock(time.Unix(1000, 0))
+	pl := &Gang{handle: fw, clock: clk, leading: &gangstate.Leadership{}, tracker: gang.NewTracker(clk.Now), pods: pods,
+		backoff: 10 * time.Second, shapes: capacity.NewShapes("nvidia.com/gpu")}
+	pl.leading.Scheduling()
+	pl.status = newStatusWriter(fw, pl, marks, time.Second)
+	k := gang.Key{Namespace: "ns", Name: "ddp"}
+	w2, w3, eval := members[2], members[3], members[4]
+	cycle := func(pod *v1.Pod) fwk.CycleState {
+		state := framework.NewCycleState()
+		state.Write(gangstate.CycleKey, &gangstate.Cycle{Spec: mustSpec(t, pl, pod), Attempt: pl.tracker.Attempt(k)})
+		return state
+	}
+	noRoom := func(pod *v1.Pod) {
+		t.Helper()
+		statuses := framework.NewDefaultNodeToStatus()
+		for _, n := range []string{"gpu-0", "gpu-1"} {
+			statuses.Set(n, fwk.NewStatus(fwk.Unschedulable, "Insufficient nvidia.com/gpu"))
+		}
+		if _, st := pl.PostFilter(ctx, cycle(pod), pod, statuses); !strings.Contains(st.Message(), "elastic member waits for room") {
+			t.Fatalf("%s fits no node: %v %q, want it waiting for room", pod.Name, st.Code(), st.Message())
+		}
+	}
+	gate := func(pod *v1.Pod) string {
+		t.Helper()
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			return st.Message()
+		}
+		return ""
+	}
+	hint := roomHint(t, pl)
+
+	for _, m := range []*v1.Pod{w2, w3, eval} {
+		if msg := gate(m); msg != "" {
+			t.Fatalf("%s before any member above min failed: gated %q, want through", m.Name, msg)
+		}
+	}
+	// The younger worker fails first: it leads the workers' tries.
+	noRoom(w3)
+	if msg := gate(w2); !strings.Contains(msg, "its elastic member ddp-3 tries for room for members like this one") {
+		t.Errorf("ddp-2 with ddp-3 short of room: gate says %q, want it held behind ddp-3", msg)
+	}
+	for _, m := range []*v1.Pod{w3, eval} {
+		if msg := gate(m); msg != "" {
+			t.Errorf("%s: gated %q, want through (the lead of its kind, or of another kind)", m.Name, msg)
+		}
+	}
+	pl.status.flush(ctx)
+	if n := statusPatches(t, client, marks); n != 1 {
+		t.Fatalf("%d status patches after ddp-2 was held, want its condition alone", n)
+	}
+	got, err := client.CoreV1().Pods("ns").Get(ctx, "ddp-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !showsUnschedulable(got, "gang ns/ddp has its quorum; its elastic member ddp-3 found no room for members like this one, and this member is tried once ddp-3 holds a node (its events say what is short)") {
+		t.Errorf("ddp-2's conditions %v, want Unschedulable, held behind ddp-3", got.Status.Conditions)
+	}
+	// Nodes come and go: the lead is tried, its kind is not, and the
+	// held member's condition is not written again.
+	for i := range 3 {
+		node := planNode(fmt.Sprintf("small-%d", i)).Node()
+		if h := hint(w2, nil, node); h != fwk.QueueSkip {
+			t.Errorf("node %s came: hint for the held ddp-2 %v, want QueueSkip", node.Name, h)
+		}
+		for _, m := range []*v1.Pod{w3, eval} {
+			if h := hint(m, nil, node); h != fwk.Queue {
+				t.Errorf("node %s came: hint for %s %v, want Queue", node.Name, m.Name, h)
+			}
+		}
+		noRoom(w3)
+		if msg := gate(w2); msg == "" {
+			t.Error("ddp-2 let through while ddp-3 finds no room")
+		}
+		pl.status.flush(ctx)
+	}
+	if n := statusPatches(t, client, marks); n != 1 {
+		t.Errorf("%d status patches after three nodes came, want still 1", n)
+	}
+	// The lead holds a node: the rest of its kind is brought, and passes.
+	act.take()
+	if st, _ := pl.Permit(ctx, cycle(w3), w3, "gpu-2"); !st.IsSuccess() {
+		t.Fatalf("ddp-3 at Permit: %v %q, want bound at once", st.Code(), st.Message())
+	}
+	if got := act.take(); fmt.Sprint(got) != "[ns/ddp-2]" {
+		t.Errorf("ddp-3 holds a node: activated %v, want ns/ddp-2 alone", got)
+	}
+	if msg := gate(w2); msg != "" {
+		t.Errorf("ddp-2 after ddp-3 held a node: gated %q, want through", msg)
+	}
+
+	// ddp-3 loses its node and leads its kind again; a bound worker leaves
+	// and breaks the quorum: the gang's lead, the oldest unplaced member,
+	// is the held ddp-2, and it is tried, not skipped.
+	pl.tracker.Release(k, w3.UID)
+	noRoom(w3)
+	if msg := gate(w2); !strings.Contains(msg, "its elastic member ddp-3 tries") {
+		t.Fatalf("ddp-2 with ddp-3 short of room again: gate says %q, want it held behind ddp-3", msg)
+	}
+	noRoom(w2) // in flight when it was held: ddp-3 keeps the lead
+	if msg := gate(w2); msg == "" {
+		t.Fatal("ddp-2 let through after its own failure, with ddp-3 leading its kind")
+	}
+	if err := pods.Delete(members[1]); err != nil {
+		t.Fatal(err)
+	}
+	if h := hint(w2, members[1], nil); h != fwk.Queue {
+		t.Errorf("the quorum broken: hint for the held ddp-2, the gang's lead now, %v, want Queue", h)
+	}
+	if h := hint(w3, members[1], nil); h != fwk.QueueSkip {
+		t.Errorf("the quorum broken: hint for ddp-3 %v, want QueueSkip (ddp-2 leads the gang's attempt)", h)
+	}
+	if msg := gate(w2); msg != "" {
+		t.Errorf("ddp-2 leading the broken gang's attempt: gated %q, want through", msg)
+	}
+	if msg := gate(w3); !strings.Contains(msg, "member ddp-2 tries for the gang") {
+		t.Errorf("ddp-3 with the quorum broken: gate says %q, want it held behind the gang's lead", msg)
 	}
 }

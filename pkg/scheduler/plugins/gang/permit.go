@@ -37,6 +37,7 @@ func (pl *Gang) Permit(ctx context.Context, state fwk.CycleState, pod *v1.Pod, n
 		return fwk.NewStatus(fwk.Unschedulable, msg), 0
 	case gang.PermitBind:
 		pl.tracker.PermitAll(spec.Key, pod.UID)
+		pl.extraPlaced(ctx, spec.Key, pod)
 		return nil, 0
 	case gang.PermitBindAll:
 		// The quorum is placed: room made for it is no longer being made,

@@ -239,6 +239,7 @@ func (pl *Gang) podDeleted(uid types.UID) {
 	pl.wideOnce.Delete(uid)
 	pl.gatedPods.Delete(uid)
 	pl.heldPods.Delete(uid)
+	pl.heldExtras.Delete(uid)
 	pl.evicting.Delete(uid)
 }
 

@@ -67,6 +67,7 @@ func (pl *Gang) judge(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, parked b
 		pl.storeWhileLive(&pl.heldPods, pod)
 	} else {
 		pl.heldPods.Delete(pod.UID)
+		pl.heldExtras.Delete(pod.UID)
 	}
 	return st, parked
 }
@@ -108,7 +109,13 @@ func (pl *Gang) admit(ctx context.Context, pod *v1.Pod) (_ *fwk.Status, held, pa
 				// lead still waits at the gate, and would hold the rest.
 				pl.status.wakeLead(spec.Key)
 			}
+			pl.heldExtras.Delete(pod.UID)
 			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s: member %s tries for the gang; this member joins it once it holds a node", spec.Key, lead.Name)), true, false
+		}
+		if lead := pl.extraHeldBy(spec, counts, members, pod); lead != nil {
+			pl.storeWhileLive(&pl.heldExtras, pod)
+			pl.status.heldBehind(spec.Key, pod, lead.Name)
+			return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gang %s has its quorum: its elastic member %s tries for room for members like this one, which is tried once %s holds a node", spec.Key, lead.Name, lead.Name)), true, false
 		}
 		if msg := pl.parkedLead(spec, counts, pod); msg != "" {
 			pl.status.gated(spec.Key, pod, msg)
@@ -158,6 +165,94 @@ func heldBy(spec gang.Spec, counts gang.Counts, members []*v1.Pod, pod *v1.Pod) 
 		return nil
 	}
 	return lead
+}
+
+// extraKind is what makes elastic members above min of one gang try for
+// the same room: their shape and priority, when their shape alone decides
+// where they fit (capacity.PlacedByShape).
+type extraKind struct {
+	gang     gang.Key
+	shape    string
+	priority int32
+}
+
+// extraKindOf is pod's kind in gang k; ok is false when more than its shape
+// decides where it fits: it is tried for itself.
+func (pl *Gang) extraKindOf(k gang.Key, pod *v1.Pod) (_ extraKind, ok bool) {
+	if !capacity.PlacedByShape(pod) {
+		return extraKind{}, false
+	}
+	return extraKind{gang: k, shape: pl.shapes.Of(pod).Key, priority: corev1helpers.PodPriority(pod)}, true
+}
+
+// extraHeldBy is the elastic member that tries for room for pod's kind
+// when pod is to wait at the gate meanwhile, else nil. Once a gang's
+// quorum is placed its members above min are placed one by one, each
+// where room is: one that failed for room leads its kind (PostFilter), and
+// the others of its kind, which would find no room either, wait at the
+// gate until it holds a node (extraPlaced) or leaves (extraGone), instead
+// of each going through a scheduling cycle, and having the framework write
+// its condition and a FailedScheduling event, at every node that comes or
+// pod that leaves (their message counts the cluster's nodes). A lead
+// placed or gone by a way those miss is found here, and lets pod through.
+func (pl *Gang) extraHeldBy(spec gang.Spec, counts gang.Counts, members []*v1.Pod, pod *v1.Pod) *v1.Pod {
+	if !spec.QuorumPlaced(counts) || pod.Spec.NodeName != "" {
+		return nil
+	}
+	kind, ok := pl.extraKindOf(spec.Key, pod)
+	if !ok {
+		return nil
+	}
+	v, ok := pl.extraLeads.Load(kind)
+	if !ok || v == pod.UID {
+		return nil
+	}
+	for _, m := range members {
+		if m.UID == v && m.Spec.NodeName == "" && len(m.Spec.SchedulingGates) == 0 && gang.Live(m) {
+			return m
+		}
+	}
+	pl.extraLeads.CompareAndDelete(kind, v)
+	return nil
+}
+
+// extraFailed records that pod, a member above min of gang k, found no
+// room: it leads its kind's tries unless another member does.
+func (pl *Gang) extraFailed(k gang.Key, pod *v1.Pod) {
+	if kind, ok := pl.extraKindOf(k, pod); ok {
+		pl.extraLeads.LoadOrStore(kind, pod.UID)
+	}
+}
+
+// extraPlaced lets the members held behind pod's kind through once a
+// member of that kind holds a node: room came, and each tries for it.
+func (pl *Gang) extraPlaced(ctx context.Context, k gang.Key, pod *v1.Pod) {
+	if kind, ok := pl.extraKindOf(k, pod); ok {
+		if _, led := pl.extraLeads.LoadAndDelete(kind); led {
+			pl.wakeHeldExtras(ctx, kind)
+		}
+	}
+}
+
+// extraGone does the same when the lead of a kind left unplaced.
+func (pl *Gang) extraGone(ctx context.Context, k gang.Key, pod *v1.Pod) {
+	if kind, ok := pl.extraKindOf(k, pod); ok && pl.extraLeads.CompareAndDelete(kind, pod.UID) {
+		pl.wakeHeldExtras(ctx, kind)
+	}
+}
+
+func (pl *Gang) wakeHeldExtras(ctx context.Context, kind extraKind) {
+	pods := map[string]*v1.Pod{}
+	for _, m := range pl.members(kind.gang) {
+		if _, held := pl.heldExtras.Load(m.UID); held && m.Spec.NodeName == "" {
+			if mk, ok := pl.extraKindOf(kind.gang, m); ok && mk == kind {
+				pods[m.Namespace+"/"+m.Name] = m
+			}
+		}
+	}
+	if len(pods) > 0 {
+		pl.handle.Activate(klog.FromContext(ctx), pods)
+	}
 }
 
 // parkedLead says why pod, the lead of its gang's attempts, waits at the
@@ -326,6 +421,9 @@ func (pl *Gang) leadGone(ctx context.Context, obj any) {
 		return
 	}
 	pl.activateLead(ctx, pod)
+	if key, _, isGang, err := gang.GroupOf(pod); isGang && err == nil {
+		pl.extraGone(ctx, key, pod)
+	}
 }
 
 // ungated does the same for a member whose last scheduling gate was lifted:

@@ -130,6 +130,9 @@ type gatedPod struct {
 type heldPod struct {
 	key gang.Key
 	pod *v1.Pod
+	// behind is the elastic member it waits behind (heldBehind), "" when
+	// it waits behind its gang's lead (held).
+	behind string
 }
 
 type written struct {
@@ -212,16 +215,27 @@ func (w *statusWriter) admitted(pod *v1.Pod) {
 // held records that the gate holds a member of gang k while the gang's
 // lead tries alone: the gang's sync shows it Unschedulable once an attempt
 // failed (markHeld). A gated mark not yet written is dropped, stale now.
-func (w *statusWriter) held(k gang.Key, pod *v1.Pod) {
+func (w *statusWriter) held(k gang.Key, pod *v1.Pod) { w.hold(k, pod, "") }
+
+// heldBehind records that the gate holds a member above min of gang k
+// behind behind, an elastic member of its kind that found no room
+// (Gang.extraHeldBy): the gang's sync shows it Unschedulable (markHeld).
+func (w *statusWriter) heldBehind(k gang.Key, pod *v1.Pod, behind string) { w.hold(k, pod, behind) }
+
+func (w *statusWriter) hold(k gang.Key, pod *v1.Pod, behind string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if h, ok := w.holding[pod.UID]; ok {
 		h.pod = pod
+		if h.behind != behind {
+			h.behind = behind
+			w.dirty[k] = struct{}{}
+		}
 		w.holding[pod.UID] = h
 		return
 	}
 	delete(w.gate, pod.UID)
-	w.holding[pod.UID] = heldPod{key: k, pod: pod}
+	w.holding[pod.UID] = heldPod{key: k, pod: pod, behind: behind}
 	w.marks.Unset(pod, v1.PodScheduled)
 	w.dirty[k] = struct{}{}
 }
@@ -384,38 +398,54 @@ func (w *statusWriter) gatedDue(g gatedPod, cutoff time.Time) bool {
 // only with what the gang waits for, not with each retry's figures (those
 // are on the lead, its events and the gang's status). A member is written
 // once per change of those words. Called from the writer's loop.
+//
+// A member above min held behind an elastic member of its kind (heldBehind)
+// is shown the same way once its gang's quorum is placed: the member it
+// waits behind found no room, and says why in its own condition and events.
 func (w *statusWriter) markHeld(spec gang.Spec, counts gang.Counts, members []*v1.Pod) {
 	k := spec.Key
-	if spec.QuorumPlaced(counts) || counts.Waiting > 0 || w.pl.tracker.LastFailure(k) == "" {
-		return
+	placed := spec.QuorumPlaced(counts)
+	msg := ""
+	if lead := firstUnplaced(members); !placed && counts.Waiting == 0 && lead != nil && w.pl.tracker.LastFailure(k) != "" {
+		what := "its quorum could not be placed"
+		if short, _ := w.pl.roomShort.Load(k); short == true {
+			what = "the cluster has no room for its quorum yet"
+		}
+		msg = fmt.Sprintf("gang %s: %s; member %s tries for the gang, and this member joins it once it holds a node (%s's events and the gang's status say what is short)", k, what, lead.Name, lead.Name)
 	}
-	lead := firstUnplaced(members)
-	if lead == nil {
-		return
-	}
-	what := "its quorum could not be placed"
-	if short, _ := w.pl.roomShort.Load(k); short == true {
-		what = "the cluster has no room for its quorum yet"
-	}
-	msg := fmt.Sprintf("gang %s: %s; member %s tries for the gang, and this member joins it once it holds a node (%s's events and the gang's status say what is short)", k, what, lead.Name, lead.Name)
 	w.mu.Lock()
-	var mark []*v1.Pod
+	var mark []heldMark
 	for _, m := range members {
 		h, ok := w.holding[m.UID]
-		if !ok || h.key != k || w.heldTold[m.UID] == msg {
+		if !ok || h.key != k {
+			continue
+		}
+		msg := msg
+		if h.behind != "" {
+			msg = ""
+			if placed {
+				msg = fmt.Sprintf("gang %s has its quorum; its elastic member %s found no room for members like this one, and this member is tried once %s holds a node (its events say what is short)", k, h.behind, h.behind)
+			}
+		}
+		if msg == "" || w.heldTold[m.UID] == msg {
 			continue
 		}
 		w.heldTold[m.UID] = msg
 		if !showsUnschedulable(m, msg) {
-			mark = append(mark, m)
+			mark = append(mark, heldMark{pod: m, msg: msg})
 		}
 	}
 	w.mu.Unlock()
 	for _, m := range mark {
-		w.marks.SetCondition(m, v1.PodCondition{
-			Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: msg, LastTransitionTime: metav1.Now(),
+		w.marks.SetCondition(m.pod, v1.PodCondition{
+			Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: m.msg, LastTransitionTime: metav1.Now(),
 		})
 	}
+}
+
+type heldMark struct {
+	pod *v1.Pod
+	msg string
 }
 
 // showsUnschedulable says whether the pod already shows PodScheduled
@@ -446,6 +476,12 @@ func (pl *Gang) forgetGang(k gang.Key) {
 	pl.beyondCluster.Delete(k)
 	pl.nodeCame.Delete(k)
 	pl.passedOver.Delete(k)
+	pl.extraLeads.Range(func(kind, _ any) bool {
+		if kind.(extraKind).gang == k {
+			pl.extraLeads.Delete(kind)
+		}
+		return true
+	})
 }
 
 // stateEntries counts the plugin's state by kind, for the
@@ -477,6 +513,8 @@ func (pl *Gang) stateEntries() map[string]int {
 	out["passed-over-gangs"] = count(&pl.passedOver)
 	out["gated-pods"] = count(&pl.gatedPods)
 	out["held-pods"] = count(&pl.heldPods)
+	out["held-extra-pods"] = count(&pl.heldExtras)
+	out["extra-lead-kinds"] = count(&pl.extraLeads)
 	out["shape-pods"] = pl.shapes.Len()
 	out["marks-pending-pods"] = w.marks.Pending()
 	out["marks-remembered-pods"] = w.marks.Remembered()
