@@ -105,7 +105,9 @@ type unit struct {
 // When all sources together do not make the quorum fit, MakeRoom takes
 // nothing: no gang is disrupted for one that still could not run. Room
 // held for others (the plan's, for gangs served before g) stays theirs:
-// the quorum must fit around it, as its members' Filter will have it.
+// the quorum must fit around it, as its members' Filter will have it; and
+// members on nodes that a starving gang served before g could use are not
+// taken (Held.ClaimedAhead): the room they free would be held for that gang.
 func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, others []Gang, inDomain func(*v1.Node) bool, rule Rule, now time.Time) Room {
 	if PackAround(logger, q, nodes, inDomain, held).Fits() {
 		return Room{Fits: true}
@@ -132,10 +134,11 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, oth
 		}
 	}
 	fits := func() bool { return pack(logger, q, nodes, inDomain, base).Fits() }
+	free := unclaimed(logger, nodes, held).free
 
 	var chosen []unit
 	if rule.Shed {
-		for _, u := range extras(g, others) {
+		for _, u := range free(extras(g, others)) {
 			apply(u, 1)
 			chosen = append(chosen, u)
 			if fits() {
@@ -144,7 +147,7 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, oth
 		}
 	}
 	if rule.Preempt {
-		for _, u := range wholeGangs(g, others, chosen, now) {
+		for _, u := range free(wholeGangs(g, others, chosen, now)) {
 			apply(u, 1)
 			chosen = append(chosen, u)
 			if fits() {
@@ -161,13 +164,63 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, oth
 // works out what to ask new nodes for: once the nodes come, MakeRoom sheds
 // those members for it, so the nodes bought are only what shedding cannot
 // make.
-func Sheddable(g Gang, others []Gang, rule Rule) []Member {
+//
+// Members on nodes a starving gang served before g could use (held, on
+// nodes; Held.ClaimedAhead) are left out: MakeRoom does not shed them.
+func Sheddable(logger klog.Logger, g Gang, others []Gang, rule Rule, nodes []Node, held Held) []Member {
 	if !rule.Shed {
 		return nil
 	}
 	var out []Member
-	for _, u := range extras(g, others) {
+	for _, u := range unclaimed(logger, nodes, held).free(extras(g, others)) {
 		out = append(out, u.members...)
+	}
+	return out
+}
+
+// claims tells the units whose members free room of the gang held is for
+// from those whose room would go to a starving gang served before it
+// (Held.ClaimedAhead): taking those makes no room for it.
+type claims struct {
+	logger  klog.Logger
+	nodes   []Node
+	index   map[string]int
+	held    Held
+	claimed map[string]bool
+}
+
+func unclaimed(logger klog.Logger, nodes []Node, held Held) *claims {
+	return &claims{logger: logger, nodes: nodes, held: held}
+}
+
+// free lists the units none of whose members is on a claimed node, in order.
+func (c *claims) free(units []unit) []unit {
+	if c.held.plan == nil || len(c.held.plan.starved) == 0 {
+		return units
+	}
+	if c.index == nil {
+		c.index = make(map[string]int, len(c.nodes))
+		for i := range c.nodes {
+			c.index[c.nodes[i].Node.Name] = i
+		}
+		c.claimed = map[string]bool{}
+	}
+	out := units[:0:0]
+	for _, u := range units {
+		mine := true
+		for _, m := range u.members {
+			claimed, seen := c.claimed[m.Node]
+			if !seen {
+				if i, ok := c.index[m.Node]; ok {
+					claimed = c.held.ClaimedAhead(c.logger, &c.nodes[i])
+				}
+				c.claimed[m.Node] = claimed
+			}
+			mine = mine && !claimed
+		}
+		if mine {
+			out = append(out, u)
+		}
 	}
 	return out
 }

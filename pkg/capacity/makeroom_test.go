@@ -5,6 +5,8 @@ package capacity
 import (
 	"fmt"
 	"math/rand"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,6 +265,7 @@ func TestPolicyRule(t *testing.T) {
 // of older ones once the gang starves; never a gang's min, never a gang
 // that goes only as a whole, nothing without Shed.
 func TestSheddable(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
 	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
 	w1 := ShapeOf(pod("w1", 500, 1), gpu)
 	n := cluster(8)
@@ -293,7 +296,7 @@ func TestSheddable(t *testing.T) {
 			want: "low-2@n5 younger-1@n2 older-1@n1 "},
 	}
 	for _, tt := range tests {
-		if got := names(Sheddable(tt.g, others, tt.rule)); got != tt.want {
+		if got := names(Sheddable(logger, tt.g, others, tt.rule, nil, Held{})); got != tt.want {
 			t.Errorf("%s: Sheddable = %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -321,5 +324,71 @@ func TestNodeFreed(t *testing.T) {
 	}
 	if !Pack(klog.Background(), Quorum{{Shape: w8, Count: 1}}, []Node{after}, nil).Fits() {
 		t.Error("the freed room does not hold the member that left")
+	}
+}
+
+// A gang served after a starving gang that does not fit does not take
+// members from nodes that gang could use: the room they free is held for
+// it as it frees, and lent back to the very gang that lost them (on
+// --random 1 --seed 1 a gang shed two members of another over and over).
+// Nodes the starving gang cannot use are room the later gang may make.
+// Mixed: big is six 8-GPU workers confined to pool a (n0-n5) and an 8-CPU
+// launcher; elastic (min 3) runs on all eight nodes, its oldest three on
+// pool a, so big does not fit even shedding it.
+func TestMakeRoomLeavesRoomClaimedByAStarvingGangAhead(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	nodes := cluster(8)
+	for i := range nodes {
+		pool := "a"
+		if i >= 6 {
+			pool = "b"
+		}
+		nodes[i].Node.Labels = map[string]string{"pool": pool}
+	}
+	inPool := func(pool string, p *v1.Pod) *v1.Pod { p.Spec.NodeSelector = map[string]string{"pool": pool}; return p }
+	w8 := ShapeOf(pod("w8", 1000, 8), gpu)
+	bigWorker, launcher := ShapeOf(inPool("a", pod("big-w", 1000, 8)), gpu), ShapeOf(pod("big-l", 8000, 0), gpu)
+	elastic := running(nodes, "elastic", 0, 0, 3, w8, 0, 1, 2, 6, 7, 3, 4, 5)
+	big := Waiting{Key: "big", Since: t0.Add(time.Minute), Waited: 2 * time.Hour, CouldFit: true, MayShed: true,
+		Quorum: Quorum{{Shape: bigWorker, Count: 6}, {Shape: launcher, Count: 1}}}
+	small := Waiting{Key: "small", Since: t0.Add(2 * time.Minute), Waited: 2 * time.Hour, CouldFit: true, MayShed: true, Quorum: Quorum{{Shape: w8, Count: 2}}}
+	plan := MakePlan(logger, []Waiting{big, small}, nodes, []Gang{elastic}, nil, 10*time.Minute)
+	shedFrom := func(q Quorum) string {
+		me := Gang{Key: "small", Since: small.Since, Min: 2, Starving: true}
+		room := MakeRoom(logger, q, me, nodes, plan.Ahead("small"), []Gang{elastic}, nil, Rule{Shed: true}, t0.Add(3*time.Hour))
+		if !room.Fits {
+			return "no room"
+		}
+		var on []string
+		for _, v := range room.Victims {
+			for _, m := range v.Members {
+				on = append(on, m.Node)
+			}
+		}
+		sort.Strings(on)
+		return strings.Join(on, ",")
+	}
+	for _, n := range []int{3, 5, 6} {
+		if got := plan.Ahead("small").ClaimedAhead(logger, &nodes[n]); got != (n < 6) {
+			t.Errorf("%s claimed ahead of small: %t, want %t (big could use it: %t)", nodes[n].Node.Name, got, n < 6, n < 6)
+		}
+	}
+	if plan.Ahead("big").ClaimedAhead(logger, &nodes[3]) {
+		t.Error("n3 claimed ahead of big itself")
+	}
+	if got := shedFrom(small.Quorum); got != "n6,n7" {
+		t.Errorf("small sheds elastic's members on %s, want n6,n7 (pool b, which big cannot use), not its newest on pool a", got)
+	}
+	if got := shedFrom(Quorum{{Shape: ShapeOf(inPool("a", pod("small-a", 1000, 8)), gpu), Count: 2}}); got != "no room" {
+		t.Errorf("small confined to pool a sheds on %s, want no room: all it could free is big's", got)
+	}
+	// What small counts as its own when it asks for nodes is what it may
+	// shed: the same two.
+	var on []string
+	for _, m := range Sheddable(logger, Gang{Key: "small", Since: small.Since, Min: 2, Starving: true}, []Gang{elastic}, Rule{Shed: true}, nodes, plan.Ahead("small")) {
+		on = append(on, m.Node)
+	}
+	if sort.Strings(on); strings.Join(on, ",") != "n6,n7" {
+		t.Errorf("small may shed elastic's members on %v, want n6,n7", on)
 	}
 }

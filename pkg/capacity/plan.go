@@ -67,8 +67,19 @@ type Plan struct {
 	firstHeld int
 	// booked names, by node, the gang whose booking holds the node.
 	booked map[string]string
+	// starved are the starving gangs whose quorum does not fit even with
+	// the room held for them, in rank order: room freed where they could
+	// use it goes to them first (ClaimedAhead).
+	starved []starvedGang
 	// last is the gang served last (its quorum left out).
 	last Waiting
+}
+
+// starvedGang is a starving gang short of room, as ClaimedAhead reads it.
+type starvedGang struct {
+	rank   int
+	quorum Quorum
+	admit  func(*v1.Node) bool
 }
 
 // cumulativeHold is what the gangs ranked up to and including rank hold on
@@ -392,6 +403,46 @@ func (h Held) GPUs(gpu v1.ResourceName, f func(node string, gpus int64)) {
 			f(node, math.MaxInt32)
 		}
 	}
+}
+
+// ClaimedAhead says whether room freed on node would go first to a gang
+// served before the one h was asked for that starves short of room: the
+// node admits a GPU member of its quorum and has the extended resources
+// (GPUs) it asks for, were it empty (CPU and memory are not read: a node
+// is taken for claimed when in doubt; a launcher without GPUs claims no
+// node, fitting beside others on most). The plan holds such room
+// for that gang as it frees (and lends it to members above min it may
+// shed), so it is no room the later gang can make by taking from others:
+// on --random 1 --seed 1 a gang shed two elastic members of another for its
+// quorum over and over, each shed's room held at once for an older
+// starving gang and lent back to the shed gang's new members.
+func (h Held) ClaimedAhead(logger klog.Logger, n *Node) bool {
+	if h.plan == nil || n == nil || n.Node == nil {
+		return false
+	}
+	for _, s := range h.plan.starved {
+		if s.rank >= h.rank {
+			break
+		}
+		for _, w := range s.quorum {
+			if sh := w.Shape; sh != nil && sh.GPUs > 0 && n.couldEverHold(sh) && sh.Accepts(logger, n.Node) &&
+				(s.admit == nil || s.admit(n.Node)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// couldEverHold says whether the node has the extended resources a member
+// of shape s asks for, were it empty.
+func (n *Node) couldEverHold(s *Shape) bool {
+	for _, sc := range s.Demand.Scalars {
+		if n.AllocScalars[sc.Name] < sc.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // On says whether room is held on the node.

@@ -396,6 +396,9 @@ func (pl *Planner) assemble() *Plan {
 		if !fits && p.short == nil {
 			p.short = map[string][]cumulativeHold{}
 		}
+		if !fits {
+			p.starved = append(p.starved, starvedGang{rank: i, quorum: r.g.Quorum, admit: admitWith(pl.booked, r.g.Key, r.g.InDomain)})
+		}
 		if r.took != nil {
 			for n, u := range r.took {
 				if u.zero() {

@@ -332,6 +332,15 @@ func samePlan(got, want *Plan) error {
 	if !maps.Equal(got.booked, want.booked) {
 		return fmt.Errorf("booked %v, want %v", got.booked, want.booked)
 	}
+	starved := func(p *Plan) (ranks []int) {
+		for _, s := range p.starved {
+			ranks = append(ranks, s.rank)
+		}
+		return ranks
+	}
+	if !slices.Equal(starved(got), starved(want)) {
+		return fmt.Errorf("starved gangs at ranks %v, want %v", starved(got), starved(want))
+	}
 	if got.last.Key != want.last.Key || got.last.Priority != want.last.Priority || !got.last.Since.Equal(want.last.Since) {
 		return fmt.Errorf("last %s, want %s", got.last.Key, want.last.Key)
 	}

@@ -100,7 +100,7 @@ func (pl *Gang) makeRoom(ctx context.Context, cs *gangstate.Cycle, spec gang.Spe
 	if !room.Fits && cs != nil {
 		// Shedding alone does not make room; with new nodes it may: the
 		// gang asks for what the members it may shed leave short.
-		cs.Sheddable = capacity.Sheddable(me, others, rule)
+		cs.Sheddable = capacity.Sheddable(logger, me, others, rule, rooms, held)
 	}
 	if !room.Fits || len(room.Victims) == 0 {
 		return ""
