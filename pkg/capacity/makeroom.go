@@ -134,7 +134,7 @@ func MakeRoom(logger klog.Logger, q Quorum, g Gang, nodes []Node, held Held, oth
 		}
 	}
 	fits := func() bool { return pack(logger, q, nodes, inDomain, base).Fits() }
-	free := unclaimed(logger, nodes, held).free
+	free := (&claims{logger: logger, nodes: nodes, index: index, held: held}).free
 
 	var chosen []unit
 	if rule.Shed {
@@ -172,7 +172,7 @@ func Sheddable(logger klog.Logger, g Gang, others []Gang, rule Rule, nodes []Nod
 		return nil
 	}
 	var out []Member
-	for _, u := range unclaimed(logger, nodes, held).free(extras(g, others)) {
+	for _, u := range (&claims{logger: logger, nodes: nodes, held: held}).free(extras(g, others)) {
 		out = append(out, u.members...)
 	}
 	return out
@@ -181,16 +181,14 @@ func Sheddable(logger klog.Logger, g Gang, others []Gang, rule Rule, nodes []Nod
 // claims tells the units whose members free room of the gang held is for
 // from those whose room would go to a starving gang served before it
 // (Held.ClaimedAhead): taking those makes no room for it.
+// index, when set, is the nodes' index by name (MakeRoom's); else built
+// on first use.
 type claims struct {
 	logger  klog.Logger
 	nodes   []Node
 	index   map[string]int
 	held    Held
 	claimed map[string]bool
-}
-
-func unclaimed(logger klog.Logger, nodes []Node, held Held) *claims {
-	return &claims{logger: logger, nodes: nodes, held: held}
 }
 
 // free lists the units none of whose members is on a claimed node, in order.
@@ -203,6 +201,8 @@ func (c *claims) free(units []unit) []unit {
 		for i := range c.nodes {
 			c.index[c.nodes[i].Node.Name] = i
 		}
+	}
+	if c.claimed == nil {
 		c.claimed = map[string]bool{}
 	}
 	out := units[:0:0]

@@ -165,9 +165,9 @@ func (pl *Gang) PostFilter(ctx context.Context, state fwk.CycleState, pod *v1.Po
 	members := pl.members(spec.Key)
 	counts := pl.tracker.Count(spec.Key, members, pod.UID)
 	if spec.QuorumPlaced(counts) {
-		// The members of its kind wait behind it (extraHeldBy).
+		// The members of its kind wait behind it (extraHeldBy); holding
+		// one marks its gang for the status writer (heldBehind).
 		pl.extraFailed(spec.Key, pod)
-		pl.status.touch(spec.Key)
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("gang %s has its quorum; elastic member waits for room", spec.Key))
 	}
 	if q, others := pl.othersComplete(ctx, spec, pod, members, counts, pl.attemptOf(state, spec.Key)); others != nil {
