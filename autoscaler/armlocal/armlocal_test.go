@@ -570,4 +570,39 @@ func TestURLClock(t *testing.T) {
 	if d := clk.Since(time.Date(2020, 1, 1, 12, 0, 0, 0, time.UTC)); d != 10*time.Minute {
 		t.Errorf("Since the start: %s, want 10m", d)
 	}
+
+	// Pushed (POST to ServeSet): the clock is what was set, the URL no
+	// longer read, never backwards.
+	push := httptest.NewServer(http.HandlerFunc(clk.ServeSet))
+	defer push.Close()
+	post := func(body string) int {
+		t.Helper()
+		resp, err := http.Post(push.URL, "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post("ten past noon"); code != http.StatusBadRequest {
+		t.Errorf("POST of a body that is no time: status %d, want 400", code)
+	}
+	if _, err := ss.BeginUpdate(ctx, rg, "cpu", armcompute.VirtualMachineScaleSetUpdate{SKU: &armcompute.SKU{Capacity: to.Ptr[int64](2)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pushed := time.Date(2020, 1, 1, 12, 20, 0, 0, time.UTC)
+	set(time.Hour, false) // the URL, were it read, would be an hour on
+	if code := post(pushed.Format(time.RFC3339Nano)); code != http.StatusNoContent {
+		t.Fatalf("POST of a time: status %d, want 204", code)
+	}
+	if got := clk.Now(); !got.Equal(pushed) {
+		t.Errorf("clock after a push: %s, want %s", got, pushed)
+	}
+	if st := listVMs(t, vms, "cpu"); st["1"] != armlocal.StateSucceeded {
+		t.Errorf("instance %v on the pushed clock past its boot delay, want Succeeded", st)
+	}
+	post(pushed.Add(-time.Minute).Format(time.RFC3339Nano))
+	if got := clk.Now(); !got.Equal(pushed) {
+		t.Errorf("clock after an earlier time was pushed: %s, want it to stay at %s", got, pushed)
+	}
 }

@@ -84,6 +84,15 @@ type Agent struct {
 	// nothing to do and failed nowhere saw it; "" after any other pass.
 	// Only passes run under pass read or write it.
 	clean string
+	// seen is the resourceVersion of the agent's last answer about Nodes
+	// (a list, or a Node it wrote): a pass on request (Sync) lists Nodes
+	// not older than it, and sees its own writes without a consistent
+	// list, which waits for the API server's watch cache to catch up with
+	// etcd (up to 100 ms, for the cache's next progress notification; a
+	// stepped simulator asks for a pass twice a step). Full passes list
+	// consistently. "" (at first, after an error): consistent. Only passes
+	// use it.
+	seen string
 }
 
 // New checks cfg and returns an agent.
@@ -163,7 +172,7 @@ func (a *Agent) sync(ctx context.Context, all bool) (res Result, err error) {
 			a.clean = cloud
 		}
 	}()
-	nodes, err := a.cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := a.listNodes(ctx, all)
 	if err != nil {
 		return res, fmt.Errorf("listing nodes: %w", err)
 	}
@@ -243,6 +252,24 @@ func instancesKey(insts []Instance) string {
 	}
 	sort.Strings(keys)
 	return strings.Join(keys, "\n")
+}
+
+// listNodes lists the Nodes: consistently for a full pass (consistent),
+// which must see what others changed (a Node deleted by hand), else not
+// older than the agent's last answer about them (seen). A failed list
+// forgets seen, so the next is consistent.
+func (a *Agent) listNodes(ctx context.Context, consistent bool) (*apiv1.NodeList, error) {
+	opts := metav1.ListOptions{}
+	if a.seen != "" && !consistent {
+		opts.ResourceVersion, opts.ResourceVersionMatch = a.seen, metav1.ResourceVersionMatchNotOlderThan
+	}
+	nodes, err := a.cfg.Client.CoreV1().Nodes().List(ctx, opts)
+	if err != nil {
+		a.seen = ""
+		return nil, err
+	}
+	a.seen = nodes.ResourceVersion
+	return nodes, nil
 }
 
 // removingPods says whether a removed node's pods are still to be deleted.
@@ -344,6 +371,7 @@ func (a *Agent) register(ctx context.Context, inst Instance) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("registering node %s: %w", node.Name, err)
 	}
+	a.seen = created.ResourceVersion
 	if err := a.finish(ctx, created); err != nil {
 		return true, err
 	}
@@ -369,7 +397,7 @@ func (a *Agent) finish(ctx context.Context, n *apiv1.Node) error {
 		if err != nil {
 			return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
 		}
-		n = got
+		n, a.seen = got, got.ResourceVersion
 	}
 	if readyStatus(n) == "" || len(n.Status.Capacity) == 0 {
 		// The status was dropped at creation or a pass failed before it
@@ -384,9 +412,11 @@ func (a *Agent) finish(ctx context.Context, n *apiv1.Node) error {
 		}
 		upd := n.DeepCopy()
 		upd.Status = fresh.Status
-		if _, err := nodes.UpdateStatus(ctx, upd, metav1.UpdateOptions{}); err != nil {
+		got, err := nodes.UpdateStatus(ctx, upd, metav1.UpdateOptions{})
+		if err != nil {
 			return fmt.Errorf("reporting node %s Ready: %w", n.Name, err)
 		}
+		a.seen = got.ResourceVersion
 	}
 	return nil
 }

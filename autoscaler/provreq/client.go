@@ -72,7 +72,12 @@ func NewClient(dyn dynamic.Interface, templates corelisters.PodTemplateLister, k
 func (c *Client) Refresh() error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	list, err := c.dyn.Resource(v1.Resource).List(ctx, metav1.ListOptions{})
+	// From the API server's watch cache as it stands (resourceVersion 0),
+	// as fresh as the informers the loop reads pods and nodes from: a
+	// consistent list waits for the cache to catch up with etcd, which on
+	// a resource written seldom means the next progress notification, up
+	// to 100 ms a loop.
+	list, err := c.dyn.Resource(v1.Resource).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {

@@ -357,16 +357,23 @@ func (m *manager) refresh() error {
 			return err
 		}
 	}
+	// The pools are read at once, not one after another: a loop waits for
+	// the slowest read instead of their sum (each is one or two ARM round
+	// trips).
+	var wg sync.WaitGroup
 	for _, g := range m.list() {
-		st, err := g.cached(false)
-		if err != nil {
-			klog.InfoS("Refreshing pool failed", "pool", g.id, "err", err)
-			continue
-		}
-		if st.spot {
-			g.removeReclaimed(st)
-		}
+		wg.Go(func() {
+			st, err := g.cached(false)
+			if err != nil {
+				klog.InfoS("Refreshing pool failed", "pool", g.id, "err", err)
+				return
+			}
+			if st.spot {
+				g.removeReclaimed(st)
+			}
+		})
 	}
+	wg.Wait()
 	return nil
 }
 

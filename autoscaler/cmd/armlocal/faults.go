@@ -20,7 +20,8 @@ import (
 // module) injects ARM faults, takes VMs away and reads what was deleted and
 // why. A simulator stepping its trace clock (`muster simulate`) asks it,
 // after each step, to sync the node agent now and for the cloud's next
-// change (POST /sync). Plain HTTP on loopback only; off by default.
+// change (POST /sync), and pushes each step's time (POST /clock) instead of
+// being read for it. Plain HTTP on loopback only; off by default.
 
 // faultRequest is the body of POST /faults.
 type faultRequest struct {
@@ -58,9 +59,10 @@ type syncAnswer struct {
 	Next string `json:"next,omitempty"`
 }
 
-// faultsHandler serves POST /faults, GET /state and POST /sync for the
-// scenario's pools. agentSync is one node agent pass (nil: no node agent).
-func faultsHandler(s *armlocal.Server, rg string, pools []pool, agentSync func(context.Context) error) http.Handler {
+// faultsHandler serves POST /faults, GET /state, POST /sync and POST /clock
+// for the scenario's pools. agentSync is one node agent pass (nil: no node
+// agent); clock is the --clock-url clock (nil: wall time, nothing to set).
+func faultsHandler(s *armlocal.Server, rg string, pools []pool, agentSync func(context.Context) error, clock *armlocal.URLClock) http.Handler {
 	family := map[string]string{}
 	for _, p := range pools {
 		family[p.Name] = p.Family
@@ -92,6 +94,16 @@ func faultsHandler(s *armlocal.Server, rg string, pools []pool, agentSync func(c
 	// POST /sync makes the node agent's pass now, not up to --agent-interval
 	// later, and answers once it is done: every Node due by armlocal's time
 	// exists then, and no Node of a deleted instance does.
+	// POST /clock sets the --clock-url clock to the time in the body: a
+	// stepped clock's owner pushes each step's time, and the clock is not
+	// read over HTTP again.
+	mux.HandleFunc("POST /clock", func(w http.ResponseWriter, r *http.Request) {
+		if clock == nil {
+			http.Error(w, "clock: armlocal runs on wall time (no --clock-url): there is no clock to set", http.StatusConflict)
+			return
+		}
+		clock.ServeSet(w, r)
+	})
 	mux.HandleFunc("POST /sync", func(w http.ResponseWriter, r *http.Request) {
 		if agentSync != nil {
 			if err := agentSync(r.Context()); err != nil {

@@ -138,7 +138,7 @@ func main() {
 	flag.StringVar(&o.cluster, "cluster", "aks1", "AKS managed cluster name (seed scenario)")
 	flag.DurationVar(&o.delay, "provisioning-delay", 30*time.Second, "how long new instances stay Creating")
 	flag.DurationVar(&o.delDelay, "deletion-delay", 0, "how long deleted instances stay Deleting")
-	flag.StringVar(&o.clockURL, "clock-url", "", "run instances' boot and deletion delays, operations and fault windows on the clock this URL serves (GET: the time in RFC 3339), e.g. muster simulate's trace clock (default: wall time)")
+	flag.StringVar(&o.clockURL, "clock-url", "", "run instances' boot and deletion delays, operations and fault windows on the clock this URL serves (GET: the time in RFC 3339), e.g. muster simulate's trace clock, until the fault endpoint's POST /clock sets it: from then on each step's time is pushed there instead (default: wall time)")
 	flag.StringVar(&o.clientID, "client-id", "muster-autoscaler", "client ID the token endpoint accepts")
 	flag.StringVar(&o.secretFile, "client-secret-file", "", "file holding the client secret the token endpoint accepts (required; the written cloud-config points at it)")
 	flag.IntVar(&o.cpuMin, "cpu-min", -1, "min (and initial) size of the cpu scale set (default 1 for --scenario seed, 0 for simulate)")
@@ -264,12 +264,13 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 
 	var clk clock.PassiveClock = clock.RealClock{}
+	var urlClock *armlocal.URLClock
 	if o.clockURL != "" {
 		uc, err := armlocal.NewURLClock(ctx, o.clockURL)
 		if err != nil {
 			return usageError("--clock-url: " + err.Error())
 		}
-		clk = uc
+		clk, urlClock = uc, uc
 	}
 	s, err := armlocal.New(armlocal.Options{
 		Clock:             clk,
@@ -358,7 +359,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 
 	if o.faultsAddress != "" {
-		if info.FaultsURL, err = serveFaults(ctx, o.faultsAddress, faultsHandler(s, o.rg, pools, agentSync)); err != nil {
+		if info.FaultsURL, err = serveFaults(ctx, o.faultsAddress, faultsHandler(s, o.rg, pools, agentSync, urlClock)); err != nil {
 			return err
 		}
 	}

@@ -79,9 +79,9 @@ func TestSyncEndpoint(t *testing.T) {
 		calls++
 		return fail
 	}
-	withAgent := httptest.NewServer(faultsHandler(s, "rg-sim", pools, syncFn))
+	withAgent := httptest.NewServer(faultsHandler(s, "rg-sim", pools, syncFn, nil))
 	defer withAgent.Close()
-	noAgent := httptest.NewServer(faultsHandler(s, "rg-sim", pools, nil))
+	noAgent := httptest.NewServer(faultsHandler(s, "rg-sim", pools, nil, nil))
 	defer noAgent.Close()
 
 	// Nothing pending: the time, no next.
@@ -130,6 +130,70 @@ func TestSyncEndpoint(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET /sync: %d, want 405", resp.StatusCode)
+	}
+}
+
+// TestPushClock: POST /clock sets the --clock-url clock, which POST /sync
+// then answers without the URL being read again; without a URL clock it
+// is refused, naming why; a body that is no time is a 400.
+func TestPushClock(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	reads := 0
+	served := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		reads++
+		fmt.Fprintln(w, rfc3339(t0.Add(time.Duration(reads)*time.Hour)))
+	}))
+	defer served.Close()
+	clk, err := armlocal.NewURLClock(context.Background(), served.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := armlocal.New(armlocal.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pools := []pool{{Name: "cpu", Family: "standardDSv5Family"}}
+	h := httptest.NewServer(faultsHandler(s, "rg-sim", pools, nil, clk))
+	defer h.Close()
+	wallTime := httptest.NewServer(faultsHandler(s, "rg-sim", pools, nil, nil))
+	defer wallTime.Close()
+	post := func(url, body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(url+"/clock", "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	pushed := t0.Add(90 * time.Minute)
+	if code, body := post(h.URL, rfc3339(pushed)); code != http.StatusNoContent {
+		t.Fatalf("POST /clock: %d %s, want 204", code, body)
+	}
+	mu.Lock()
+	before := reads
+	mu.Unlock()
+	for range 3 {
+		if _, body, ans := postSync(t, h.URL); ans["now"] != rfc3339(pushed) {
+			t.Errorf("POST /sync after a push: %s, want now %s", body, rfc3339(pushed))
+		}
+	}
+	mu.Lock()
+	if reads != before {
+		t.Errorf("the clock URL was read %d times after the push, want none", reads-before)
+	}
+	mu.Unlock()
+	if code, body := post(h.URL, "noon"); code != http.StatusBadRequest || !strings.Contains(body, "RFC 3339") {
+		t.Errorf("POST /clock with %q: %d %q, want 400 asking for RFC 3339", "noon", code, body)
+	}
+	if code, body := post(wallTime.URL, rfc3339(pushed)); code != http.StatusConflict || !strings.Contains(body, "--clock-url") {
+		t.Errorf("POST /clock without a URL clock: %d %q, want 409 naming --clock-url", code, body)
 	}
 }
 

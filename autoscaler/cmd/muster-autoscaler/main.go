@@ -84,7 +84,7 @@ var (
 	provreqBookingTTL = pflag.Duration("muster-provisioning-request-booking-ttl", 10*time.Minute,
 		"How long capacity stays booked for a Provisioned ProvisioningRequest whose pods have not all bound; then BookingExpired")
 	clockURL = pflag.String("clock-url", "",
-		"Take each loop's current time from the clock this URL serves (GET: the time in RFC 3339), e.g. muster simulate's trace clock; empty: wall time")
+		"Take each loop's current time from the clock this URL serves (GET: the time in RFC 3339), e.g. muster simulate's trace clock, until POST "+clockPath+" on --run-on-request-address sets it: from then on the time is pushed there; empty: wall time")
 	runOnRequestAddress = pflag.String("run-on-request-address", "",
 		"Run no loop of its own: serve POST "+runOncePath+" (plain HTTP, loopback only) on this address, e.g. 127.0.0.1:0, which runs exactly one loop and answers once it has finished; empty: loop on --scan-interval")
 	writeRunURL = pflag.String("write-run-url", "",
@@ -341,12 +341,13 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 	// time; it and the run-on-request flags are checked before the
 	// autoscaler is built, which waits for the informers.
 	now := time.Now
+	var setClock http.HandlerFunc
 	if *clockURL != "" {
 		clock, err := armlocal.NewURLClock(context, *clockURL)
 		if err != nil {
 			klog.Fatalf("--clock-url: %v", err)
 		}
-		now = clock.Now
+		now, setClock = clock.Now, clock.ServeSet
 		klog.InfoS("Loops take their current time from a clock URL", "url", *clockURL, "now", now())
 	}
 	if err := checkRunOnRequest(*runOnRequestAddress, *writeRunURL); err != nil {
@@ -371,7 +372,7 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 
 	// Muster: a simulator stepping its trace clock runs each loop itself.
 	if *runOnRequestAddress != "" {
-		_, errc, err := serveRunOnce(context, *runOnRequestAddress, *writeRunURL, now, func(t time.Time) {
+		_, errc, err := serveRunOnce(context, *runOnRequestAddress, *writeRunURL, now, setClock, func(t time.Time) {
 			loop.RunAutoscalerOnce(autoscaler, healthCheck, t)
 			awaitDeletions(autoscaler, deletionsTimeout)
 		})

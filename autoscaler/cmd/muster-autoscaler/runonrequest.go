@@ -1,4 +1,4 @@
-// The run-on-request endpoint: POST /run-once runs one autoscaler loop and waits for its deletions.
+// The run-on-request endpoint: POST /run-once runs one autoscaler loop and waits for its deletions; POST /clock sets the --clock-url clock.
 
 package main
 
@@ -18,8 +18,12 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// runOncePath is where --run-on-request-address serves its one endpoint.
-const runOncePath = "/run-once"
+// runOncePath is where --run-on-request-address serves its loops, clockPath
+// where it takes the time of a clock pushed to it.
+const (
+	runOncePath = "/run-once"
+	clockPath   = "/clock"
+)
 
 // checkRunOnRequest validates --run-on-request-address and --write-run-url,
 // so that a mistake stops start-up before the autoscaler is built.
@@ -75,10 +79,13 @@ func awaitDeletions(a core.Autoscaler, timeout time.Duration) {
 // returned, so that a simulator stepping a trace clock knows when the
 // autoscaler is done with a step (the muster-autoscaler's runOnce includes
 // the node deletions its loop started, awaitDeletions). Requests run one at a time: the
-// autoscaler's loop is not reentrant. serveRunOnce returns the endpoint's
-// URL once listening (and written to urlFile, when given); errc then
-// receives the error that stopped serving, or nil once ctx is done.
-func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.Time, runOnce func(now time.Time)) (url string, errc <-chan error, err error) {
+// autoscaler's loop is not reentrant. With setClock (the --clock-url clock's
+// ServeSet), POST /clock beside it sets that clock: a simulator stepping it
+// pushes each step's time instead of being read for it on every call the
+// cloud provider makes. serveRunOnce returns the endpoint's URL once
+// listening (and written to urlFile, when given); errc then receives the
+// error that stopped serving, or nil once ctx is done.
+func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.Time, setClock http.HandlerFunc, runOnce func(now time.Time)) (url string, errc <-chan error, err error) {
 	if err := checkRunOnRequest(addr, urlFile); err != nil {
 		return "", nil, err
 	}
@@ -107,6 +114,14 @@ func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.T
 			Ran  string `json:"ran"`
 			Took string `json:"took"`
 		}{now.Format(time.RFC3339Nano), took.String()})
+	})
+
+	mux.HandleFunc(clockPath, func(w http.ResponseWriter, r *http.Request) {
+		if setClock == nil {
+			http.Error(w, "clock: loops run on wall time (no --clock-url): there is no clock to set", http.StatusConflict)
+			return
+		}
+		setClock(w, r)
 	})
 
 	l, err := net.Listen("tcp", addr)

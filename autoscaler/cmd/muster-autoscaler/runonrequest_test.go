@@ -55,7 +55,7 @@ func TestServeRunOnce(t *testing.T) {
 	}
 
 	urlFile := filepath.Join(t.TempDir(), "run-url")
-	url, errc, err := serveRunOnce(ctx, "127.0.0.1:0", urlFile, clock.Now, runOnce)
+	url, errc, err := serveRunOnce(ctx, "127.0.0.1:0", urlFile, clock.Now, clock.ServeSet, runOnce)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,29 @@ func TestServeRunOnce(t *testing.T) {
 	}
 	loopMu.Unlock()
 
-	resp, err := http.Get(url)
+	// Pushed (POST /clock): the loop runs at the time pushed, the served
+	// clock no longer read.
+	pushed := second.Add(time.Hour)
+	setServed(second.Add(2 * time.Hour))
+	clockURL := strings.TrimSuffix(url, runOncePath) + clockPath
+	resp, err := http.Post(clockURL, "text/plain", strings.NewReader(pushed.Format(time.RFC3339Nano)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("POST %s: status %d, want 204", clockURL, resp.StatusCode)
+	}
+	if got, err := post(); err != nil || !got.Equal(pushed) {
+		t.Errorf("POST after a time was pushed: ran=%v, err=%v; want ran=%v", got, err, pushed)
+	}
+	loopMu.Lock()
+	if len(calls) != 4 {
+		t.Errorf("after the push: %d runs, want 4", len(calls))
+	}
+	loopMu.Unlock()
+
+	resp, err = http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +166,8 @@ func TestServeRunOnce(t *testing.T) {
 		t.Errorf("GET %s: status %d, want %d", url, resp.StatusCode, http.StatusMethodNotAllowed)
 	}
 	loopMu.Lock()
-	if len(calls) != 3 {
-		t.Errorf("GET ran a loop: %d runs, want 3", len(calls))
+	if len(calls) != 4 {
+		t.Errorf("GET ran a loop: %d runs, want 4", len(calls))
 	}
 	loopMu.Unlock()
 
@@ -169,7 +191,7 @@ func TestServeRunOnceRefusesBadFlags(t *testing.T) {
 		{"", "", []string{"--run-on-request-address"}},
 		{"", filepath.Join(t.TempDir(), "run-url"), []string{"--write-run-url", "--run-on-request-address"}},
 	} {
-		_, _, err := serveRunOnce(context.Background(), tc.addr, tc.urlFile, time.Now, never)
+		_, _, err := serveRunOnce(context.Background(), tc.addr, tc.urlFile, time.Now, nil, never)
 		if err == nil {
 			t.Errorf("serveRunOnce(%q, %q): no error", tc.addr, tc.urlFile)
 			continue
