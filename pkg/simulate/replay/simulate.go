@@ -776,7 +776,8 @@ func simulateOnce(ctx context.Context, progress io.Writer, mode runMode, trace s
 	}
 	if stepClock != nil {
 		st := &stepper{env: env, sched: sched, events: events, clk: stepClock, start: stepClock.Now(), cloudSync: cloud.syncURL(),
-			autoscalerRun: ca.runURL, http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
+			autoscalerRun: ca.runURL, clockPushes: []string{cloud.clockURL(), ca.clockURL()},
+			http: &http.Client{Timeout: settleTimeout}, window: quietWindow}
 		if mode.kueue {
 			// Kueue's controllers run on wall time between the
 			// scheduler and the autoscaler: its Workloads are

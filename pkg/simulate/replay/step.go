@@ -173,7 +173,12 @@ type stepper struct {
 	// cloudSync is armlocal's POST /sync, autoscalerRun the autoscaler's
 	// POST /run-once.
 	cloudSync, autoscalerRun string
-	http                     *http.Client
+	// clockPushes are the POST /clock of the processes on the trace clock
+	// (armlocal, the autoscaler): each step's time is pushed to them as
+	// the clock moves, not read by them over HTTP for every call they
+	// serve or make (tens a step).
+	clockPushes []string
+	http        *http.Client
 	// window is how long nothing must change for the system to be quiet.
 	window time.Duration
 	// workloads: Kueue runs, and its Workloads count as changes.
@@ -185,6 +190,11 @@ type stepper struct {
 	// lastChange is the wall time (Unix ns) of the last change watchChanges
 	// saw, lastRequestChange of the last to a ProvisioningRequest.
 	lastChange, lastRequestChange atomic.Int64
+	// seenRevision is the newest resourceVersion among the changes
+	// watchChanges saw: a step is settled only once nothing it watches
+	// was written after it (the storage says so), so that a write still
+	// on its way to the watches is waited for however slow the machine.
+	seenRevision atomic.Int64
 	// requestVersion is the newest resourceVersion of a ProvisioningRequest
 	// watchChanges saw; requestsSynced is the lastRequestChange a finished
 	// hint sync had seen (hintsSeeRequests).
@@ -288,9 +298,12 @@ const idleJump = simUnneededTime
 // quietWindow is how long no pod, node or ProvisioningRequest may change,
 // with the scheduler holding nothing, for a step to count as settled.
 // Every other wait of a step is for something named (the scheduler's queue,
-// Muster's writes, a hint sync); this one only covers the watches' delivery,
-// and at 25 ms replays beside a CPU hog still matched step for step.
-const quietWindow = 25 * time.Millisecond
+// Muster's writes, a hint sync, a write the step's watches have not seen:
+// unseenWrites); this one only leaves the API server's other watchers
+// (the scheduler's informers, the watcher's) the turn to receive what the
+// step's watches did. It was 25 ms before unseenWrites, a third of a
+// step's wall time.
+const quietWindow = 10 * time.Millisecond
 
 // hintSyncSteppedMillis is Muster's hint writer's period in a stepped
 // replay, wall time: a backstop, as a step kicks the syncs it waits for.
@@ -370,6 +383,10 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 		if !quiet {
 			since = now
 		} else if changed := time.Unix(0, seen); now.Sub(changed) >= s.window && now.Sub(since) >= s.window {
+			if s.unseenWrites(ctx) {
+				since = now
+				continue
+			}
 			if seenRequest != 0 {
 				s.requestsSynced = seenRequest // a sync begun after it has ended
 			}
@@ -386,11 +403,41 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	}
 }
 
+// unseenWrites says whether a pod, node, ProvisioningRequest (or Kueue
+// Workload) was written after the newest change watchChanges saw.
+func (s *stepper) unseenWrites(ctx context.Context) bool {
+	written, err := s.env.WrittenSince(ctx, s.seenRevision.Load(), s.watched()...)
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("Settling: could not read what was written", "err", err)
+	}
+	return written
+}
+
+// watched are the stored resources whose changes a step settles on.
+func (s *stepper) watched() []string {
+	stored := []string{controlplane.StoredPods, controlplane.StoredNodes, controlplane.StoredProvisioningRequests}
+	if s.workloads {
+		stored = append(stored, storedWorkloads)
+	}
+	return stored
+}
+
 // watchChanges notes the wall time of every change to the objects that
 // decide where pods run: pods, nodes and ProvisioningRequests (events, the
 // autoscaler's status ConfigMap and leases do not count).
 func (s *stepper) watchChanges(ctx context.Context) error {
-	touch := func(any) { s.lastChange.Store(time.Now().UnixNano()) }
+	touch := func(o any) {
+		s.lastChange.Store(time.Now().UnixNano())
+		if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+			o = d.Obj
+		}
+		if m, err := meta.Accessor(o); err == nil {
+			if v, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil {
+				for seen := s.seenRevision.Load(); v > seen && !s.seenRevision.CompareAndSwap(seen, v); seen = s.seenRevision.Load() {
+				}
+			}
+		}
+	}
 	handler := cache.ResourceEventHandlerFuncs{AddFunc: touch, UpdateFunc: func(_, o any) { touch(o) }, DeleteFunc: touch}
 	typed := informers.NewSharedInformerFactory(s.env.Client, 0)
 	dyn, err := dynamic.NewForConfig(s.env.Config)
@@ -522,11 +569,7 @@ func (s *stepper) step(ctx context.Context, w *watcher, create func() error) (cl
 		return err
 	}
 	secondRelease := func() error {
-		stored := []string{controlplane.StoredPods, controlplane.StoredNodes, controlplane.StoredProvisioningRequests}
-		if s.workloads {
-			stored = append(stored, storedWorkloads)
-		}
-		written, err := s.env.WrittenSince(ctx, settled, stored...)
+		written, err := s.env.WrittenSince(ctx, settled, s.watched()...)
 		if err != nil {
 			klog.FromContext(ctx).V(2).Info("Settling the step's second half: could not read what was written", "err", err)
 		}
@@ -682,6 +725,9 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 	if err := s.watchChanges(watchCtx); err != nil {
 		return err
 	}
+	if err := s.pushClock(ctx); err != nil {
+		return err
+	}
 	next, changes, steps := 0, -1, 0
 	lastReport, began := time.Time{}, time.Now()
 	for steps = 1; ; steps++ {
@@ -741,7 +787,31 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 		w.stepped.accrue(to)
 		s.events.StepTo(s.start.Add(to))
 		s.clk.StepTo(s.start.Add(to))
+		if err := s.pushClock(ctx); err != nil {
+			return err
+		}
 	}
+}
+
+// pushClock sets the trace clock's time in the processes that run on it.
+func (s *stepper) pushClock(ctx context.Context) error {
+	now := s.clk.Now().UTC().Format(time.RFC3339Nano)
+	for _, url := range s.clockPushes {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(now))
+		if err != nil {
+			return err
+		}
+		resp, err := s.http.Do(req)
+		if err != nil {
+			return fmt.Errorf("pushing the trace clock: %w", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			return fmt.Errorf("pushing the trace clock to %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+		}
+	}
+	return nil
 }
 
 // stepStats says how many steps ran since began and where their wall time
@@ -761,3 +831,13 @@ func (s *stepper) stepStats(steps int, began time.Time) string {
 
 // syncURL is armlocal's POST /sync, beside its fault endpoint.
 func (p *process) syncURL() string { return p.faultsURL + "/sync" }
+
+// clockURL is where a process on the trace clock takes its time pushed
+// (POST /clock): armlocal's fault endpoint, a stepped autoscaler's
+// run-on-request address.
+func (p *process) clockURL() string {
+	if p.runURL != "" {
+		return strings.TrimSuffix(p.runURL, "/run-once") + "/clock"
+	}
+	return p.faultsURL + "/clock"
+}

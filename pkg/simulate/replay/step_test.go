@@ -506,3 +506,57 @@ func TestScaleDownDue(t *testing.T) {
 	check(22*time.Minute+simUnneededTime, 23*time.Minute+simUnneededTime, true) // a's up, b's in its grace: step on
 	check(22*time.Minute+simUnneededTime+scaleDownGrace, 0, false)
 }
+
+// TestUnseenWrites: a step counts as settled only once its watches have
+// seen every pod, node and ProvisioningRequest write etcd holds; the
+// storage, not a wait, says whether they have.
+func TestUnseenWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an API server")
+	}
+	ctx := context.Background()
+	env, err := controlplane.Start(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.CreateNamespace(ctx, env.Client, simNamespace); err != nil {
+		t.Fatal(err)
+	}
+	s := &stepper{env: env, window: quietWindow}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if err := s.watchChanges(watchCtx); err != nil {
+		t.Fatal(err)
+	}
+	pod := controlplane.LabelMembers(simNamespace, "seen", 1, 1, 1, 1)[0].Pod()
+	created, err := env.Client.CoreV1().Pods(simNamespace).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rv int64
+	if _, err := fmt.Sscan(created.ResourceVersion, &rv); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for s.seenRevision.Load() < rv {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watches did not see pod %s (resourceVersion %d) within a minute", created.Name, rv)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if s.unseenWrites(ctx) {
+		t.Errorf("writes unseen after the watches saw the last one (resourceVersion %d)", rv)
+	}
+	// As if the pod's write were still on its way to the watches.
+	s.seenRevision.Store(rv - 1)
+	if !s.unseenWrites(ctx) {
+		t.Errorf("no write unseen with the watches one revision behind pod %s", created.Name)
+	}
+	if err := env.Client.CoreV1().Pods(simNamespace).Delete(ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	s.seenRevision.Store(rv) // the deletion not seen yet
+	if !s.unseenWrites(ctx) {
+		t.Errorf("the pod's deletion counted as seen before the watches saw it")
+	}
+}
