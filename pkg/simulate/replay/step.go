@@ -345,6 +345,9 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 	// owed: a sync is owed for a change the writers' informers had not
 	// seen yet (since owedSince); kicked once they have.
 	owed, owedSince := false, time.Time{}
+	// unseenSince: since when the storage has held writes the watches had
+	// not seen, once the system was otherwise quiet.
+	var unseenSince time.Time
 	for {
 		w.writing.wait(ctx)
 		quiet, held := s.sched.QuietButHints()
@@ -384,8 +387,17 @@ func (s *stepper) settle(ctx context.Context, w *watcher) error {
 			since = now
 		} else if changed := time.Unix(0, seen); now.Sub(changed) >= s.window && now.Sub(since) >= s.window {
 			if s.unseenWrites(ctx) {
-				since = now
-				continue
+				if unseenSince.IsZero() {
+					unseenSince = now
+				}
+				if now.Sub(unseenSince) < catchUpTimeout {
+					since = now
+					continue
+				}
+				// A relist reports a deletion it missed with the
+				// object's last resourceVersion, not the deletion's.
+				s.lateCatchUps++
+				klog.FromContext(ctx).Info("The step's watches did not see every write in time; going on", "minute", s.clk.Since(s.start).Minutes())
 			}
 			if seenRequest != 0 {
 				s.requestsSynced = seenRequest // a sync begun after it has ended
