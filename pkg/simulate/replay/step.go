@@ -440,15 +440,7 @@ func (s *stepper) watched() []string {
 func (s *stepper) watchChanges(ctx context.Context) error {
 	touch := func(o any) {
 		s.lastChange.Store(time.Now().UnixNano())
-		if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
-			o = d.Obj
-		}
-		if m, err := meta.Accessor(o); err == nil {
-			if v, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil {
-				for seen := s.seenRevision.Load(); v > seen && !s.seenRevision.CompareAndSwap(seen, v); seen = s.seenRevision.Load() {
-				}
-			}
-		}
+		raiseToVersionOf(&s.seenRevision, o)
 	}
 	handler := cache.ResourceEventHandlerFuncs{AddFunc: touch, UpdateFunc: func(_, o any) { touch(o) }, DeleteFunc: touch}
 	typed := informers.NewSharedInformerFactory(s.env.Client, 0)
@@ -469,11 +461,7 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 		}
 	}
 	touchRequest := func(o any) {
-		if m, err := meta.Accessor(o); err == nil {
-			if v, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64); err == nil && v > s.requestVersion.Load() {
-				s.requestVersion.Store(v)
-			}
-		}
+		raiseToVersionOf(&s.requestVersion, o)
 		s.lastRequestChange.Store(time.Now().UnixNano())
 		touch(o)
 	}
@@ -493,6 +481,24 @@ func (s *stepper) watchChanges(ctx context.Context) error {
 	return nil
 }
 
+// raiseToVersionOf raises newest to the resourceVersion of o (an informer's
+// object or tombstone) when that is newer.
+func raiseToVersionOf(newest *atomic.Int64, o any) {
+	if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+		o = d.Obj
+	}
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return
+	}
+	v, err := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+	if err != nil {
+		return
+	}
+	for seen := newest.Load(); v > seen && !newest.CompareAndSwap(seen, v); seen = newest.Load() {
+	}
+}
+
 // syncCloud has armlocal's node agent catch up with the cloud at the
 // clock's time and returns the cloud's next change.
 func (s *stepper) syncCloud(ctx context.Context) (next time.Time, ok bool, err error) {
@@ -500,7 +506,7 @@ func (s *stepper) syncCloud(ctx context.Context) (next time.Time, ok bool, err e
 		Now  string `json:"now"`
 		Next string `json:"next"`
 	}
-	if err := s.post(ctx, s.cloudSync, &reply); err != nil {
+	if err := s.post(ctx, s.cloudSync, "", &reply); err != nil {
 		return time.Time{}, false, fmt.Errorf("armlocal sync: %w", err)
 	}
 	if reply.Next == "" {
@@ -515,14 +521,20 @@ func (s *stepper) syncCloud(ctx context.Context) (next time.Time, ok bool, err e
 
 // runAutoscaler runs one autoscaler loop at the clock's time.
 func (s *stepper) runAutoscaler(ctx context.Context) error {
-	if err := s.post(ctx, s.autoscalerRun, nil); err != nil {
+	if err := s.post(ctx, s.autoscalerRun, "", nil); err != nil {
 		return fmt.Errorf("autoscaler loop: %w", err)
 	}
 	return nil
 }
 
-func (s *stepper) post(ctx context.Context, url string, reply any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
+// post POSTs body (none when empty) to url and decodes a 200's answer into
+// reply (nil: ignored); 204 is an answer without one.
+func (s *stepper) post(ctx context.Context, url, body string, reply any) error {
+	var in io.Reader
+	if body != "" {
+		in = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, in)
 	if err != nil {
 		return err
 	}
@@ -531,15 +543,15 @@ func (s *stepper) post(ctx context.Context, url string, reply any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	answer, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
+		return fmt.Errorf("%s: %s: %s", url, resp.Status, strings.TrimSpace(string(answer)))
 	}
-	if reply != nil {
-		if err := json.Unmarshal(body, reply); err != nil {
+	if reply != nil && resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(answer, reply); err != nil {
 			return fmt.Errorf("%s: %w", url, err)
 		}
 	}
@@ -809,18 +821,8 @@ func (s *stepper) replay(ctx context.Context, progress io.Writer, name string, w
 func (s *stepper) pushClock(ctx context.Context) error {
 	now := s.clk.Now().UTC().Format(time.RFC3339Nano)
 	for _, url := range s.clockPushes {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(now))
-		if err != nil {
-			return err
-		}
-		resp, err := s.http.Do(req)
-		if err != nil {
+		if err := s.post(ctx, url, now, nil); err != nil {
 			return fmt.Errorf("pushing the trace clock: %w", err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			return fmt.Errorf("pushing the trace clock to %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
 		}
 	}
 	return nil
