@@ -79,7 +79,10 @@ func TestWrittenSince(t *testing.T) {
 }
 
 // StoredNodesAndPods reads what a list through the API server returns,
-// resourceVersions included (Caught compares nodes by them).
+// resourceVersions included (Caught compares nodes by them), and so does a
+// StoredReader that read before some of the writes (it decodes only what
+// was written since): a pod changed, one deleted and created again under
+// its name, one deleted for good, a node changed and one added.
 func TestStoredNodesAndPods(t *testing.T) {
 	ctx := context.Background()
 	env, err := Start(t)
@@ -95,19 +98,44 @@ func TestStoredNodesAndPods(t *testing.T) {
 		}
 	}
 	pods := env.Client.CoreV1().Pods("s")
-	for _, p := range []string{"p", "q"} {
-		if _, err := pods.Create(ctx, Member{Namespace: "s", Name: p, GPUs: 1}.Pod(), metav1.CreateOptions{}); err != nil {
+	create := func(name string) {
+		t.Helper()
+		if _, err := pods.Create(ctx, Member{Namespace: "s", Name: name, GPUs: 1}.Pod(), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, p := range []string{"p", "q", "r", "s"} {
+		create(p)
+	}
+	reader := env.NewStoredReader()
+	key := func(o metav1.Object) string {
+		return o.GetNamespace() + "/" + o.GetName() + "@" + o.GetResourceVersion()
+	}
+	keys := func(nodes []v1.Node, pods []v1.Pod) (out []string) {
+		for i := range nodes {
+			out = append(out, key(&nodes[i]))
+		}
+		for i := range pods {
+			out = append(out, key(&pods[i]))
+		}
+		return out
+	}
+	if _, _, err := reader.NodesAndPods(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := pods.Patch(ctx, "p", "application/merge-patch+json", []byte(`{"metadata":{"annotations":{"a":"b"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := pods.Delete(ctx, "q", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+	for _, p := range []string{"q", "s"} {
+		if err := pods.Delete(ctx, p, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("s")
+	if _, err := env.Client.CoreV1().Nodes().Patch(ctx, "n2", "application/merge-patch+json", []byte(`{"metadata":{"labels":{"l":"m"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	nodes, stored, err := env.StoredNodesAndPods(ctx)
-	if err != nil {
+	if err := CreateNode(ctx, env.Client, GPUNode("n3", 8)); err != nil {
 		t.Fatal(err)
 	}
 	listedNodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -118,26 +146,30 @@ func TestStoredNodesAndPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(o metav1.Object) string {
-		return o.GetNamespace() + "/" + o.GetName() + "@" + o.GetResourceVersion()
+	want := keys(listedNodes.Items, listedPods.Items)
+	freshNodes, freshPods, err := env.StoredNodesAndPods(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var got, want []string
-	for i := range nodes {
-		got = append(got, key(&nodes[i]))
+	readNodes, readPods, err := reader.NodesAndPods(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range stored {
-		got = append(got, key(&stored[i]))
-		if stored[i].Name == "p" && stored[i].Annotations["a"] != "b" {
-			t.Errorf("stored pod p has annotations %v, want a=b", stored[i].Annotations)
+	for name, got := range map[string][]string{"StoredNodesAndPods": keys(freshNodes, freshPods), "a StoredReader's second read": keys(readNodes, readPods)} {
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: stored %v, listed %v", name, got, want)
 		}
 	}
-	for i := range listedNodes.Items {
-		want = append(want, key(&listedNodes.Items[i]))
+	for _, read := range [][]v1.Pod{freshPods, readPods} {
+		for i := range read {
+			if read[i].Name == "p" && read[i].Annotations["a"] != "b" {
+				t.Errorf("stored pod p has annotations %v, want a=b", read[i].Annotations)
+			}
+		}
 	}
-	for i := range listedPods.Items {
-		want = append(want, key(&listedPods.Items[i]))
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("stored %v, listed %v", got, want)
+	for _, n := range readNodes {
+		if n.Name == "n2" && n.Labels["l"] != "m" {
+			t.Errorf("a StoredReader's node n2 has labels %v, want l=m", n.Labels)
+		}
 	}
 }

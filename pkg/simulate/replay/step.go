@@ -163,6 +163,9 @@ func (g *gangWork) end(r *gangRun) {
 type stepper struct {
 	env   *controlplane.Env
 	sched *controlplane.Scheduler
+	// stored reads the stored nodes and pods the scheduler must have seen
+	// (caughtUp), decoding only what changed since its last read.
+	stored *controlplane.StoredReader
 	// events is the clock the trace's own events are timed on (runs
 	// ending, reclaims): a step comes when one is due. The components'
 	// timers (a gang's backoff, say) run on clk, stepped with it: they
@@ -701,7 +704,10 @@ func (s *stepper) caughtUp(ctx context.Context, w *watcher) error {
 	for {
 		// Read from the storage: a consistent list through the API
 		// server waited for its watch cache, tens of ms a half step.
-		nodes, pods, err := s.env.StoredNodesAndPods(ctx)
+		if s.stored == nil {
+			s.stored = s.env.NewStoredReader()
+		}
+		nodes, pods, err := s.stored.NodesAndPods(ctx)
 		if err != nil {
 			return err
 		}
