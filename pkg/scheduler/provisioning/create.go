@@ -152,7 +152,15 @@ func (w *Writer) create(ctx context.Context, x Want, name string) error {
 			ObjectMeta: metav1.ObjectMeta{Name: tmplName, Namespace: x.Key.Namespace, Labels: objLabels, OwnerReferences: owners},
 			Template:   v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmplLabels, Annotations: ann}, Spec: templateSpec(x, set.Member)},
 		}
-		if _, err := w.client.CoreV1().PodTemplates(x.Key.Namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		made, err := w.client.CoreV1().PodTemplates(x.Key.Namespace).Create(ctx, tmpl, metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			w.templatesWritten = made.ResourceVersion
+		case apierrors.IsAlreadyExists(err):
+			// Created by a leader before: a drop's list must not be
+			// older than this writer's view can vouch for.
+			w.templatesWritten = ""
+		default:
 			return fmt.Errorf("creating PodTemplate %s/%s: %w", x.Key.Namespace, tmplName, err)
 		}
 		podSets = append(podSets, autoscalingv1.PodSet{PodTemplateRef: autoscalingv1.Reference{Name: tmplName}, Count: int32(set.Count)})

@@ -145,7 +145,11 @@ func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	default:
 		requestsWritten.WithLabelValues("withdrawn").Inc()
 	}
-	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}); err != nil {
+	templates := metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}
+	if w.templatesWritten != "" {
+		templates.ResourceVersion, templates.ResourceVersionMatch = w.templatesWritten, metav1.ResourceVersionMatchNotOlderThan
+	}
+	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, templates); err != nil {
 		w.failed = true
 		klog.FromContext(ctx).Error(err, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))
 	}

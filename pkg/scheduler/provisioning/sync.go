@@ -77,7 +77,8 @@ func (w *Writer) Sync(ctx context.Context) {
 	}
 	if !w.led && w.leading != nil {
 		// Just became the leader: the previous leader may have written
-		// requests since this replica last looked.
+		// requests (and their templates) since this replica last looked.
+		w.templatesWritten = ""
 		if err := w.adopt(ctx); err != nil {
 			klog.FromContext(ctx).Error(err, "Could not list ProvisioningRequests on taking over; adopting on the next sync")
 			return

@@ -209,6 +209,14 @@ type Writer struct {
 	informer  cache.SharedIndexInformer
 	startOnce sync.Once
 	created   map[types.NamespacedName]types.UID
+	// templatesWritten is the resourceVersion of the last PodTemplate this
+	// writer created: dropping a request deletes its templates by label
+	// from a list not older than that (every template it created), which
+	// the API server serves from its watch cache at once. A consistent
+	// list waited for the cache to learn it was current, up to 100 ms
+	// for a resource written as seldom as PodTemplates, in every drop.
+	// Only the Sync's goroutine uses it.
+	templatesWritten string
 	// wantAt is, per gang, the count of sets when its verdict last
 	// changed; unchanged, per gang, what its last sync that changed
 	// nothing acted on (changedNothing, unchangedSince). failed says the
