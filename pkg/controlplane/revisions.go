@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -94,27 +95,31 @@ func (e *Env) StoredNodesAndPods(ctx context.Context) (nodes []v1.Node, pods []v
 // decoded each time, the replay's largest cost of its own). Not safe for
 // concurrent use.
 type StoredReader struct {
-	env         *Env
-	rev         int64 // the revision of the last read; 0 before it
-	pods, nodes storedObjects
+	env   *Env
+	rev   int64 // the revision of the last read; 0 before it
+	pods  storedObjects[v1.Pod, *v1.Pod]
+	nodes storedObjects[v1.Node, *v1.Node]
 }
 
 // storedObjects are one resource's objects as last read, by key.
-type storedObjects map[string]storedObject
+type storedObjects[T any, PT interface {
+	*T
+	metav1.Object
+}] map[string]storedObject[T]
 
-type storedObject struct {
+type storedObject[T any] struct {
 	modRevision int64
-	obj         any // *v1.Pod or *v1.Node
+	obj         T
 }
 
 // NewStoredReader is a StoredReader that has read nothing yet.
 func (e *Env) NewStoredReader() *StoredReader {
-	return &StoredReader{env: e, pods: storedObjects{}, nodes: storedObjects{}}
+	return &StoredReader{env: e, pods: storedObjects[v1.Pod, *v1.Pod]{}, nodes: storedObjects[v1.Node, *v1.Node]{}}
 }
 
 // NodesAndPods reads every Node and Pod, both at the storage's current
-// revision. The objects are shared with the reader's later reads: callers
-// must not change them.
+// revision. The objects share their maps and slices with the reader's
+// later reads: callers must not change them.
 func (r *StoredReader) NodesAndPods(ctx context.Context) (nodes []v1.Node, pods []v1.Pod, err error) {
 	podKeys, err := r.env.etcd.Get(ctx, r.env.storageKey(StoredPods), clientv3.WithPrefix(), clientv3.WithKeysOnly())
 	if err != nil {
@@ -125,49 +130,46 @@ func (r *StoredReader) NodesAndPods(ctx context.Context) (nodes []v1.Node, pods 
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the stored nodes: %w", err)
 	}
-	if err := r.update(ctx, StoredPods, r.pods, podKeys.Kvs, rev, func() any { return &v1.Pod{} }); err != nil {
+	if pods, err = r.pods.read(ctx, r, StoredPods, podKeys.Kvs, rev); err != nil {
 		return nil, nil, err
 	}
-	if err := r.update(ctx, StoredNodes, r.nodes, nodeKeys.Kvs, rev, func() any { return &v1.Node{} }); err != nil {
+	if nodes, err = r.nodes.read(ctx, r, StoredNodes, nodeKeys.Kvs, rev); err != nil {
 		return nil, nil, err
 	}
 	r.rev = rev
-	pods = make([]v1.Pod, len(podKeys.Kvs))
-	for i, kv := range podKeys.Kvs {
-		pods[i] = *r.pods[string(kv.Key)].obj.(*v1.Pod)
-	}
-	nodes = make([]v1.Node, len(nodeKeys.Kvs))
-	for i, kv := range nodeKeys.Kvs {
-		nodes[i] = *r.nodes[string(kv.Key)].obj.(*v1.Node)
-	}
 	return nodes, pods, nil
 }
 
-// update brings objs to keys, the resource's keys at revision rev: it
-// reads and decodes the objects written since the last read, and forgets
-// those deleted.
-func (r *StoredReader) update(ctx context.Context, resource string, objs storedObjects, keys []*mvccpb.KeyValue, rev int64, newObj func() any) error {
-	stale := false
-	for _, kv := range keys {
-		if o, ok := objs[string(kv.Key)]; !ok || o.modRevision != kv.ModRevision {
-			stale = true
-			break
-		}
+// read returns the objects of keys, the resource's keys at revision rev,
+// having read and decoded those written since the reader's last read and
+// forgotten those deleted.
+func (objs storedObjects[T, PT]) read(ctx context.Context, r *StoredReader, resource string, keys []*mvccpb.KeyValue, rev int64) ([]T, error) {
+	current := func(kv *mvccpb.KeyValue) bool {
+		o, ok := objs[string(kv.Key)]
+		return ok && o.modRevision == kv.ModRevision
 	}
-	if stale {
+	if slices.ContainsFunc(keys, func(kv *mvccpb.KeyValue) bool { return !current(kv) }) {
 		written, err := r.env.etcd.Get(ctx, r.env.storageKey(resource), clientv3.WithPrefix(), clientv3.WithRev(rev), clientv3.WithMinModRev(r.rev+1))
 		if err != nil {
-			return fmt.Errorf("reading the stored %s written since revision %d: %w", resource, r.rev, err)
+			return nil, fmt.Errorf("reading the stored %s written since revision %d: %w", resource, r.rev, err)
 		}
 		for _, kv := range written.Kvs {
-			obj := newObj()
-			if err := decodeStored(kv, obj.(metav1.Object)); err != nil {
-				return fmt.Errorf("decoding stored %s %s: %w", resource, kv.Key, err)
+			var obj T
+			if err := decodeStored(kv, PT(&obj)); err != nil {
+				return nil, fmt.Errorf("decoding stored %s %s: %w", resource, kv.Key, err)
 			}
-			objs[string(kv.Key)] = storedObject{modRevision: kv.ModRevision, obj: obj}
+			objs[string(kv.Key)] = storedObject[T]{modRevision: kv.ModRevision, obj: obj}
 		}
 	}
+	out := make([]T, len(keys))
+	for i, kv := range keys {
+		if !current(kv) {
+			return nil, fmt.Errorf("stored %s %s at revision %d was not read", resource, kv.Key, kv.ModRevision)
+		}
+		out[i] = objs[string(kv.Key)].obj
+	}
 	if len(objs) != len(keys) {
+		// objs holds every key, and more: those deleted since.
 		live := make(map[string]bool, len(keys))
 		for _, kv := range keys {
 			live[string(kv.Key)] = true
@@ -178,12 +180,7 @@ func (r *StoredReader) update(ctx context.Context, resource string, objs storedO
 			}
 		}
 	}
-	for _, kv := range keys {
-		if o, ok := objs[string(kv.Key)]; !ok || o.modRevision != kv.ModRevision {
-			return fmt.Errorf("stored %s %s at revision %d was not read", resource, kv.Key, kv.ModRevision)
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // storedCodec decodes objects as the API server stores them (protobuf, no

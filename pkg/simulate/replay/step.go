@@ -701,12 +701,12 @@ func (s *stepper) hintsSaw(ctx context.Context, since time.Time) bool {
 func (s *stepper) caughtUp(ctx context.Context, w *watcher) error {
 	w.writing.wait(ctx)
 	deadline := time.Now().Add(catchUpTimeout)
+	if s.stored == nil {
+		s.stored = s.env.NewStoredReader()
+	}
 	for {
 		// Read from the storage: a consistent list through the API
 		// server waited for its watch cache, tens of ms a half step.
-		if s.stored == nil {
-			s.stored = s.env.NewStoredReader()
-		}
 		nodes, pods, err := s.stored.NodesAndPods(ctx)
 		if err != nil {
 			return err
