@@ -1,4 +1,4 @@
-// Client: ProvisioningRequests read once per loop, status writes, PodTemplates, creation order.
+// Client: ProvisioningRequests read once per loop (listed, or from a watch), status writes, PodTemplates, creation order.
 
 package provreq
 
@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apiv1 "k8s.io/api/core/v1"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
@@ -25,7 +28,9 @@ import (
 )
 
 // Client reads ProvisioningRequests once per autoscaler loop (Refresh) and
-// writes their status. PodTemplates come from an informer's lister.
+// writes their status. PodTemplates come from an informer's lister; the
+// requests are listed at each Refresh, or, after WatchRequests, taken from
+// a watch of them.
 type Client struct {
 	dyn       dynamic.Interface
 	templates corelisters.PodTemplateLister
@@ -47,6 +52,19 @@ type Client struct {
 	// roomKept lists, per request (namespace/name), the members GangRoom
 	// placed on existing room in this loop's snapshot.
 	roomKept map[string][]keptMember
+
+	// watched, after WatchRequests, holds the requests as their watch
+	// delivered them, decoded once per change; Refresh reads it instead
+	// of listing. watchErr is the last error its list or watch met,
+	// watchSeen the newest resourceVersion among the changes it
+	// delivered (AwaitRequests).
+	watched   cache.SharedIndexInformer
+	watchErr  error
+	watchSeen atomic.Int64
+	// written keeps, per request, the status this client last wrote
+	// until the watch delivers that version or a newer one: a loop reads
+	// what the loop before it wrote.
+	written map[types.UID]*v1.ProvisioningRequest
 }
 
 // keptMember is a member GangRoom placed in the loop's snapshot.
@@ -64,12 +82,113 @@ func (c *Client) WithTemplatesSynced(synced func() bool) *Client {
 // PodTemplates; kube, when set, reads a template the lister does not have
 // yet (its watch may lag the request's list).
 func NewClient(dyn dynamic.Interface, templates corelisters.PodTemplateLister, kube kubernetes.Interface) *Client {
-	return &Client{dyn: dyn, templates: templates, kube: kube, timeout: 30 * time.Second, scaleUps: map[types.UID]scaleUp{}}
+	return &Client{dyn: dyn, templates: templates, kube: kube, timeout: 30 * time.Second, scaleUps: map[types.UID]scaleUp{}, written: map[types.UID]*v1.ProvisioningRequest{}}
 }
 
-// Refresh lists the requests of all namespaces. When the API does not serve
-// them (CRD not installed), there are none; that is logged once.
+// WatchRequests has Refresh take the requests from a watch of them (an
+// informer on the client's dynamic client, running until ctx is done)
+// instead of a list at every loop: each request is decoded once per
+// change, not once per loop. With hundreds of requests alive (gangs that
+// never fit keep a failed one each until they retry), decoding the list
+// was most of a loop's CPU. Call it before the first Refresh.
+func (c *Client) WatchRequests(ctx context.Context) error {
+	res := c.dyn.Resource(v1.Resource)
+	inf := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return res.List(ctx, opts)
+		},
+		WatchFuncWithContext: res.Watch,
+	}, &unstructured.Unstructured{}, 0, cache.Indexers{})
+	if err := inf.SetTransform(decodeWatched); err != nil {
+		return err
+	}
+	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		c.mu.Lock()
+		c.watchErr = err
+		c.mu.Unlock()
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	}); err != nil {
+		return err
+	}
+	seen := func(o any) {
+		if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+			o = d.Obj
+		}
+		pr, ok := o.(*v1.ProvisioningRequest)
+		if !ok {
+			return
+		}
+		v, err := strconv.ParseInt(pr.ResourceVersion, 10, 64)
+		if err != nil {
+			return
+		}
+		for old := c.watchSeen.Load(); v > old && !c.watchSeen.CompareAndSwap(old, v); old = c.watchSeen.Load() {
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: seen, UpdateFunc: func(_, o any) { seen(o) }, DeleteFunc: seen}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.watched = inf
+	c.mu.Unlock()
+	go inf.RunWithContext(ctx)
+	return nil
+}
+
+// decodeWatched turns a watched request into a typed one, without its
+// managed fields (a status update that leaves them out keeps the stored
+// ones). One that does not decode stays as it came, and Refresh skips it.
+func decodeWatched(o any) (any, error) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return o, nil
+	}
+	pr, err := fromUnstructured(u)
+	if err != nil {
+		klog.ErrorS(err, "Skipping a ProvisioningRequest that does not decode", "provisioningRequest", klog.KRef(u.GetNamespace(), u.GetName()))
+		return u, nil
+	}
+	pr.ManagedFields = nil
+	return pr, nil
+}
+
+// AwaitRequests waits, at most timeout, until the watch of WatchRequests
+// has delivered every request change up to resourceVersion version, and
+// says whether it did. Resource versions are compared as integers, as the
+// scheduler's assume cache does. Without a watch there is nothing to wait
+// for: Refresh lists.
+func (c *Client) AwaitRequests(ctx context.Context, version int64, timeout time.Duration) bool {
+	c.mu.Lock()
+	watched := c.watched != nil
+	c.mu.Unlock()
+	if !watched {
+		return true
+	}
+	deadline := time.Now().Add(timeout)
+	for c.watchSeen.Load() < version {
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return true
+}
+
+// Refresh reads the requests of all namespaces: from the watch after
+// WatchRequests, else by listing them. When the API does not serve them
+// (CRD not installed) or RBAC does not allow reading them, there are none;
+// that is logged once.
 func (c *Client) Refresh() error {
+	c.mu.Lock()
+	watched := c.watched
+	c.mu.Unlock()
+	if watched != nil {
+		return c.refreshFromWatch(watched)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	// From the API server's watch cache as it stands (resourceVersion 0),
@@ -81,28 +200,11 @@ func (c *Client) Refresh() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			if !c.missing {
-				klog.InfoS("ProvisioningRequests are not served by the API server (is the CRD installed?); none will be processed", "resource", v1.Resource.String())
-			}
-			c.missing = true
-			c.requests = nil
-			return nil
-		}
-		if apierrors.IsForbidden(err) {
-			if !c.forbidden {
-				klog.ErrorS(err, "Not allowed to list ProvisioningRequests; none will be processed until the autoscaler's RBAC allows list on provisioningrequests and update on provisioningrequests/status (autoscaling.x-k8s.io), and list/watch on podtemplates")
-			}
-			c.forbidden = true
-			c.requests = nil
+		if c.unserved(err) {
 			return nil
 		}
 		return fmt.Errorf("listing %s: %w", v1.Resource.String(), err)
 	}
-	if c.missing || c.forbidden {
-		klog.InfoS("ProvisioningRequests can be listed now", "resource", v1.Resource.String())
-	}
-	c.missing, c.forbidden = false, false
 	out := make([]*v1.ProvisioningRequest, 0, len(list.Items))
 	for i := range list.Items {
 		pr, err := fromUnstructured(&list.Items[i])
@@ -112,6 +214,87 @@ func (c *Client) Refresh() error {
 		}
 		out = append(out, pr)
 	}
+	c.setRequests(out)
+	return nil
+}
+
+// refreshFromWatch takes the requests from the watch. Until it has synced
+// there are none when the API does not serve them or RBAC forbids them,
+// and otherwise an error, so that the requests of the last loop are kept.
+func (c *Client) refreshFromWatch(watched cache.SharedIndexInformer) error {
+	synced := watched.HasSynced()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !synced {
+		if c.watchErr != nil && c.unserved(c.watchErr) {
+			return nil
+		}
+		return fmt.Errorf("the watch of %s has not synced yet (last error: %v)", v1.Resource.String(), c.watchErr)
+	}
+	items := watched.GetStore().List()
+	out := make([]*v1.ProvisioningRequest, 0, len(items))
+	live := make(map[types.UID]bool, len(items))
+	for _, o := range items {
+		pr, ok := o.(*v1.ProvisioningRequest)
+		if !ok {
+			continue // did not decode (logged by decodeWatched)
+		}
+		live[pr.UID] = true
+		if w := c.written[pr.UID]; w != nil {
+			if olderVersion(pr.ResourceVersion, w.ResourceVersion) {
+				pr = w
+			} else {
+				delete(c.written, pr.UID)
+			}
+		}
+		out = append(out, pr)
+	}
+	for uid := range c.written {
+		if !live[uid] {
+			delete(c.written, uid)
+		}
+	}
+	c.setRequests(out)
+	return nil
+}
+
+// olderVersion says whether resourceVersion a is older than b, as integers
+// (not comparable: not older).
+func olderVersion(a, b string) bool {
+	va, errA := strconv.ParseInt(a, 10, 64)
+	vb, errB := strconv.ParseInt(b, 10, 64)
+	return errA == nil && errB == nil && va < vb
+}
+
+// unserved records that reading the requests failed with err because the
+// API does not serve them or RBAC forbids it, logging that once: there are
+// none then. Other errors are not recorded. c.mu is held.
+func (c *Client) unserved(err error) bool {
+	switch {
+	case apierrors.IsNotFound(err):
+		if !c.missing {
+			klog.InfoS("ProvisioningRequests are not served by the API server (is the CRD installed?); none will be processed", "resource", v1.Resource.String())
+		}
+		c.missing = true
+	case apierrors.IsForbidden(err):
+		if !c.forbidden {
+			klog.ErrorS(err, "Not allowed to list ProvisioningRequests; none will be processed until the autoscaler's RBAC allows list and watch on provisioningrequests and update on provisioningrequests/status (autoscaling.x-k8s.io), and list/watch on podtemplates")
+		}
+		c.forbidden = true
+	default:
+		return false
+	}
+	c.requests = nil
+	return true
+}
+
+// setRequests makes out, sorted oldest first, the loop's requests, and
+// forgets the scale-ups of requests no longer there. c.mu is held.
+func (c *Client) setRequests(out []*v1.ProvisioningRequest) {
+	if c.missing || c.forbidden {
+		klog.InfoS("ProvisioningRequests can be listed now", "resource", v1.Resource.String())
+	}
+	c.missing, c.forbidden = false, false
 	// Oldest first, so that requests are served in the order they came.
 	sort.SliceStable(out, func(i, j int) bool { return olderRequest(out[i], out[j]) })
 	c.requests = out
@@ -124,7 +307,6 @@ func (c *Client) Refresh() error {
 			delete(c.scaleUps, uid)
 		}
 	}
-	return nil
 }
 
 // setRoom records this loop's counted members without room, and those
@@ -217,6 +399,9 @@ func (c *Client) UpdateStatus(pr *v1.ProvisioningRequest) error {
 		if old.Namespace == updated.Namespace && old.Name == updated.Name {
 			c.requests[i] = updated
 		}
+	}
+	if c.watched != nil {
+		c.written[updated.UID] = updated
 	}
 	return nil
 }

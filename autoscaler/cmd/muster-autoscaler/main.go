@@ -116,25 +116,25 @@ func registerSignalHandlers(autoscaler core.Autoscaler) {
 	}()
 }
 
-func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot.DebuggingSnapshotter, now func() time.Time) (core.Autoscaler, *loop.LoopTrigger, error) {
+func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot.DebuggingSnapshotter, now func() time.Time) (_ core.Autoscaler, _ *loop.LoopTrigger, awaitRequests func(ctx.Context, int64, time.Duration) bool, _ error) {
 	// Get AutoscalingOptions from flags.
 	autoscalingOptions := flags.AutoscalingOptions()
 
 	// Muster: contradictory ProvisioningRequest flags stop start-up first.
 	provreqEnabled, err := provisioningRequestsEnabled(autoscalingOptions.ProvisioningRequestEnabled)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 
 	// Muster: the Azure agent-pool provider is the only one; it is built here
 	// and handed to the core, which then never calls upstream's builder.
 	if name := autoscalingOptions.CloudProviderName; name != agentpool.ProviderName && name != cloudBuilder.DefaultCloudProvider {
-		return nil, nil, fmt.Errorf("--cloud-provider=%s: this build runs only %s", name, agentpool.ProviderName)
+		return nil, nil, nil, fmt.Errorf("--cloud-provider=%s: this build runs only %s", name, agentpool.ProviderName)
 	}
 	autoscalingOptions.CloudProviderName = agentpool.ProviderName
 	cloudConfig, err := agentpool.LoadConfig(autoscalingOptions.CloudConfig)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	kubeClient := kube_util.CreateKubeClient(autoscalingOptions.KubeClientOpts)
 
@@ -156,12 +156,12 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 			informerFactory.Core().V1().Pods().Lister()),
 	}, ca_context.NewResourceLimiterFromAutoscalingOptions(autoscalingOptions))
 	if err != nil {
-		return nil, nil, fmt.Errorf("building the %s cloud provider: %w", agentpool.ProviderName, err)
+		return nil, nil, nil, fmt.Errorf("building the %s cloud provider: %w", agentpool.ProviderName, err)
 	}
 
 	fwHandle, err := framework.NewHandle(informerFactory, autoscalingOptions.SchedulerConfig, autoscalingOptions.DynamicResourceAllocationEnabled)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	deleteOptions := options.NewNodeDeleteOptions(autoscalingOptions)
 	drainabilityRules := rules.Default(deleteOptions)
@@ -208,7 +208,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		}
 		dyn, err := dynamic.NewForConfig(kube_util.GetKubeConfig(autoscalingOptions.KubeClientOpts))
 		if err != nil {
-			return nil, nil, fmt.Errorf("ProvisioningRequest client: %w", err)
+			return nil, nil, nil, fmt.Errorf("ProvisioningRequest client: %w", err)
 		}
 		// PodTemplates come from an informer of their own, started but not
 		// waited for: until it has synced (for instance while RBAC does not
@@ -218,6 +218,12 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		templates := templateInformers.Core().V1().PodTemplates()
 		client := provreq.NewClient(dyn, templates.Lister(), kubeClient).WithTemplatesSynced(templates.Informer().HasSynced)
 		templateInformers.Start(context.Done())
+		// Requests too are watched, not listed at every loop; like the
+		// templates, not waited for at start-up (the CRD may be missing).
+		if err := client.WatchRequests(context); err != nil {
+			return nil, nil, nil, fmt.Errorf("watching ProvisioningRequests: %w", err)
+		}
+		awaitRequests = client.AwaitRequests
 		prOpts := provreq.Options{
 			Now:            now, // the loops' clock: request conditions are timed on it
 			InitialBackoff: autoscalingOptions.ProvisioningRequestInitialBackoffTime,
@@ -300,7 +306,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	// Create autoscaler.
 	autoscaler, err := core.NewAutoscaler(opts, informerFactory)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 
 	// Start informers. This must come after fully constructing the autoscaler because
@@ -312,7 +318,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	informersSynced := informerFactory.WaitForCacheSync(stop)
 	for _, synced := range informersSynced {
 		if !synced {
-			return nil, nil, fmt.Errorf("unable to start and sync resource informers")
+			return nil, nil, nil, fmt.Errorf("unable to start and sync resource informers")
 		}
 	}
 
@@ -327,7 +333,7 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 	}
 	trigger := loop.NewLoopTrigger(autoscaler, prTimes, podObserver, autoscalingOptions.ScanInterval)
 
-	return autoscaler, trigger, nil
+	return autoscaler, trigger, awaitRequests, nil
 }
 
 func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapshot.DebuggingSnapshotter) {
@@ -354,7 +360,7 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 		klog.Fatalf("%v", err)
 	}
 
-	autoscaler, trigger, err := buildAutoscaler(context, debuggingSnapshotter, now)
+	autoscaler, trigger, awaitRequests, err := buildAutoscaler(context, debuggingSnapshotter, now)
 	if err != nil {
 		klog.Fatalf("Failed to create autoscaler: %v", err)
 	}
@@ -372,7 +378,7 @@ func run(healthCheck *metrics.HealthCheck, debuggingSnapshotter debuggingsnapsho
 
 	// Muster: a simulator stepping its trace clock runs each loop itself.
 	if *runOnRequestAddress != "" {
-		_, errc, err := serveRunOnce(context, *runOnRequestAddress, *writeRunURL, now, setClock, func(t time.Time) {
+		_, errc, err := serveRunOnce(context, *runOnRequestAddress, *writeRunURL, now, setClock, awaitRequests, func(t time.Time) {
 			loop.RunAutoscalerOnce(autoscaler, healthCheck, t)
 			awaitDeletions(autoscaler, deletionsTimeout)
 		})

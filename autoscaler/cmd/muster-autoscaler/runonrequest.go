@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,11 +20,18 @@ import (
 )
 
 // runOncePath is where --run-on-request-address serves its loops, clockPath
-// where it takes the time of a clock pushed to it.
+// where it takes the time of a clock pushed to it. requestsVersionParam,
+// a query parameter of runOncePath, is a resourceVersion of
+// ProvisioningRequests the loop waits to have seen.
 const (
-	runOncePath = "/run-once"
-	clockPath   = "/clock"
+	runOncePath          = "/run-once"
+	clockPath            = "/clock"
+	requestsVersionParam = "provisioningRequestsVersion"
 )
+
+// requestsWait bounds how long a loop waits for the ProvisioningRequest
+// changes its request names; past it the loop runs with what it has.
+const requestsWait = 10 * time.Second
 
 // checkRunOnRequest validates --run-on-request-address and --write-run-url,
 // so that a mistake stops start-up before the autoscaler is built.
@@ -82,10 +90,15 @@ func awaitDeletions(a core.Autoscaler, timeout time.Duration) {
 // autoscaler's loop is not reentrant. With setClock (the --clock-url clock's
 // ServeSet), POST /clock beside it sets that clock: a simulator stepping it
 // pushes each step's time instead of being read for it on every call the
-// cloud provider makes. serveRunOnce returns the endpoint's URL once
+// cloud provider makes. A request's provisioningRequestsVersion query
+// parameter has the loop first wait, with awaitRequests (nil: the
+// autoscaler reads no requests, or lists them each loop), until the
+// autoscaler's watch of ProvisioningRequests has delivered every change up
+// to that resourceVersion: a simulator that saw a request written knows
+// the loop sees it. serveRunOnce returns the endpoint's URL once
 // listening (and written to urlFile, when given); errc then receives the
 // error that stopped serving, or nil once ctx is done.
-func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.Time, setClock http.HandlerFunc, runOnce func(now time.Time)) (url string, errc <-chan error, err error) {
+func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.Time, setClock http.HandlerFunc, awaitRequests func(ctx context.Context, version int64, timeout time.Duration) bool, runOnce func(now time.Time)) (url string, errc <-chan error, err error) {
 	if err := checkRunOnRequest(addr, urlFile); err != nil {
 		return "", nil, err
 	}
@@ -100,8 +113,19 @@ func serveRunOnce(ctx context.Context, addr, urlFile string, clock func() time.T
 			http.Error(w, "use POST", http.StatusMethodNotAllowed)
 			return
 		}
+		var version int64
+		if v := r.URL.Query().Get(requestsVersionParam); v != "" {
+			var err error
+			if version, err = strconv.ParseInt(v, 10, 64); err != nil || version < 0 {
+				http.Error(w, fmt.Sprintf("%s %q: not a resourceVersion (a non-negative integer)", requestsVersionParam, v), http.StatusBadRequest)
+				return
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
+		if version > 0 && awaitRequests != nil && !awaitRequests(r.Context(), version, requestsWait) {
+			klog.InfoS("Running a loop before its ProvisioningRequest changes were seen", "resourceVersion", version, "waited", requestsWait)
+		}
 		// Read the clock only now: a queued request's loop starts at the
 		// time its turn comes.
 		now := clock()

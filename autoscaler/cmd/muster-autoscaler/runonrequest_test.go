@@ -55,7 +55,7 @@ func TestServeRunOnce(t *testing.T) {
 	}
 
 	urlFile := filepath.Join(t.TempDir(), "run-url")
-	url, errc, err := serveRunOnce(ctx, "127.0.0.1:0", urlFile, clock.Now, clock.ServeSet, runOnce)
+	url, errc, err := serveRunOnce(ctx, "127.0.0.1:0", urlFile, clock.Now, clock.ServeSet, nil, runOnce)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestServeRunOnceRefusesBadFlags(t *testing.T) {
 		{"", "", []string{"--run-on-request-address"}},
 		{"", filepath.Join(t.TempDir(), "run-url"), []string{"--write-run-url", "--run-on-request-address"}},
 	} {
-		_, _, err := serveRunOnce(context.Background(), tc.addr, tc.urlFile, time.Now, nil, never)
+		_, _, err := serveRunOnce(context.Background(), tc.addr, tc.urlFile, time.Now, nil, nil, never)
 		if err == nil {
 			t.Errorf("serveRunOnce(%q, %q): no error", tc.addr, tc.urlFile)
 			continue
@@ -201,5 +201,63 @@ func TestServeRunOnceRefusesBadFlags(t *testing.T) {
 				t.Errorf("serveRunOnce(%q, %q): error %q does not name %s", tc.addr, tc.urlFile, err, w)
 			}
 		}
+	}
+}
+
+// TestRunOnceAwaitsRequests: a loop asked with provisioningRequestsVersion
+// first waits for the requests up to it, and runs after; without the
+// parameter it does not wait; a version that is no resourceVersion is a
+// 400 naming the parameter, and no loop runs.
+func TestRunOnceAwaitsRequests(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var order []string
+	await := func(_ context.Context, version int64, timeout time.Duration) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, fmt.Sprintf("await %d within %s", version, timeout))
+		return true
+	}
+	runOnce := func(time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, "loop")
+	}
+	url, _, err := serveRunOnce(ctx, "127.0.0.1:0", "", time.Now, nil, await, runOnce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query  string
+		status int
+		want   []string
+	}{
+		{query: "?provisioningRequestsVersion=42", status: http.StatusOK, want: []string{"await 42 within " + requestsWait.String(), "loop"}},
+		{query: "", status: http.StatusOK, want: []string{"loop"}},
+		{query: "?provisioningRequestsVersion=0", status: http.StatusOK, want: []string{"loop"}},
+		{query: "?provisioningRequestsVersion=abc", status: http.StatusBadRequest},
+		{query: "?provisioningRequestsVersion=-3", status: http.StatusBadRequest},
+	} {
+		mu.Lock()
+		order = nil
+		mu.Unlock()
+		resp, err := http.Post(url+tc.query, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Fatalf("POST %s: %d %s, want %d", tc.query, resp.StatusCode, body, tc.status)
+		}
+		if tc.status == http.StatusBadRequest && !strings.Contains(string(body), requestsVersionParam) {
+			t.Errorf("POST %s: answer %q does not name %s", tc.query, body, requestsVersionParam)
+		}
+		mu.Lock()
+		if fmt.Sprint(order) != fmt.Sprint(tc.want) {
+			t.Errorf("POST %s: %q, want %q", tc.query, order, tc.want)
+		}
+		mu.Unlock()
 	}
 }

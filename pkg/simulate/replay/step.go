@@ -522,9 +522,15 @@ func (s *stepper) syncCloud(ctx context.Context) (next time.Time, ok bool, err e
 	return next, true, nil
 }
 
-// runAutoscaler runs one autoscaler loop at the clock's time.
+// runAutoscaler runs one autoscaler loop at the clock's time, once the
+// autoscaler has seen every ProvisioningRequest change the replay saw (it
+// watches them).
 func (s *stepper) runAutoscaler(ctx context.Context) error {
-	if err := s.post(ctx, s.autoscalerRun, "", nil); err != nil {
+	run := s.autoscalerRun
+	if v := s.requestVersion.Load(); v > 0 {
+		run += "?provisioningRequestsVersion=" + strconv.FormatInt(v, 10)
+	}
+	if err := s.post(ctx, run, "", nil); err != nil {
 		return fmt.Errorf("autoscaler loop: %w", err)
 	}
 	return nil
