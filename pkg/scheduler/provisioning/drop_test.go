@@ -92,3 +92,65 @@ func TestDropListsTemplatesNotOlderThanItsOwn(t *testing.T) {
 		t.Errorf("after becoming leader again, templates deleted from list %+v, want a consistent list", got)
 	}
 }
+
+// A request with one PodSet has one PodTemplate, named as the request: its
+// drop deletes that by name, without the label-selected DeleteCollection
+// (a list and a delete in the API server). With more PodSets, or when the
+// Sync did not read the request, both.
+func TestDropDeletesTemplatesByPodSets(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{autoscalingv1.Resource: "ProvisioningRequestList"})
+	k := gang.Key{Namespace: "ns", Name: "mpi"}
+	launcher := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: "mpi-launcher", UID: types.UID("l")}}
+	worker := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: "mpi-worker-0", UID: types.UID("w")}}
+	w, err := NewWriter(client, dyn, podpatch.NewForClient(nil), Options{Members: func(gang.Key) []*v1.Pod { return []*v1.Pod{launcher, worker} },
+		Synced: func() bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneSet := Want{Key: k, Min: 2, Sets: []Set{{Member: worker, Count: 2, GPUs: 8, Shape: "8 GPUs"}}}
+	twoSets := Want{Key: k, Min: 3, Sets: []Set{{Member: worker, Count: 2, GPUs: 8, Shape: "8 GPUs"}, {Member: launcher, Count: 1, Shape: "CPU"}}}
+	for _, tc := range []struct {
+		name           string
+		want           Want
+		read           bool // the running Sync read the request
+		wantCollection bool
+	}{
+		{name: "one-set", want: oneSet, read: true},
+		{name: "two-sets", want: twoSets, read: true, wantCollection: true},
+		{name: "not-read", want: oneSet, wantCollection: true},
+	} {
+		if err := w.create(ctx, tc.want, tc.name); err != nil {
+			t.Fatal(err)
+		}
+		w.fetched = nil
+		if tc.read {
+			u, err := dyn.Resource(autoscalingv1.Resource).Namespace(k.Namespace).Get(ctx, tc.name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.fetched = map[types.NamespacedName]fetchedRequest{{Namespace: k.Namespace, Name: tc.name}: {u: u}}
+		}
+		client.ClearActions()
+		w.drop(ctx, k, tc.name, "test")
+		collection, named := false, false
+		for _, a := range client.Actions() {
+			switch a := a.(type) {
+			case clienttesting.DeleteCollectionActionImpl:
+				collection = true
+			case clienttesting.DeleteActionImpl:
+				named = named || (a.GetResource().Resource == "podtemplates" && a.GetName() == tc.name)
+			}
+		}
+		if collection != tc.wantCollection || !named {
+			t.Errorf("%s: DeleteCollection %v (want %v), template deleted by name %v (want true)", tc.name, collection, tc.wantCollection, named)
+		}
+		if _, err := dyn.Resource(autoscalingv1.Resource).Namespace(k.Namespace).Get(ctx, tc.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: request still there after its drop (%v)", tc.name, err)
+		}
+		if _, err := client.CoreV1().PodTemplates(k.Namespace).Get(ctx, tc.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: its template still there after the drop (%v)", tc.name, err)
+		}
+	}
+}

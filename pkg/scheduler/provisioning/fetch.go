@@ -127,41 +127,89 @@ func (w *Writer) read(ctx context.Context, ns, name string) (*autoscalingv1.Prov
 	return &pr, conds, nil
 }
 
-// drop deletes a request and its template.
+// drop deletes a request and its templates.
 func (w *Writer) drop(ctx context.Context, k gang.Key, name, why string) {
 	if name == "" {
 		return
 	}
-	err := w.requests(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
-	if err == nil || apierrors.IsNotFound(err) {
+	w.dropped(ctx, k, name, why, w.deleteRequest(ctx, k.Namespace, name, w.podSetsOf(k.Namespace, name), w.templatesWritten))
+}
+
+// deleted is what deleteRequest's calls answered.
+type deleted struct {
+	request, templates, template error
+}
+
+// deleteRequest deletes request ns/name and its PodTemplates, and touches
+// no state of the writer: a replacement deletes the request it replaces
+// while it creates the next (request). sets is how many PodSets the
+// request has (0: unknown): one PodSet's template is named as the request,
+// and only then is the label-selected DeleteCollection, a list and a
+// delete in the API server, left out. Its list is served from the watch
+// cache when it need not be newer than templatesWritten (the writer's
+// last template: every template of the request is older).
+func (w *Writer) deleteRequest(ctx context.Context, ns, name string, sets int, templatesWritten string) deleted {
+	var d deleted
+	d.request = w.requests(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	if d.request != nil && !apierrors.IsNotFound(d.request) {
+		return d
+	}
+	if sets != 1 {
+		templates := metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}
+		if templatesWritten != "" {
+			templates.ResourceVersion, templates.ResourceVersionMatch = templatesWritten, metav1.ResourceVersionMatchNotOlderThan
+		}
+		d.templates = w.client.CoreV1().PodTemplates(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, templates)
+	}
+	if err := w.client.CoreV1().PodTemplates(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		d.template = err
+	}
+	return d
+}
+
+// dropped records the deletion of gang k's request name (deleteRequest's
+// answers d) in the writer's state.
+func (w *Writer) dropped(ctx context.Context, k gang.Key, name, why string, d deleted) {
+	logger := klog.FromContext(ctx)
+	if d.request == nil || apierrors.IsNotFound(d.request) {
 		w.fetchedAs(k.Namespace, name, nil, true)
 	}
 	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
+	case apierrors.IsNotFound(d.request):
+	case d.request != nil:
 		w.failed = true
-		klog.FromContext(ctx).Error(err, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
+		logger.Error(d.request, "Could not delete ProvisioningRequest", "request", klog.KRef(k.Namespace, name))
 		return
 	default:
 		requestsWritten.WithLabelValues("withdrawn").Inc()
 	}
-	templates := metav1.ListOptions{LabelSelector: RequestLabel + "=" + requestLabelValue(name)}
-	if w.templatesWritten != "" {
-		templates.ResourceVersion, templates.ResourceVersionMatch = w.templatesWritten, metav1.ResourceVersionMatchNotOlderThan
-	}
-	if err := w.client.CoreV1().PodTemplates(k.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, templates); err != nil {
+	if d.templates != nil {
 		w.failed = true
-		klog.FromContext(ctx).Error(err, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))
+		logger.Error(d.templates, "Could not delete PodTemplates", "request", klog.KRef(k.Namespace, name))
 	}
-	if err := w.client.CoreV1().PodTemplates(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if d.template != nil {
 		w.failed = true
-		klog.FromContext(ctx).Error(err, "Could not delete PodTemplate", "podTemplate", klog.KRef(k.Namespace, name))
+		logger.Error(d.template, "Could not delete PodTemplate", "podTemplate", klog.KRef(k.Namespace, name))
 	}
-	klog.FromContext(ctx).V(2).Info("Withdrew capacity request", "gang", k, "request", name, "why", why)
+	logger.V(2).Info("Withdrew capacity request", "gang", k, "request", name, "why", why)
 	w.mu.Lock()
 	if w.live[k] == name {
 		delete(w.live, k)
 		delete(w.booked, k)
 	}
 	w.mu.Unlock()
+}
+
+// podSetsOf is how many PodSets request ns/name has as the running Sync
+// read it, 0 when it did not.
+func (w *Writer) podSetsOf(ns, name string) int {
+	f, ok := w.fetched[types.NamespacedName{Namespace: ns, Name: name}]
+	if !ok || f.u == nil {
+		return 0
+	}
+	sets, found, err := unstructured.NestedSlice(f.u.Object, "spec", "podSets")
+	if !found || err != nil {
+		return 0
+	}
+	return len(sets)
 }

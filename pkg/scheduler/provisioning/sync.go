@@ -277,12 +277,29 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 	}
 	name := plan.Name
 	if live != name {
-		if err := w.create(ctx, want, name); err != nil {
+		// The request a replacement replaces has ended: nothing is served
+		// from it whatever becomes of the next, so it is deleted while
+		// the next is created, not after (a never-fitting gang's hourly
+		// retry waited for both in turn). Another live request is dropped
+		// only once the next exists.
+		var ended chan deleted
+		if plan.Replacing && live != "" {
+			ended = make(chan deleted, 1)
+			sets, written := w.podSetsOf(k.Namespace, live), w.templatesWritten
+			go func() { ended <- w.deleteRequest(ctx, k.Namespace, live, sets, written) }()
+		}
+		err := w.create(ctx, want, name)
+		if ended != nil {
+			w.dropped(ctx, k, live, "replaced after it ended", <-ended)
+		}
+		if err != nil {
 			w.failed = true
 			logger.Error(err, "Could not create ProvisioningRequest", "gang", k, "request", name)
 			return
 		}
-		w.drop(ctx, k, live, "shortfall changed")
+		if ended == nil {
+			w.drop(ctx, k, live, "shortfall changed")
+		}
 		w.mu.Lock()
 		w.live[k] = name
 		w.mu.Unlock()
