@@ -143,6 +143,19 @@ func (s *Server) ScaleSetTags(resourceGroup, name string) map[string]string {
 	return copyMap(ss.tags)
 }
 
+// SetScaleSetTag sets one tag of a scale set, as an operator editing it
+// does (min and max of an auto-discovered pool are tags).
+func (s *Server) SetScaleSetTag(resourceGroup, name, key, value string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.scaleSets[strings.ToLower(resourceGroup+"/"+name)]
+	if !ok {
+		return fmt.Errorf("scale set %s/%s not found", resourceGroup, name)
+	}
+	ss.tags[key] = value
+	return nil
+}
+
 func (s *Server) vmssID(rg, name string) string {
 	return fmt.Sprintf("/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Compute/virtualMachineScaleSets/%s", s.opts.SubscriptionID, rg, name)
 }

@@ -75,6 +75,21 @@ const (
 	DetailInstances        = "muster.dev/instances"
 )
 
+// Keys of status.provisioningClassDetails on a request Muster's autoscaler
+// failed because no pool could ever hold its gang (Failed, reason
+// NoNodeGroupCanHold). DetailPoolsAtFailure is a fingerprint of what that
+// verdict read: the node groups, their max sizes and their template nodes.
+// DetailPoolsChanged is "true" once a later loop found them different (an
+// operator raised a pool's max, added a pool, changed a size): the
+// scheduler then retries the gang at once, and otherwise waits long, since
+// nothing else can make the gang fit. A request failed without the
+// fingerprint (a stock or older autoscaler) is retried at the scheduler's
+// backoff ceiling.
+const (
+	DetailPoolsAtFailure = "muster.dev/pools-at-failure"
+	DetailPoolsChanged   = "muster.dev/pools-changed"
+)
+
 // InRoomSuffix ends the request name that a gang's unplaced GPU members
 // consume (the ProvisioningRequest consume annotation) once the scheduler
 // finds room that exists for a gang that was short: no request has such a

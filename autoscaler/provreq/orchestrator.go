@@ -441,9 +441,7 @@ func (o *Orchestrator) provision(reqPods []*apiv1.Pod, nodes []*apiv1.Node, daem
 		return st, nil, nil
 	}
 	if never, why := o.neverFits(rest, nodeInfos); never {
-		msg := fmt.Sprintf("no node pool can hold %s even at its max size: %s", countPods(len(rest)), why)
-		pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
-		o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
+		o.failNeverFits(log, pr, fmt.Sprintf("no node pool can hold %s even at its max size: %s", countPods(len(rest)), why))
 		return st, nil, nil
 	}
 	o.write(log, pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound,
@@ -479,8 +477,18 @@ func failedBefore(e ca_errors.AutoscalerError) (*status.ScaleUpStatus, ca_errors
 // members counted on existing nodes keep those nodes (GangRoom) only while
 // the request lives, so they do not idle for it.
 func (o *Orchestrator) failNeverRuns(log klog.Logger, pr *v1.ProvisioningRequest, why string) {
-	msg := fmt.Sprintf("the gang can never run: %s", why)
+	o.failNeverFits(log, pr, fmt.Sprintf("the gang can never run: %s", why))
+}
+
+// failNeverFits fails pr because no pool could ever hold it or its gang,
+// recording the pools that verdict read (v1.DetailPoolsAtFailure): the
+// scheduler retries the gang when a later loop finds them changed
+// (NeverFitsRecheck), and otherwise rarely.
+func (o *Orchestrator) failNeverFits(log klog.Logger, pr *v1.ProvisioningRequest, msg string) {
 	pr2 := o.set(pr, v1.Provisioned, metav1.ConditionFalse, ReasonCapacityIsNotFound, msg)
+	if fp, ok := poolsFingerprint(o.ctx.CloudProvider); ok {
+		v1.SetPoolsAtFailure(pr2, fp)
+	}
 	o.write(log, pr2, v1.Failed, metav1.ConditionTrue, ReasonNoNodeGroupCanHold, msg)
 }
 

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/contract"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/scheduler/podpatch"
@@ -833,6 +834,90 @@ func TestEndedRequestIsReplaced(t *testing.T) {
 	if wait := dueIn(t, retryingMessage).Sub(noticed); wait >= 3*time.Second {
 		t.Errorf("replacement after a served request due %s after its end, want the first backoff of 1s", wait.Round(time.Second))
 	}
+}
+
+// A request Muster's autoscaler failed because no pool could ever hold the
+// gang, recording the pools it judged that on, is not retried at the
+// never-fits ceiling but at the backstop, or as soon as the autoscaler
+// flags the pools changed, or the gang's PodGroup changes
+// (RetryNeverFits); the replacement is written from the lead's next
+// verdict. A week of the simulator's trace otherwise ended with 168 such
+// gangs, each written again and failed again every hour.
+func TestNeverFitsWaitsForThePoolsToChange(t *testing.T) {
+	ctx, env := controlPlane(t)
+	pods, dyn := unservedPair(t, ctx, env)
+	k := gang.Key{Namespace: ns, Name: "llm"}
+	now, advance := writerClock()
+	w := newWriter(t, ctx, env, dyn, provisioning.Options{Members: func(gang.Key) []*v1.Pod { return pods() }, Period: time.Hour,
+		Backoff: provisioning.Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 8 * time.Second, NeverFitsBackstop: time.Hour}, Now: now})
+	short := func() {
+		w.Set(shortPair(k, pods()[0], 2))
+		w.Sync(ctx)
+	}
+	only := func() autoscalingv1.ProvisioningRequest {
+		t.Helper()
+		prs := provReqs(t, ctx, env)
+		if len(prs) != 1 {
+			t.Fatalf("requests %v, want one", slices.Sorted(maps.Keys(prs)))
+		}
+		for _, pr := range prs {
+			return pr
+		}
+		panic("unreachable")
+	}
+	details := func(name string, d map[string]string) {
+		t.Helper()
+		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"provisioningClassDetails": d}})
+		if _, err := dyn.Resource(autoscalingv1.Resource).Namespace(ns).Patch(ctx, name, "application/merge-patch+json", patch, metav1.PatchOptions{}, "status"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failWatched := func(name string) time.Time {
+		t.Helper()
+		setProvReqCondition(t, ctx, env, name, metav1.Condition{Type: autoscalingv1.Failed, Status: metav1.ConditionTrue, Reason: provisioning.ReasonNeverFits, Message: "gpu-heavy: 8 nodes at max hold 8"})
+		details(name, map[string]string{contract.DetailPoolsAtFailure: "0123456789abcdef"})
+		short()
+		_, due, never := w.NeverFits(k)
+		if !never || due.Sub(now()) < 59*time.Minute {
+			t.Fatalf("after %s failed as never fitting, its pools recorded: NeverFits %v due in %s, want due at the backstop of 1h", name, never, due.Sub(now()))
+		}
+		return due
+	}
+	// replacedAfterVerdict: once due, the lead's next verdict has the
+	// request replaced.
+	replacedAfterVerdict := func(old string) autoscalingv1.ProvisioningRequest {
+		t.Helper()
+		if _, _, never := w.NeverFits(k); never {
+			t.Fatalf("%s's replacement is not due", old)
+		}
+		advance(time.Millisecond)
+		short()
+		pr := only()
+		if pr.Name == old {
+			t.Fatalf("%s not replaced once due and a verdict came", old)
+		}
+		return pr
+	}
+
+	short()
+	r0 := only()
+	failWatched(r0.Name)
+	// Past the never-fits ceiling the request stands: nothing says the
+	// pools changed.
+	advance(time.Minute)
+	short()
+	if pr := only(); pr.Name != r0.Name {
+		t.Fatalf("%s replaced by %s a minute after it failed, its pools unchanged", r0.Name, pr.Name)
+	}
+	// The autoscaler flags the pools changed: due at once.
+	details(r0.Name, map[string]string{contract.DetailPoolsChanged: "true"})
+	w.Sync(ctx)
+	r1 := replacedAfterVerdict(r0.Name)
+
+	// Failed so again; the gang's PodGroup changes: due at once too.
+	failWatched(r1.Name)
+	w.RetryNeverFits(k)
+	replacedAfterVerdict(r1.Name)
 }
 
 // The CRD caps a podSet's count, so that one request cannot make an

@@ -239,8 +239,9 @@ func buildAutoscaler(context ctx.Context, debuggingSnapshotter debuggingsnapshot
 		// processors then neither pack ordinary pods into that capacity nor
 		// see a request's real pods, and scale-down sees it used; the
 		// injector last, so that the request's pods reach the scale-up
-		// orchestrator, which checks existing capacity itself.
-		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{provreq.PodsFilter{}, booking, provreq.NewGangRoom(client), podListProcessor, provreqInjector})
+		// orchestrator, which checks existing capacity itself. The
+		// recheck flags never-fits failures whose pools changed since.
+		podListProcessor = pods.NewCombinedPodListProcessor([]pods.PodListProcessor{provreq.PodsFilter{}, booking, provreq.NewGangRoom(client), provreq.NewNeverFitsRecheck(client), podListProcessor, provreqInjector})
 		opts.ScaleUpOrchestrator = provreq.NewOrchestratorOn(client, now)
 		opts.LoopStartNotifier = loopstart.NewObserversList([]loopstart.Observer{booking})
 		opts.Processors.ScaleUpEnforcer = provreq.ScaleUpEnforcer{}

@@ -414,6 +414,21 @@ func TestProvisioningRequests(t *testing.T) {
 	if n := writes(); n != 0 {
 		t.Fatalf("%d capacity writes for a gang no pool can hold, want 0", n)
 	}
+	// The failure records the pools it read; once an operator changes
+	// them (the heavy pool's max tag), a loop flags it, and Muster's
+	// scheduler retries the gang. The max goes back for the cases below.
+	if d := pr.Status.ProvisioningClassDetails; d[provreqv1.DetailPoolsAtFailure] == "" || d[provreqv1.DetailPoolsChanged] != "" {
+		t.Fatalf("gang-c details %v: want the pools at failure recorded, not flagged changed", d)
+	}
+	if err := arm.SetScaleSetTag(rg, "gpu-heavy", "max", "13"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "gang-c's request flagged: its pools changed", func() bool {
+		return getRequest(t, dyn, "gang-c").Status.ProvisioningClassDetails[provreqv1.DetailPoolsChanged] == "true"
+	})
+	if err := arm.SetScaleSetTag(rg, "gpu-heavy", "max", "12"); err != nil {
+		t.Fatal(err)
+	}
 
 	// (c') one member whose GPU class (at least 100Gi per GPU) no pool's
 	// GPUs have: Failed, nothing added.

@@ -192,6 +192,9 @@ type RequestWriter interface {
 	// RequestsSeen is the resource version of the last request change its
 	// informer has seen, and whether it reads requests from that informer.
 	RequestsSeen() (resourceVersion string, informed bool)
+	// RetryNeverFits has a gang's next request, held back because no
+	// pool could ever hold the gang, be due now.
+	RetryNeverFits(k gang.Key)
 }
 
 // Leadership is the profile's leadership; nil (always leading) for a nil State.
@@ -453,6 +456,16 @@ func (s *State) WritesPending(hints bool) string {
 		return "MusterTopology's ProvisioningRequests"
 	}
 	return ""
+}
+
+// RetryNeverFits has the profile's ProvisioningRequest writer retry gang k
+// at once if it holds back the gang's request because no pool could ever
+// hold it: the gang's PodGroup changed (a smaller quorum may fit), and the
+// autoscaler's answer was about the gang as it was.
+func (s *State) RetryNeverFits(k gang.Key) {
+	if w, ok := s.Requests(); ok {
+		w.RetryNeverFits(k)
+	}
 }
 
 // HintsOwed says whether the profile's ProvisioningRequest writer owes a

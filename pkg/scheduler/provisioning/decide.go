@@ -178,6 +178,11 @@ type requestView struct {
 	Conds map[string]metav1.Condition
 	// Pods counts the pods over its PodSets.
 	Pods int64
+	// PoolsWatched: it failed because no pool could ever hold its gang,
+	// and the autoscaler recorded the pools it judged that on
+	// (contract.DetailPoolsAtFailure), so it flags the request once they
+	// change; PoolsChanged: it did.
+	PoolsWatched, PoolsChanged bool
 }
 
 // end says why the request can no longer bring its gang capacity
@@ -217,37 +222,48 @@ func (v requestView) covers(members int64) bool {
 // Backoff is how long a gang whose request ended while it was short waits
 // before the request is replaced: First, doubling up to Ceiling; after a
 // failure because no pool could ever hold the gang, Ceiling, doubling up to
-// NeverFitsCeiling.
+// NeverFitsCeiling, or, when the autoscaler watches the pools for that
+// failure (requestView.PoolsWatched), NeverFitsBackstop, or until it finds
+// them changed.
 type Backoff struct {
-	First, Ceiling, NeverFitsCeiling time.Duration
+	First, Ceiling, NeverFitsCeiling, NeverFitsBackstop time.Duration
 }
 
-// ended is r after the gang's request ended for why at now (never: it
-// failed because no pool could ever hold the gang). noticed says this end
-// is the first seen since the last replacement (it starts the backoff);
-// due says the replacement is due now, and then next has the generation
-// the replacement is named by.
-func (r replacement) ended(now time.Time, why string, failed, never bool, b Backoff) (next replacement, noticed, due bool) {
+// ended is r after the gang's request ended as v says, for why at now
+// (never: it failed because no pool could ever hold the gang). noticed says
+// this end is the first seen since the last replacement (it starts the
+// backoff); due says the replacement is due now, and then next has the
+// generation the replacement is named by.
+func (r replacement) ended(now time.Time, why string, failed, never bool, v requestView, b Backoff) (next replacement, noticed, due bool) {
 	if r.due.IsZero() {
 		noticed = true
 		r.failed = failed
 		if r.wait == 0 {
 			r.wait = b.First
 		}
-		if never {
-			// No pool could hold the gang even at its max size: only an
-			// operator raising a pool's bounds changes that, and while a
-			// request lives the autoscaler keeps the nodes the gang counts
-			// on (its gang room), idle. Retry at the ceiling, and, as long
-			// as each retry fails so, at twice the wait up to the
-			// never-fits ceiling: a backlog of such gangs otherwise has
-			// each written again (request, templates, every member's mark)
-			// and failed again every ceiling.
+		switch {
+		case never && v.PoolsWatched && b.NeverFitsBackstop > 0:
+			// Only a change to the pools (an operator raising a max,
+			// adding a pool) can make the gang fit, and the autoscaler
+			// flags the request when it sees one: retry then, and
+			// otherwise at the backstop. A backlog of such gangs
+			// retried every hour was written again (request, templates,
+			// every member's mark) and failed again each time: a week
+			// of the simulator's trace ends with 168 of them.
+			r.wait = max(r.wait, b.NeverFitsBackstop)
+		case never:
+			// No pool could hold the gang even at its max size, and no
+			// one says when the pools change. Retry at the ceiling and,
+			// as long as each retry fails so, at twice the wait up to
+			// the never-fits ceiling.
 			r.wait = max(r.wait, b.Ceiling)
-		} else {
+		default:
 			r.wait = min(r.wait, b.Ceiling)
 		}
 		r.due, r.why, r.never = now.Add(r.wait), why, never
+	}
+	if r.never && v.PoolsChanged && now.Before(r.due) {
+		r.due = now
 	}
 	if now.Before(r.due) {
 		return r, noticed, false
@@ -359,7 +375,7 @@ func planRequest(base, live string, v requestView, shortMembers int64, r replace
 		}
 		return plan, r
 	}
-	r, noticed, due := r.ended(now, why, outcome == OutcomeFailed, never, b)
+	r, noticed, due := r.ended(now, why, outcome == OutcomeFailed, never, v, b)
 	plan.Why, plan.Outcome, plan.Noticed = why, outcome, noticed
 	if !due {
 		plan.Name, plan.Wait = live, true

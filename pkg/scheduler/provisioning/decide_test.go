@@ -111,14 +111,16 @@ func TestRequestViewEndAndCovers(t *testing.T) {
 // The backoff of a gang whose requests keep ending: it starts at First,
 // doubles with each replacement up to Ceiling, starts afresh once a
 // request is served, and a gang no pool can ever hold waits the Ceiling,
-// doubling up to NeverFitsCeiling.
+// doubling up to NeverFitsCeiling; when the autoscaler watches the pools
+// for its failure, the backstop, or until it flags them changed.
 func TestReplacementBackoff(t *testing.T) {
-	b := Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 16 * time.Second}
+	b := Backoff{First: time.Second, Ceiling: 4 * time.Second, NeverFitsCeiling: 16 * time.Second, NeverFitsBackstop: 100 * time.Second}
 	t0 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	type end struct {
 		at                   int
 		never                bool
+		watched, changed     bool
 		wantNoticed, wantDue bool
 		wantGen              int
 		wantWait             time.Duration
@@ -145,6 +147,20 @@ func TestReplacementBackoff(t *testing.T) {
 			{at: 14, never: true, wantNoticed: true, wantGen: 2, wantWait: 16 * time.Second},
 			{at: 30, never: true, wantDue: true, wantGen: 3, wantWait: 16 * time.Second},
 		}},
+		{"never fits, pools watched: the backstop", []end{
+			{at: 0, never: true, watched: true, wantNoticed: true, wantWait: 100 * time.Second},
+			{at: 99, never: true, watched: true, wantWait: 100 * time.Second},
+			{at: 100, never: true, watched: true, wantDue: true, wantGen: 1, wantWait: 16 * time.Second},
+			{at: 101, never: true, watched: true, wantNoticed: true, wantGen: 1, wantWait: 100 * time.Second},
+		}},
+		{"never fits, pools watched: due once they changed", []end{
+			{at: 0, never: true, watched: true, wantNoticed: true, wantWait: 100 * time.Second},
+			{at: 5, never: true, watched: true, wantWait: 100 * time.Second},
+			{at: 6, never: true, watched: true, changed: true, wantDue: true, wantGen: 1, wantWait: 16 * time.Second},
+		}},
+		{"a changed flag on an end that is no never-fits failure changes nothing", []end{
+			{at: 0, watched: true, changed: true, wantNoticed: true, wantWait: time.Second},
+		}},
 		{"due at once when the end is seen late", []end{
 			{at: 0, wantNoticed: true, wantWait: time.Second},
 			{at: 100, wantDue: true, wantGen: 1, wantWait: 2 * time.Second},
@@ -152,7 +168,7 @@ func TestReplacementBackoff(t *testing.T) {
 	} {
 		var r replacement
 		for i, e := range tc.ends {
-			next, noticed, due := r.ended(at(e.at), "failed", true, e.never, b)
+			next, noticed, due := r.ended(at(e.at), "failed", true, e.never, requestView{PoolsWatched: e.watched, PoolsChanged: e.changed}, b)
 			if noticed != e.wantNoticed || due != e.wantDue || next.gen != e.wantGen || next.wait != e.wantWait {
 				t.Errorf("%s, end %d at %ds: noticed %v due %v gen %d wait %v; want %v %v %d %v", tc.name, i, e.at,
 					noticed, due, next.gen, next.wait, e.wantNoticed, e.wantDue, e.wantGen, e.wantWait)
@@ -257,10 +273,10 @@ func TestNodesMayCome(t *testing.T) {
 	}
 	// ended records whether the end was a failure the autoscaler reported.
 	b := Backoff{First: time.Second, Ceiling: time.Minute, NeverFitsCeiling: time.Hour}
-	if r, _, _ := (replacement{}).ended(now, "failed: quota", true, false, b); !r.failed {
+	if r, _, _ := (replacement{}).ended(now, "failed: quota", true, false, requestView{}, b); !r.failed {
 		t.Error("a failed request's replacement state does not say it failed")
 	}
-	if r, _, _ := (replacement{}).ended(now, "was deleted", false, false, b); r.failed {
+	if r, _, _ := (replacement{}).ended(now, "was deleted", false, false, requestView{}, b); r.failed {
 		t.Error("a deleted request's replacement state says it failed")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
+	"github.com/muster-project/muster/pkg/contract"
 	"github.com/muster-project/muster/pkg/gang"
 )
 
@@ -234,6 +235,9 @@ func (w *Writer) request(ctx context.Context, k gang.Key, want Want, live string
 			for _, ps := range pr.Spec.PodSets {
 				v.Pods += int64(ps.Count)
 			}
+			d := pr.Status.ProvisioningClassDetails
+			v.PoolsWatched = d[contract.DetailPoolsAtFailure] != ""
+			v.PoolsChanged = v.PoolsWatched && d[contract.DetailPoolsChanged] == "true"
 		}
 	}
 	w.mu.Lock()

@@ -264,6 +264,10 @@ const (
 	// DefaultNeverFitsCeiling bounds the backoff of a gang whose requests
 	// keep failing because no pool could ever hold it.
 	DefaultNeverFitsCeiling = time.Hour
+	// DefaultNeverFitsBackstop is how long such a gang waits when the
+	// autoscaler watches the pools for its failure and has not found
+	// them changed.
+	DefaultNeverFitsBackstop = 24 * time.Hour
 )
 
 // Options configure a Writer. Members and Synced are required; a zero
@@ -281,7 +285,8 @@ type Options struct {
 	Period time.Duration
 	// Backoff is the replacement backoff of a request that ended while its
 	// gang was short (default DefaultRetryFirst, DefaultRetryCeiling,
-	// DefaultNeverFitsCeiling).
+	// DefaultNeverFitsCeiling, DefaultNeverFitsBackstop; a zero backstop
+	// retries every never-fits failure by the ceilings).
 	Backoff Backoff
 	// Now is the time requests are stamped with and the backoff is timed
 	// on (default wall time).
@@ -315,7 +320,7 @@ func NewWriter(client kubernetes.Interface, dyn dynamic.Interface, marks *podpat
 		o.Period = DefaultPeriod
 	}
 	if o.Backoff == (Backoff{}) {
-		o.Backoff = Backoff{First: DefaultRetryFirst, Ceiling: DefaultRetryCeiling, NeverFitsCeiling: DefaultNeverFitsCeiling}
+		o.Backoff = Backoff{First: DefaultRetryFirst, Ceiling: DefaultRetryCeiling, NeverFitsCeiling: DefaultNeverFitsCeiling, NeverFitsBackstop: DefaultNeverFitsBackstop}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -383,6 +388,18 @@ func (w *Writer) NeverFits(k gang.Key) (why string, due time.Time, never bool) {
 		return "", time.Time{}, false
 	}
 	return r.why, r.due, true
+}
+
+// RetryNeverFits has gang k's next request be due now if it is held back
+// because no pool could ever hold the gang (NeverFits): the gang changed,
+// and the autoscaler's answer was about the gang as it was. The lead's next
+// attempt brings the verdict the replacement is written from.
+func (w *Writer) RetryNeverFits(k gang.Key) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r := w.replaced[k]; r != nil && r.never && !r.due.IsZero() && w.now().Before(r.due) {
+		r.due = w.now()
+	}
 }
 
 // Syncs counts the Syncs begun as leader, and says which of them was the

@@ -24,6 +24,41 @@ const (
 	DetailInstances        = contract.DetailInstances
 )
 
+// DetailPoolsAtFailure and DetailPoolsChanged: the pools a never-fits
+// failure was judged on, and whether they changed since (see contract).
+const (
+	DetailPoolsAtFailure = contract.DetailPoolsAtFailure
+	DetailPoolsChanged   = contract.DetailPoolsChanged
+)
+
+// SetPoolsAtFailure records the fingerprint of the pools a never-fits
+// failure read; the request's pools have not changed since.
+func SetPoolsAtFailure(pr *ProvisioningRequest, fingerprint string) {
+	if pr.Status.ProvisioningClassDetails == nil {
+		pr.Status.ProvisioningClassDetails = map[string]Detail{}
+	}
+	pr.Status.ProvisioningClassDetails[DetailPoolsAtFailure] = Detail(fingerprint)
+	delete(pr.Status.ProvisioningClassDetails, DetailPoolsChanged)
+}
+
+// PoolsAtFailure is the fingerprint SetPoolsAtFailure recorded, and
+// whether the pools were since found changed; ok is false when none was
+// recorded.
+func PoolsAtFailure(pr *ProvisioningRequest) (fingerprint string, changed, ok bool) {
+	d := pr.Status.ProvisioningClassDetails
+	fp, ok := d[DetailPoolsAtFailure]
+	return string(fp), d[DetailPoolsChanged] == "true", ok && fp != ""
+}
+
+// SetPoolsChanged records that the pools are no longer those of the
+// never-fits failure.
+func SetPoolsChanged(pr *ProvisioningRequest) {
+	if pr.Status.ProvisioningClassDetails == nil {
+		pr.Status.ProvisioningClassDetails = map[string]Detail{}
+	}
+	pr.Status.ProvisioningClassDetails[DetailPoolsChanged] = "true"
+}
+
 // AddedInstances reads what Muster's consumer recorded: the node group, how
 // many instances it added and those known so far (lower-cased provider IDs).
 // ok is false when the request records no scale-up.

@@ -125,9 +125,11 @@ func (pl *Gang) onPodGroupChange(ctx context.Context, read func(any) (podGroupSt
 			case !old.deleting && pg.deleting:
 				pl.release(ctx, pg.key, fmt.Sprintf("PodGroup %s is being deleted; its members' reservations were released", pg.key), false)
 			case old.min != pg.min:
+				pl.state.RetryNeverFits(pg.key)
 				pl.release(ctx, pg.key, fmt.Sprintf("PodGroup %s changed %s from %d to %d; members placed for the old quorum were released",
 					pg.key, pg.minField, old.min, pg.min), false)
 			case pg.specChanged(old):
+				pl.state.RetryNeverFits(pg.key)
 				pl.wakeForPodGroup(ctx, pg.key)
 			}
 		},

@@ -18,6 +18,7 @@ import (
 	schedlisters "sigs.k8s.io/scheduler-plugins/pkg/generated/listers/scheduling/v1alpha1"
 
 	"github.com/muster-project/muster/pkg/gang"
+	"github.com/muster-project/muster/pkg/scheduler/gangstate"
 	"github.com/muster-project/muster/pkg/simulate"
 )
 
@@ -81,11 +82,23 @@ func TestPodGroupWakesItsOwnGang(t *testing.T) {
 	}
 	_ = act.take()
 
+	// A change to what a gang is has the request writer retry it at once
+	// if it holds the gang back as one no pool could ever hold: the
+	// autoscaler's answer was about the gang as it was.
+	retried := &retryRecorder{}
+	pl.state = &gangstate.State{}
+	pl.state.ShareRequests(retried)
 	step := func(what string, f func(), want ...string) {
 		t.Helper()
 		f()
 		if got := act.take(); !slices.Equal(got, want) {
 			t.Errorf("%s: activated %v, want %v", what, got, want)
+		}
+	}
+	retries := func(what string, want ...string) {
+		t.Helper()
+		if got := retried.take(); !slices.Equal(got, want) {
+			t.Errorf("%s: never-fits retries %v, want %v", what, got, want)
 		}
 	}
 	mpi := []string{"ns/mpi-1", "ns/mpi-2"}
@@ -94,12 +107,15 @@ func TestPodGroupWakesItsOwnGang(t *testing.T) {
 	status.Status.Phase = schedv1alpha1.PodGroupPending
 	status.ResourceVersion = "2"
 	step("its status written", func() { sp.OnUpdate(spPG, status) })
+	retries("its status written")
 	grown := status.DeepCopy()
 	grown.Generation, grown.Spec.MinMember = 2, 2
 	step("its minMember changed", func() { sp.OnUpdate(status, grown) }, mpi...)
+	retries("its minMember changed", "ns/mpi")
 	annotated := grown.DeepCopy()
 	annotated.Annotations = map[string]string{gang.MaxMemberAnnotation: "4"}
 	step("its max annotation set", func() { sp.OnUpdate(grown, annotated) }, mpi...)
+	retries("its max annotation set", "ns/mpi")
 	deleting := annotated.DeepCopy()
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(2000, 0)}
 	step("marked for deletion", func() { sp.OnUpdate(annotated, deleting) }, mpi...)
@@ -114,3 +130,14 @@ func TestPodGroupWakesItsOwnGang(t *testing.T) {
 		sp.OnAdd(&schedv1alpha1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "idle"}}, false)
 	})
 }
+
+// retryRecorder is a RequestWriter that records the gangs it was asked to
+// retry at once.
+type retryRecorder struct{ keys []string }
+
+func (r *retryRecorder) Settled() bool                { return true }
+func (r *retryRecorder) Syncs() (uint64, uint64, int) { return 0, 0, 0 }
+func (r *retryRecorder) Kick()                        {}
+func (r *retryRecorder) RequestsSeen() (string, bool) { return "", false }
+func (r *retryRecorder) RetryNeverFits(k gang.Key)    { r.keys = append(r.keys, k.String()) }
+func (r *retryRecorder) take() []string               { k := r.keys; r.keys = nil; return k }
