@@ -67,10 +67,17 @@ import (
 // integration framework gives its test servers (DefaultTestServerFlags):
 // no endpoint reconciler, which would keep failing to publish 127.0.0.1
 // as the kubernetes Service's endpoint, and no ServiceAccount admission, as
-// no service account controller runs.
+// no service account controller runs. Streams per HTTP/2 connection are
+// not limited to kube-apiserver's 1000: the in-process clients are not
+// throttled (QPS 5000), the scheduler's event broadcaster writes each
+// event from a goroutine of its own, and past the limit Go's HTTP/2 client
+// dials one connection per request (TestConcurrentRequestsShareAConnection:
+// 2500 watches took 7644); a burst of events late in a week of the default
+// trace opened 20000 and stalled the process on its descriptor limit.
 var defaultAPIServerFlags = []string{
 	"--endpoint-reconciler-type=none",
 	"--disable-admission-plugins=ServiceAccount",
+	"--http2-max-streams-per-connection=1000000",
 }
 
 // serviceClusterIPRange is the API server's Service range; its first
