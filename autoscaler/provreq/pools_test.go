@@ -8,12 +8,9 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	testprovider "k8s.io/autoscaler/cluster-autoscaler/cloudprovider/test"
 	ca_context "k8s.io/autoscaler/cluster-autoscaler/context"
 	"k8s.io/autoscaler/cluster-autoscaler/simulator/framework"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -115,15 +112,7 @@ func TestNeverFitsRecheck(t *testing.T) {
 		failed("other-failure", ReasonFailedToCreatePods, before, false),
 		request("ml", "live", v1.ProvisioningClassBestEffortAtomicScaleUp),
 	}
-	var objs []runtime.Object
-	for _, pr := range reqs {
-		u, err := toUnstructured(pr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, u)
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
+	dyn := dynamicWith(t, reqs...)
 	c := NewClient(dyn, corelisters.NewPodTemplateLister(cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})), kubefake.NewSimpleClientset())
 	if err := c.Refresh(); err != nil {
 		t.Fatal(err)

@@ -324,7 +324,6 @@ func TestUnbound(t *testing.T) {
 // that can be served is injected in one loop, a priority-1000 gang's
 // first, then the others oldest first.
 func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
-	scheme := runtime.NewScheme()
 	mk := func(name, tmpl, class string, created int64) *v1.ProvisioningRequest {
 		pr := request("ml", name, class, v1.PodSet{PodTemplateRef: v1.Reference{Name: tmpl}, Count: 2})
 		pr.CreationTimestamp = metav1.NewTime(time.Unix(created, 0))
@@ -338,15 +337,7 @@ func TestInjectorMarksAcceptedAndFailed(t *testing.T) {
 		mk("good", "gang-a", v1.ProvisioningClassBestEffortAtomicScaleUp, 1000),
 		mk("urgent", "urgent", v1.ProvisioningClassBestEffortAtomicScaleUp, 1100),
 	}
-	var objs []runtime.Object
-	for _, pr := range reqs {
-		u, err := toUnstructured(pr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, u)
-	}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
+	dyn := dynamicWith(t, reqs...)
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 	if err := idx.Add(template("ml", "gang-a")); err != nil {
 		t.Fatal(err)
@@ -583,4 +574,18 @@ func TestNodesUp(t *testing.T) {
 			t.Errorf("%s: nodesUp = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// dynamicWith is a fake dynamic client holding reqs.
+func dynamicWith(t *testing.T, reqs ...*v1.ProvisioningRequest) *dynamicfake.FakeDynamicClient {
+	t.Helper()
+	var objs []runtime.Object
+	for _, pr := range reqs {
+		u, err := toUnstructured(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, u)
+	}
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{v1.Resource: "ProvisioningRequestList"}, objs...)
 }
