@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/muster-project/muster/pkg/childproc"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/test/bench"
 )
@@ -186,7 +187,7 @@ func runCell(ctx context.Context, env *controlplane.Env, o ScaleOptions, logDir 
 			}
 			cmd := exec.Command(binary, append([]string{"--config", path, "--secure-port", "0", "--v", "0"}, args...)...)
 			cmd.Stdout, cmd.Stderr = log, log
-			if err := cmd.Start(); err != nil {
+			if err := childproc.Start(cmd); err != nil {
 				_ = log.Close()
 				return nil, fmt.Errorf("starting %s: %w", binary, err)
 			}

@@ -44,6 +44,7 @@ import (
 
 	autoscalingv1 "github.com/muster-project/muster/pkg/apis/autoscaling/v1"
 	"github.com/muster-project/muster/pkg/capacity"
+	"github.com/muster-project/muster/pkg/childproc"
 	"github.com/muster-project/muster/pkg/controlplane"
 	"github.com/muster-project/muster/pkg/gang"
 	"github.com/muster-project/muster/pkg/simulate"
@@ -1806,7 +1807,7 @@ func startProcess(ctx context.Context, bin string, args []string, logPath string
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
+	if err := childproc.Start(cmd); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
 	}
