@@ -5,6 +5,7 @@ package provreq
 import (
 	"fmt"
 	"hash/fnv"
+	"io"
 	"sort"
 	"strings"
 
@@ -30,17 +31,10 @@ func poolsFingerprint(cp cloudprovider.CloudProvider) (string, bool) {
 		return "", false
 	}
 	groups := cp.NodeGroups()
-	ids := make([]string, 0, len(groups))
-	byID := make(map[string]cloudprovider.NodeGroup, len(groups))
-	for _, ng := range groups {
-		ids = append(ids, ng.Id())
-		byID[ng.Id()] = ng
-	}
-	sort.Strings(ids)
+	sort.Slice(groups, func(i, j int) bool { return groups[i].Id() < groups[j].Id() })
 	h := fnv.New64a()
-	for _, id := range ids {
-		ng := byID[id]
-		fmt.Fprintf(h, "group %s max %d\n", id, ng.MaxSize())
+	for _, ng := range groups {
+		fmt.Fprintf(h, "group %s max %d\n", ng.Id(), ng.MaxSize())
 		ni, err := ng.TemplateNodeInfo()
 		if err != nil || ni == nil || ni.Node() == nil {
 			continue
@@ -52,7 +46,7 @@ func poolsFingerprint(cp cloudprovider.CloudProvider) (string, bool) {
 
 // writeTemplate writes the parts of a template node a verdict reads, in a
 // fixed order.
-func writeTemplate(w interface{ Write([]byte) (int, error) }, n *apiv1.Node) {
+func writeTemplate(w io.Writer, n *apiv1.Node) {
 	names := make([]string, 0, len(n.Status.Allocatable))
 	for r := range n.Status.Allocatable {
 		names = append(names, string(r))

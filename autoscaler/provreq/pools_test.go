@@ -19,10 +19,14 @@ import (
 	v1 "github.com/muster-project/muster/autoscaler/provreq/apis/v1"
 )
 
-// templateNode is a pool's template node, named at random as a provider
-// names its templates.
+// templates counts the template nodes made, so that each has a name of
+// its own, as a provider names its templates at random.
+var templates int
+
+// templateNode is a pool's template node.
 func templateNode(gpus int64, taint string) *framework.NodeInfo {
-	name := fmt.Sprintf("tmpl-%d", time.Now().UnixNano())
+	templates++
+	name := fmt.Sprintf("tmpl-%d", templates)
 	n := &apiv1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{contract.HostnameLabel: name, "pool": "p"}},
 		Status: apiv1.NodeStatus{Allocatable: apiv1.ResourceList{

@@ -257,6 +257,13 @@ type replacement struct {
 	failed bool
 }
 
+// neverFitsUntilDue says whether r (nil: no end seen) holds back a request
+// that failed because no pool could ever hold the gang, its replacement
+// not due at now.
+func (r *replacement) neverFitsUntilDue(now time.Time) bool {
+	return r != nil && r.never && !r.due.IsZero() && now.Before(r.due)
+}
+
 // Retry backoff of a gang's request that ended while the gang was short.
 const (
 	DefaultRetryFirst   = 15 * time.Second
@@ -384,7 +391,7 @@ func (w *Writer) NeverFits(k gang.Key) (why string, due time.Time, never bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.replaced[k]
-	if r == nil || !r.never || r.due.IsZero() || !w.now().Before(r.due) {
+	if !r.neverFitsUntilDue(w.now()) {
 		return "", time.Time{}, false
 	}
 	return r.why, r.due, true
@@ -397,7 +404,7 @@ func (w *Writer) NeverFits(k gang.Key) (why string, due time.Time, never bool) {
 func (w *Writer) RetryNeverFits(k gang.Key) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if r := w.replaced[k]; r != nil && r.never && !r.due.IsZero() && w.now().Before(r.due) {
+	if r := w.replaced[k]; r.neverFitsUntilDue(w.now()) {
 		r.due = w.now()
 	}
 }

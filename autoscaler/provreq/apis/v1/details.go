@@ -34,11 +34,9 @@ const (
 // SetPoolsAtFailure records the fingerprint of the pools a never-fits
 // failure read; the request's pools have not changed since.
 func SetPoolsAtFailure(pr *ProvisioningRequest, fingerprint string) {
-	if pr.Status.ProvisioningClassDetails == nil {
-		pr.Status.ProvisioningClassDetails = map[string]Detail{}
-	}
-	pr.Status.ProvisioningClassDetails[DetailPoolsAtFailure] = Detail(fingerprint)
-	delete(pr.Status.ProvisioningClassDetails, DetailPoolsChanged)
+	d := details(pr)
+	d[DetailPoolsAtFailure] = Detail(fingerprint)
+	delete(d, DetailPoolsChanged)
 }
 
 // PoolsAtFailure is the fingerprint SetPoolsAtFailure recorded, and
@@ -53,10 +51,7 @@ func PoolsAtFailure(pr *ProvisioningRequest) (fingerprint string, changed, ok bo
 // SetPoolsChanged records that the pools are no longer those of the
 // never-fits failure.
 func SetPoolsChanged(pr *ProvisioningRequest) {
-	if pr.Status.ProvisioningClassDetails == nil {
-		pr.Status.ProvisioningClassDetails = map[string]Detail{}
-	}
-	pr.Status.ProvisioningClassDetails[DetailPoolsChanged] = "true"
+	details(pr)[DetailPoolsChanged] = "true"
 }
 
 // AddedInstances reads what Muster's consumer recorded: the node group, how
@@ -84,10 +79,7 @@ func AddedInstances(pr *ProvisioningRequest) (pool string, added int, ids []stri
 // SetAddedInstances records a scale-up of pool by added instances, of which
 // ids are known (provider IDs).
 func SetAddedInstances(pr *ProvisioningRequest, pool string, added int, ids []string) {
-	if pr.Status.ProvisioningClassDetails == nil {
-		pr.Status.ProvisioningClassDetails = map[string]Detail{}
-	}
-	d := pr.Status.ProvisioningClassDetails
+	d := details(pr)
 	d[DetailNodeGroup] = Detail(pool)
 	d[DetailNodesAdded] = Detail(fmt.Sprint(added))
 	prefix := commonPrefix(ids)
@@ -105,6 +97,14 @@ func ClearAddedInstances(pr *ProvisioningRequest) {
 	for _, k := range []string{DetailNodeGroup, DetailNodesAdded, DetailProviderIDPrefix, DetailInstances} {
 		delete(pr.Status.ProvisioningClassDetails, k)
 	}
+}
+
+// details is pr's status.provisioningClassDetails, made if it has none.
+func details(pr *ProvisioningRequest) map[string]Detail {
+	if pr.Status.ProvisioningClassDetails == nil {
+		pr.Status.ProvisioningClassDetails = map[string]Detail{}
+	}
+	return pr.Status.ProvisioningClassDetails
 }
 
 // commonPrefix is the lower-cased prefix all ids share, cut after a '/' so
